@@ -1,0 +1,207 @@
+"""The graph engine shared by `scalargrad.Value` and `tensorgrad.Tensor`.
+
+Tutorial chapter 2 ("backpropagation") introduces it. A graph is made of *nodes*; both kinds of
+node follow the `Node` protocol below, so one engine orders and differentiates both, and
+`visualize` draws both.
+
+The engine does three things and nothing else:
+
+1. `topological_order(root)`: every node under `root`, parents before children, without
+   recursion (so a chain of a million nodes is fine).
+2. `backward(root, seed)`: seed the root's gradient and call each node's `_backward(grad)` in
+   reverse topological order. A node's `_backward` accumulates into its parents' `.grad`.
+3. Grad mode: `no_grad()` / `enable_grad()` / `is_grad_enabled()`, per thread. While grad mode
+   is off, ops record no graph.
+
+A node's `_backward` must not refer to the node itself (it receives the gradient as an
+argument instead), so a graph holds no reference cycles and is freed by reference counting the
+moment the last reference to its root is dropped.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+__all__ = [
+    "Node",
+    "topological_order",
+    "backward",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "GraphFreedError",
+]
+
+
+class Node(Protocol):
+    """What the engine (and `visualize`) needs of a graph node.
+
+    - `data`: the payload (a float for `Value`, a numpy array for `Tensor`).
+    - `grad`: the gradient of the root with respect to `data`, accumulated by backward.
+    - `parents`: the nodes this one was computed from, in argument order (a tuple).
+    - `op`: the name of the op that made the node, `""` for a leaf.
+    - `label`: an optional name, shown in pictures.
+    - `_backward`: `None` for a leaf, else a function of the node's gradient that accumulates
+      into the parents' `.grad`.
+    - `_grad_init`: what an inner node's `grad` is reset to before a backward pass
+      (`0.0` for `Value`, `None` for `Tensor`).
+    - `_keeps_grad`: whether an inner node keeps its gradient after the pass (True for `Value`,
+      so pictures show every gradient; False for `Tensor` unless `retain_grad()` was called).
+    """
+
+    data: Any
+    grad: Any
+    parents: tuple
+    op: str
+    label: str
+    _backward: Callable[[Any], None] | None
+    _grad_init: Any
+    _keeps_grad: bool
+
+
+class GraphFreedError(RuntimeError):
+    """Raised by a backward pass that reaches a node whose graph an earlier pass released."""
+
+
+def _graph_freed(grad: Any) -> None:
+    raise GraphFreedError(
+        "Trying to backward through the graph a second time: the first backward freed it. "
+        "Pass retain_graph=True to the first backward() to keep it."
+    )
+
+
+def topological_order(root: Node) -> list:
+    """Every node under `root`, each once, every node after all of its parents.
+
+    It is the iterative form of the recursive walk a learner writes first::
+
+        def build(node):
+            if node not in visited:
+                visited.add(node)
+                for parent in node.parents:
+                    build(parent)
+                order.append(node)
+
+    The explicit stack replaces Python's call stack, which overflows near depth 1,000. Parents
+    are visited in argument order, so the order (and every picture) is deterministic.
+    """
+    order = []
+    visited = {root}
+    # Each entry is (node, iterator over its parents): the state of one pending call of build().
+    stack = [(root, iter(root.parents))]
+    while stack:
+        node, pending = stack[-1]
+        for parent in pending:
+            if parent not in visited:
+                visited.add(parent)
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:  # every parent is done: this node is too
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def backward(root: Node, seed: Any, retain_graph: bool = True) -> list:
+    """Backpropagate from `root`: set `root.grad = seed`, then run every `_backward`.
+
+    Inner nodes' gradients are reset first, so a second pass starts from a clean slate; leaves
+    keep accumulating across passes until zeroed, as in PyTorch. A node whose gradient is still
+    `None` when its turn comes received no gradient (it does not lead to the root through a
+    differentiable path) and is skipped.
+
+    With `retain_graph=False` every inner node drops its backward function (and the arrays
+    that function saved) and its parents as soon as it has run, so the graph's memory goes
+    back while the pass is still going; a later pass through it raises `GraphFreedError`.
+    Returns the topological order, for callers that want to inspect it.
+    """
+    order = topological_order(root)
+    for node in order:
+        if node._backward is not None:
+            node.grad = node._grad_init
+    root.grad = seed
+    for node in reversed(order):
+        node_backward = node._backward
+        if node_backward is None:
+            continue
+        grad = node.grad
+        if grad is not None:
+            node_backward(grad)
+        if not node._keeps_grad:
+            node.grad = None
+        if not retain_graph:
+            node._backward = _graph_freed
+            node.parents = ()
+    return order
+
+
+# --- grad mode --------------------------------------------------------------------------------
+
+_state = threading.local()
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops record a graph in this thread (True unless inside `no_grad`)."""
+    return getattr(_state, "enabled", True)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class set_grad_enabled:
+    """Turn graph recording on or off in this thread: a context manager and a decorator.
+
+    `no_grad()` and `enable_grad()` are this class with the flag fixed. On exit the previous
+    mode comes back, so the managers nest.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+        self._previous: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._previous.append(is_grad_enabled())
+        _state.enabled = self.mode
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state.enabled = self._previous.pop()
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(self.mode):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(set_grad_enabled):
+    """Record no graph: `with no_grad(): ...` or `@no_grad()` (also bare `@no_grad`)."""
+
+    def __new__(cls, func: Callable | None = None):  # type: ignore[misc]
+        self = super().__new__(cls)
+        if callable(func):  # used as a bare decorator: @no_grad
+            self.__init__()
+            return self(func)
+        return self
+
+    def __init__(self, func: Callable | None = None) -> None:
+        super().__init__(False)
+
+
+class enable_grad(set_grad_enabled):
+    """Record the graph again, inside a `no_grad` block: a context manager and a decorator."""
+
+    def __new__(cls, func: Callable | None = None):  # type: ignore[misc]
+        self = super().__new__(cls)
+        if callable(func):
+            self.__init__()
+            return self(func)
+        return self
+
+    def __init__(self, func: Callable | None = None) -> None:
+        super().__init__(True)

@@ -1,0 +1,97 @@
+"""Indexing: basic slicing gives views; advanced indexing copies (tutorial chapter 6).
+
+`t[1:, ::2, None, ...]` (ints, slices, None, Ellipsis) is a view that shares storage. An index
+with an integer or bool array or tensor (`t[idx]`, `t[rows, cols]`, `t[mask]`) copies the
+selected elements, and its gradient is a scatter-add: an element picked twice gets both
+gradients. `index_put` is the out-of-place form of `t[key] = value`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorgrad.tensor import Tensor, record
+
+_BASIC = (int, slice, type(None), type(Ellipsis), np.integer)
+
+
+def _plain_key(key: Any) -> Any:
+    """Replace tensors in an index by their arrays."""
+    if isinstance(key, Tensor):
+        return key.data
+    if isinstance(key, tuple):
+        return tuple(k.data if isinstance(k, Tensor) else k for k in key)
+    return key
+
+
+def _is_basic(key: Any) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(isinstance(k, _BASIC) and not isinstance(k, bool) for k in parts)
+
+
+def getitem(x: Tensor, key: Any) -> Tensor:
+    """x[key]: a view for basic indexing, a copy (scatter-add gradient) for advanced indexing."""
+    key = _plain_key(key)
+    if _is_basic(key):
+        return _basic(x, key)
+    return _advanced(x, key)
+
+
+def _basic(x: Tensor, key: Any) -> Tensor:
+    parts = key if isinstance(key, tuple) else (key,)
+    if Ellipsis not in parts:
+        parts = parts + (Ellipsis,)  # so that numpy returns a 0-d view, never a scalar copy
+    try:
+        data = x.data[parts]
+    except IndexError as error:
+        raise IndexError(f"index {key!r} is out of range for a tensor of shape {x.shape}: {error}") from None
+    shape = x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(shape, dtype=grad.dtype)
+        full[parts] = grad
+        return full
+
+    out = record(data, "slice", (x,), vjp, saved=())
+    out._versions = x._versions
+    return out
+
+
+def _advanced(x: Tensor, key: Any) -> Tensor:
+    try:
+        data = x.data[key]
+    except IndexError as error:
+        raise IndexError(f"index out of range for a tensor of shape {x.shape}: {error}") from None
+    shape = x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(shape, dtype=grad.dtype)
+        np.add.at(full, key, grad)  # scatter-add: repeated indices accumulate
+        return full
+
+    return record(data, "index", (x,), vjp, saved=())
+
+
+def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
+    """A copy of x with x[key] = value. d/dx = grad except at key; d/dvalue = grad[key]."""
+    key = _plain_key(key)
+    out = x.data.copy()
+    try:
+        out[key] = value.data
+    except ValueError:
+        raise ValueError(
+            f"setitem: a value of shape {value.shape} can't be broadcast to the selection "
+            f"of shape {x.data[key].shape}"
+        ) from None
+
+    def vjp_x(grad: np.ndarray) -> np.ndarray:
+        g = grad.copy()
+        g[key] = 0
+        return g
+
+    def vjp_value(grad: np.ndarray) -> np.ndarray:
+        return grad[key]
+
+    return record(out, "index_put", (x, value), vjp_x, vjp_value, saved=())

@@ -1,0 +1,887 @@
+"""`Tensor`: a strided numpy array that is a node of scalargrad's graph (tutorial chapter 4).
+
+This module holds the plumbing every op shares:
+
+- `Tensor`, whose `data` is a numpy array: a strided view of a storage buffer. Views made by
+  `reshape`, `transpose`, slicing and friends share that buffer and its version counter.
+- `record`, the one helper that turns an op's forward result and its per-input gradient
+  formulas (VJPs) into a graph node. It owns what every op would otherwise repeat: grad mode,
+  skipping inputs that need no gradient, reducing broadcast gradients back to each input's
+  shape (`unbroadcast`), accumulation, and the in-place version checks.
+- creation functions (`tensor`, `zeros`, `randn`, ...).
+
+The ops themselves live one file per kind (`elementwise`, `reduce`, `movement`, `matmul`,
+`indexing`); the methods on `Tensor` call them, so "jump to definition" lands on the op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from scalargrad import engine
+from scalargrad.engine import GraphFreedError, is_grad_enabled
+
+__all__ = [
+    "Tensor",
+    "record",
+    "unbroadcast",
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "zeros",
+    "ones",
+    "full",
+    "arange",
+    "eye",
+    "rand",
+    "randn",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
+    "manual_seed",
+    "float32",
+    "float64",
+    "int64",
+    "int32",
+    "bool_",
+]
+
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+int64 = np.dtype(np.int64)
+int32 = np.dtype(np.int32)
+bool_ = np.dtype(np.bool_)
+
+VJP = Callable[[np.ndarray], np.ndarray]
+
+# The ops whose output is a view sharing storage with their input (see `tensorgrad.movement`).
+VIEW_OPS = frozenset({"view", "reshape", "transpose", "permute", "expand", "unsqueeze", "squeeze",
+                      "flatten", "slice", "T", "detach"})
+
+
+class InplaceModifiedError(RuntimeError):
+    """A tensor that backward needs was changed by an in-place op after it was used."""
+
+
+# --- the Tensor -------------------------------------------------------------------------------
+
+
+class Tensor:
+    """An n-dimensional array with autograd, PyTorch-style.
+
+    >>> x = tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    array([[2., 4.],
+           [6., 8.]], dtype=float32)
+
+    Node protocol (shared with `scalargrad.Value`): `data`, `grad`, `parents`, `op`, `label`,
+    `_backward`. An inner node's `grad` is released after backward unless `retain_grad()`.
+    """
+
+    __slots__ = (
+        "data",
+        "grad",
+        "parents",
+        "op",
+        "label",
+        "_backward",
+        "_keeps_grad",
+        "_requires_grad",
+        "_versions",
+        "__weakref__",
+    )
+
+    _grad_init = None
+    # Make `ndarray + Tensor` call Tensor.__radd__ instead of numpy broadcasting over objects.
+    __array_priority__ = 1000
+
+    def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
+        _init(self, _to_array(data, dtype), requires_grad)
+
+    # --- array attributes ---------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The size of each dimension, a tuple."""
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype of the elements (`tg.float32` unless asked otherwise)."""
+        return self.data.dtype
+
+    def size(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """The shape, or the size of one dimension."""
+        return self.data.shape if dim is None else self.data.shape[dim]
+
+    def dim(self) -> int:
+        """The number of dimensions (PyTorch's name)."""
+        return self.data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self.data.size
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """Steps through storage per dimension, in elements (0 for a broadcast dimension)."""
+        itemsize = self.data.itemsize
+        strides = tuple(s // itemsize for s in self.data.strides)
+        return strides if dim is None else strides[dim]
+
+    def storage_offset(self) -> int:
+        """Where this view starts in its storage buffer, in elements."""
+        base = self.data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        start = self.data.__array_interface__["data"][0]
+        return (start - base.__array_interface__["data"][0]) // self.data.itemsize
+
+    def is_contiguous(self) -> bool:
+        """Whether the elements sit in storage in row-major order without gaps."""
+        return self.data.flags.c_contiguous
+
+    def numpy(self) -> np.ndarray:
+        """The data as a numpy array, sharing memory. Refuses a tensor that requires grad."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy().")
+        return self.data
+
+    def item(self) -> float | int | bool:
+        """The one element of a one-element tensor, as a Python number."""
+        if self.data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
+        return self.data.item()
+
+    def tolist(self) -> Any:
+        """The data as (nested) Python lists of numbers."""
+        return self.data.tolist()
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if dtype is not None and dtype != self.data.dtype:
+            return self.data.astype(dtype)
+        return self.data.copy() if copy else self.data
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, separator=", ", precision=4, prefix="tensor(")
+        extras = []
+        if self.data.dtype != float32 and self.data.dtype != int64 and self.data.dtype != bool_:
+            extras.append(f"dtype={self.data.dtype}")
+        if self._backward is not None:
+            extras.append(f"op={self.op!r}")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise RuntimeError(f"the truth value of a tensor with {self.data.size} elements is ambiguous")
+        return bool(self.data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.data.dtype.kind not in "iub" or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.data)
+
+    __hash__ = object.__hash__  # comparisons are elementwise, so identity hashing is explicit
+
+    # --- autograd -----------------------------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients flow to this tensor. Settable on leaves."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set `requires_grad` on a leaf in place; returns the tensor."""
+        if self._backward is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf tensors; use detach() for a "
+                    "tensor cut from the graph"
+                )
+            return self
+        if requires_grad and self.data.dtype.kind not in "fc":
+            raise RuntimeError(
+                f"only floating point tensors can require gradients, got dtype {self.data.dtype}"
+            )
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors that no recorded op made (their `grad` is kept after backward)."""
+        return self._backward is None
+
+    @property
+    def grad_fn(self) -> str | None:
+        """The name of the op that made this tensor, or None for a leaf (PyTorch's attribute)."""
+        return None if self._backward is None else self.op
+
+    @property
+    def _version(self) -> int:
+        """How many in-place changes the storage under this tensor has seen."""
+        return self._versions[0]
+
+    def retain_grad(self) -> None:
+        """Keep `grad` on this inner node after backward (leaves always keep it)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on a tensor that does not require grad")
+        self._keeps_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether this inner node keeps its `grad` after backward."""
+        return self._backward is not None and self._keeps_grad
+
+    def detach(self) -> Tensor:
+        """The same data (shared memory and version counter), cut from the graph."""
+        out = _wrap(self.data)
+        out._versions = self._versions
+        return out
+
+    def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's `grad` (times `gradient`, if given).
+
+        A non-scalar tensor needs `gradient` (same shape as self). The graph is freed as the pass
+        runs unless `retain_graph=True`; backward through a freed graph raises.
+        """
+        if not self._requires_grad:
+            raise RuntimeError(
+                "backward() on a tensor that does not require grad: no input of the graph has "
+                "requires_grad=True (or it was built under no_grad())"
+            )
+        seed = self._seed(gradient)
+        if self._backward is None:
+            _accumulate_leaf(self, seed, copy=True)
+        else:
+            engine.backward(self, seed, retain_graph=retain_graph)
+
+    def _seed(self, gradient: Any) -> np.ndarray:
+        if gradient is None:
+            if self.data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs: this tensor has shape "
+                    f"{self.shape}; pass backward(gradient=...) of that shape"
+                )
+            return np.ones(self.shape, dtype=self.data.dtype)
+        seed = gradient.data if isinstance(gradient, Tensor) else np.asarray(gradient)
+        if seed.shape != self.shape:
+            raise RuntimeError(
+                f"backward: gradient has shape {seed.shape} but the tensor has shape {self.shape}"
+            )
+        return np.array(seed, dtype=self.data.dtype)
+
+    def zero_grad_(self) -> None:
+        """Forget the accumulated gradient (sets `grad` to None)."""
+        self.grad = None
+
+    # --- math (each method calls the op in its module: jump to definition lands on it) ---------
+
+    def __add__(self, other: Any) -> Tensor:
+        return _ew.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _ew.add(other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _ew.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _ew.sub(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _ew.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _ew.mul(other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _ew.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _ew.div(other, self)
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        return _ew.pow(self, exponent)
+
+    def __rpow__(self, base: Any) -> Tensor:
+        return _ew.pow(base, self)
+
+    def __neg__(self) -> Tensor:
+        return _ew.neg(self)
+
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return _mm.matmul(self, other if isinstance(other, Tensor) else Tensor(other))
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _mm.matmul(Tensor(other), self)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return _ew.lt(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return _ew.le(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return _ew.gt(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return _ew.ge(self, other)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _ew.eq(self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _ew.ne(self, other)
+
+    def add(self, other: Any) -> Tensor:
+        """self + other, broadcasting."""
+        return _ew.add(self, other)
+
+    def sub(self, other: Any) -> Tensor:
+        """self - other, broadcasting."""
+        return _ew.sub(self, other)
+
+    def mul(self, other: Any) -> Tensor:
+        """self * other, broadcasting."""
+        return _ew.mul(self, other)
+
+    def div(self, other: Any) -> Tensor:
+        """self / other, broadcasting."""
+        return _ew.div(self, other)
+
+    def pow(self, exponent: Any) -> Tensor:
+        """self ** exponent."""
+        return _ew.pow(self, exponent)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        """self @ other (see `tensorgrad.matmul.matmul`)."""
+        return _mm.matmul(self, other)
+
+    def exp(self) -> Tensor:
+        """e ** self."""
+        return _ew.exp(self)
+
+    def log(self) -> Tensor:
+        """Natural log."""
+        return _ew.log(self)
+
+    def sqrt(self) -> Tensor:
+        """Square root."""
+        return _ew.sqrt(self)
+
+    def abs(self) -> Tensor:
+        """Absolute value."""
+        return _ew.abs(self)
+
+    def tanh(self) -> Tensor:
+        """Hyperbolic tangent."""
+        return _ew.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        """Logistic sigmoid."""
+        return _ew.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        """max(self, 0)."""
+        return _ew.relu(self)
+
+    def clamp(self, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
+        """self limited to [min, max]."""
+        return _ew.clamp(self, min, max)
+
+    def maximum(self, other: Any) -> Tensor:
+        """Elementwise max with other."""
+        return _ew.maximum(self, other)
+
+    def minimum(self, other: Any) -> Tensor:
+        """Elementwise min with other."""
+        return _ew.minimum(self, other)
+
+    def sum(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """Sum over `dim` (int, tuple or None for all)."""
+        return _rd.sum(self, dim, keepdim)
+
+    def mean(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """Mean over `dim` (int, tuple or None for all)."""
+        return _rd.mean(self, dim, keepdim)
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """Largest value over `dim`; ties share the gradient evenly."""
+        return _rd.max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """Smallest value over `dim`; ties share the gradient evenly."""
+        return _rd.min(self, dim, keepdim)
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Index of the largest value."""
+        return _rd.argmax(self, dim, keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Index of the smallest value."""
+        return _rd.argmin(self, dim, keepdim)
+
+    def logsumexp(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """log(sum(exp(self))) over `dim`, computed stably."""
+        return _rd.logsumexp(self, dim, keepdim)
+
+    def softmax(self, dim: int = -1) -> Tensor:
+        """Softmax over `dim`."""
+        return _rd.softmax(self, dim)
+
+    def log_softmax(self, dim: int = -1) -> Tensor:
+        """Log-softmax over `dim`, computed stably."""
+        return _rd.log_softmax(self, dim)
+
+    # --- movement -----------------------------------------------------------------------------
+
+    def reshape(self, *shape: int) -> Tensor:
+        """The same elements in a new shape; a view when the strides allow."""
+        return _mv.reshape(self, *shape)
+
+    def view(self, *shape: int) -> Tensor:
+        """A view with a new shape; raises when the strides don't allow one."""
+        return _mv.view(self, *shape)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dimensions (a view)."""
+        return _mv.transpose(self, dim0, dim1)
+
+    @property
+    def T(self) -> Tensor:
+        """All dimensions reversed (a view)."""
+        return _mv.T(self)
+
+    def permute(self, *dims: int) -> Tensor:
+        """Reorder the dimensions (a view)."""
+        return _mv.permute(self, *dims)
+
+    def expand(self, *sizes: int) -> Tensor:
+        """Broadcast size-1 dimensions with stride 0 (a view)."""
+        return _mv.expand(self, *sizes)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        """`expand` to other's shape."""
+        return _mv.expand(self, other.shape)
+
+    def broadcast_to(self, shape: Any) -> Tensor:
+        """Broadcast to `shape` (a view)."""
+        return _mv.broadcast_to(self, shape)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a size-1 dimension (a view)."""
+        return _mv.unsqueeze(self, dim)
+
+    def squeeze(self, dim: Any = None) -> Tensor:
+        """Drop size-1 dimensions (a view)."""
+        return _mv.squeeze(self, dim)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge dimensions start_dim..end_dim."""
+        return _mv.flatten(self, start_dim, end_dim)
+
+    def contiguous(self) -> Tensor:
+        """self if row-major already, else a row-major copy."""
+        return _mv.contiguous(self)
+
+    def clone(self) -> Tensor:
+        """A copy with its own storage, still in the graph."""
+        return _mv.clone(self)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        return _ix.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        value = ensure_tensor(value, self)
+        _ew.apply_inplace(self, _ix.index_put, key, value, name="setitem")
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.data.shape[0]))
+
+    def to(self, dtype: Any) -> Tensor:
+        """A copy in another dtype (floating casts keep the gradient; integer casts cut it)."""
+        return _cast(self, np.dtype(dtype))
+
+    def float(self) -> Tensor:
+        """A float32 copy (or self, if already float32)."""
+        return _cast(self, float32)
+
+    def double(self) -> Tensor:
+        """A float64 copy (or self, if already float64)."""
+        return _cast(self, float64)
+
+    def long(self) -> Tensor:
+        """An int64 copy, cut from the graph."""
+        return _cast(self, int64)
+
+    # --- in place: each bumps the storage's version counter -----------------------------------
+
+    def add_(self, other: Any) -> Tensor:
+        """self += other, in place."""
+        return _ew.apply_inplace(self, _ew.add, other, name="add_")
+
+    def sub_(self, other: Any) -> Tensor:
+        """self -= other, in place."""
+        return _ew.apply_inplace(self, _ew.sub, other, name="sub_")
+
+    def mul_(self, other: Any) -> Tensor:
+        """self *= other, in place."""
+        return _ew.apply_inplace(self, _ew.mul, other, name="mul_")
+
+    def div_(self, other: Any) -> Tensor:
+        """self /= other, in place."""
+        return _ew.apply_inplace(self, _ew.div, other, name="div_")
+
+    def zero_(self) -> Tensor:
+        """Set every element to 0, in place."""
+        return _ew.apply_inplace(self, _ew.fill, 0, name="zero_")
+
+    def fill_(self, value: float) -> Tensor:
+        """Set every element to `value`, in place."""
+        return _ew.apply_inplace(self, _ew.fill, value, name="fill_")
+
+    def copy_(self, src: Any) -> Tensor:
+        """Copy src's values (broadcast to self's shape) into self, in place."""
+        return _ew.apply_inplace(self, _ew.copy, ensure_tensor(src, self), name="copy_")
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+
+
+# --- construction -------------------------------------------------------------------------------
+
+_new_tensor = object.__new__
+
+
+def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
+    t.data = data
+    t.grad = None
+    t.parents = ()
+    t.op = ""
+    t.label = ""
+    t._backward = None
+    t._keeps_grad = False
+    t._requires_grad = False
+    t._versions = [0]
+    if requires_grad:
+        t.requires_grad_(True)
+
+
+def _wrap(data: np.ndarray) -> Tensor:
+    """A leaf holding `data` as it is (the fast path: no conversion, no checks)."""
+    t = _new_tensor(Tensor)
+    t.data = data
+    t.grad = None
+    t.parents = ()
+    t.op = ""
+    t.label = ""
+    t._backward = None
+    t._keeps_grad = False
+    t._requires_grad = False
+    t._versions = [0]
+    return t
+
+
+def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
+    """Convert user data to a fresh array: Python floats become float32, ints int64."""
+    if isinstance(data, Tensor):
+        data = data.data
+    if dtype is not None:
+        return np.array(data, dtype=np.dtype(dtype))
+    array = np.array(data)
+    if array.dtype.kind == "f" and not isinstance(data, np.ndarray | np.floating):
+        array = array.astype(np.float32)  # Python floats: PyTorch's default dtype
+    elif array.dtype.kind == "O" or array.dtype.kind in "USV":
+        raise TypeError(f"can't make a tensor from {type(data).__name__} data (dtype {array.dtype})")
+    return array
+
+
+def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of `data` (nested lists, numbers or an array).
+
+    Python floats become float32 and ints int64; numpy arrays keep their dtype.
+    """
+    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+    """`data` itself if it is already a Tensor (of that dtype), else a new tensor."""
+    if isinstance(data, Tensor) and (dtype is None or data.dtype == np.dtype(dtype)):
+        return data
+    return Tensor(data, dtype=dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor that shares memory with `array` (a change to one shows in the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy needs a numpy.ndarray, got {type(array).__name__}")
+    return _wrap(array)
+
+
+def _shape_of(size: tuple) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], Sequence):
+        size = tuple(size[0])
+    return tuple(int(n) for n in size)
+
+
+def _creation_dtype(dtype: Any) -> np.dtype:
+    return float32 if dtype is None else np.dtype(dtype)
+
+
+def zeros(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`."""
+    return Tensor(np.zeros(_shape_of(size), _creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+def ones(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones: `ones(2, 3)` or `ones((2, 3))`."""
+    return Tensor(np.ones(_shape_of(size), _creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of shape `size` filled with `fill_value`."""
+    if dtype is None and isinstance(fill_value, bool):
+        dtype = bool_
+    elif dtype is None and isinstance(fill_value, int):
+        dtype = int64
+    return Tensor(np.full(_shape_of((size,)), fill_value, _creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        integral = all(isinstance(v, int) for v in (start, end, step))
+        dtype = int64 if integral else float32
+    return Tensor(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad=requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """The identity matrix, n x m (m defaults to n)."""
+    return Tensor(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator behind `rand`, `randn`, dropout and the initialisers."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def generator() -> np.random.Generator:
+    """The numpy Generator that tensorgrad's random functions draw from."""
+    return _rng
+
+
+def rand(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples from [0, 1)."""
+    data = _rng.random(_shape_of(size), dtype=np.float64).astype(_creation_dtype(dtype))
+    return Tensor(data, requires_grad=requires_grad)
+
+
+def randn(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Samples from the standard normal distribution."""
+    data = _rng.standard_normal(_shape_of(size)).astype(_creation_dtype(dtype))
+    return Tensor(data, requires_grad=requires_grad)
+
+
+def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of `t`'s shape and dtype."""
+    return zeros(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of `t`'s shape and dtype."""
+    return ones(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def full_like(t: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`fill_value` in `t`'s shape and dtype."""
+    return full(t.shape, fill_value, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform [0, 1) samples in `t`'s shape and dtype."""
+    return rand(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples in `t`'s shape and dtype."""
+    return randn(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+# --- the one helper every op goes through --------------------------------------------------------
+
+
+def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum `grad` back down to `shape`, undoing NumPy broadcasting.
+
+    Broadcasting an input of shape `shape` to the output's shape does two things: it prepends
+    dimensions, and it stretches dimensions of size 1. Each copy of an input element receives
+    its own gradient, and the element's gradient is their sum. Example: `b` of shape (3, 1)
+    added to `a` of shape (2, 3, 4) is used as if it had shape (2, 3, 4), so its gradient is
+    `grad.sum(axis=0)` (the prepended dimension, giving (3, 4)) and then
+    `.sum(axis=1, keepdims=True)` (the stretched one, giving (3, 1)).
+    """
+    if grad.shape == shape:
+        return grad
+    prepended = grad.ndim - len(shape)
+    if prepended:
+        grad = grad.sum(axis=tuple(range(prepended)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad
+
+
+def _accumulate_leaf(t: Tensor, grad: np.ndarray, copy: bool) -> None:
+    """Add `grad` into a leaf's `grad`, which the leaf owns (so later passes add in place)."""
+    if t.grad is None:
+        if copy or grad.dtype != t.data.dtype or grad.base is not None or not grad.flags.writeable:
+            grad = np.array(grad, dtype=t.data.dtype)
+        t.grad = grad
+    else:
+        t.grad += grad
+
+
+def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
+           saved: tuple[Tensor, ...] | None = None, saves_output: bool = False) -> Tensor:
+    """Wrap an op's result as a graph node: the one helper every differentiable op calls.
+
+    `vjps` holds one function per input, mapping the output's gradient to that input's
+    (`None` for an input that gets no gradient, like an index). The result of each VJP may
+    have the broadcast output shape: it is summed back to the input's shape here, once.
+
+    `saved` names the inputs whose data the VJPs read (all of them by default; ops that read
+    none, like `+`, pass `()`), and `saves_output` says the VJPs read the output's data. If any
+    of them is changed in place before backward, backward raises instead of using stale data.
+
+    While grad mode is off, or when no input requires grad, the result is a plain leaf.
+    """
+    if type(data) is not np.ndarray:
+        data = np.asarray(data)
+    out = _wrap(data)
+    if not is_grad_enabled():
+        return out
+    for t in inputs:
+        if t._requires_grad:
+            break
+    else:
+        return out
+    if saved is None:
+        saved = inputs
+    checks = [(t._versions, t._versions[0]) for t in saved]
+    if saves_output:
+        checks.append((out._versions, 0))
+    # What each input's history was when the op was recorded: an in-place op on an inner
+    # tensor gives it a new history, and gradient routed into the new one would be wrong.
+    histories = [t._backward for t in inputs]
+
+    def _backward(grad: np.ndarray) -> None:
+        for versions, version in checks:
+            if versions[0] != version:
+                raise InplaceModifiedError(
+                    f"one of the tensors needed to compute the gradient of '{op}' was modified "
+                    f"by an in-place operation (version {version} became {versions[0]}); "
+                    "clone it before changing it, or change it after backward()"
+                )
+        for t, vjp, history in zip(inputs, vjps, histories, strict=False):
+            if vjp is None or not t._requires_grad:
+                continue
+            if t._backward is not history:
+                _raise_changed_history(t, op)
+            g = vjp(grad)
+            if g.shape != t.data.shape:
+                g = unbroadcast(g, t.data.shape)
+            if history is None:
+                _accumulate_leaf(t, g, copy=g is grad)
+            elif t.grad is None:
+                t.grad = g
+            else:
+                t.grad = t.grad + g
+
+    out._requires_grad = True
+    out.parents = inputs
+    out.op = op
+    out._backward = _backward
+    return out
+
+
+def _raise_changed_history(t: Tensor, op: str) -> None:
+    if t._backward is engine._graph_freed:
+        raise GraphFreedError(
+            "Trying to backward through the graph a second time: an earlier backward() freed part "
+            "of it. Pass retain_graph=True to the first backward() to keep it."
+        )
+    raise InplaceModifiedError(
+        f"an input of '{op}' was modified by an in-place operation after '{op}' used it, so its "
+        "gradient would be wrong; clone it before changing it in place"
+    )
+
+
+def ensure_tensor(x: Any, like: Tensor) -> Tensor:
+    """`x` as a Tensor; a Python number becomes a 0-d array of `like`'s dtype (no gradient)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, bool | int | float):
+        kind = like.data.dtype.kind
+        if kind == "f" or (kind in "iu" and not isinstance(x, float)) or (kind == "b" and isinstance(x, bool)):
+            return _wrap(np.array(x, dtype=like.data.dtype))
+        return _wrap(np.array(x, dtype=float32 if isinstance(x, float) else int64))
+    if isinstance(x, np.ndarray | np.generic | list | tuple):
+        return Tensor(x) if not isinstance(x, np.ndarray) else _wrap(x)
+    raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+
+
+def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
+    """x in another dtype; the gradient flows back (cast to x's dtype) between float types."""
+    if x.data.dtype == dtype:
+        return x
+    data = x.data.astype(dtype)
+    if dtype.kind not in "fc" or x.data.dtype.kind not in "fc":
+        return _wrap(data)
+    source = x.data.dtype
+    return record(data, "to", (x,), lambda grad: grad.astype(source), saved=())
+
+
+# The op modules import this one, so they are imported last.
+from tensorgrad import elementwise as _ew  # noqa: E402
+from tensorgrad import indexing as _ix  # noqa: E402
+from tensorgrad import matmul as _mm  # noqa: E402
+from tensorgrad import movement as _mv  # noqa: E402
+from tensorgrad import reduce as _rd  # noqa: E402
