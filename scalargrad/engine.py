@@ -98,8 +98,13 @@ def topological_order(root: Node) -> list:
         for parent in pending:
             if parent not in visited:
                 visited.add(parent)
-                stack.append((parent, iter(parent.parents)))
-                break
+                if visited.issuperset(parent.parents):
+                    # Its parents are all done (a leaf has none): build(parent) would append it
+                    # at once, so do that here without a stack entry. Most nodes end here.
+                    order.append(parent)
+                else:
+                    stack.append((parent, iter(parent.parents)))
+                    break
         else:  # every parent is done: this node is too
             stack.pop()
             order.append(node)
@@ -120,17 +125,16 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> list:
     Returns the topological order, for callers that want to inspect it.
     """
     order = topological_order(root)
-    for node in order:
-        if node._backward is not None:
-            node.grad = node._grad_init
+    # Leaves have nothing to reset or run: gather the inner nodes once, rather than test every
+    # node in both loops below.
+    inner = [node for node in order if node._backward is not None]
+    for node in inner:
+        node.grad = node._grad_init
     root.grad = seed
-    for node in reversed(order):
-        node_backward = node._backward
-        if node_backward is None:
-            continue
+    for node in reversed(inner):
         grad = node.grad
         if grad is not None:
-            node_backward(grad)
+            node._backward(grad)
         if not node._keeps_grad:
             node.grad = None
         if not retain_graph:
@@ -141,18 +145,26 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> list:
 
 # --- grad mode --------------------------------------------------------------------------------
 
-_state = threading.local()
+class _GradMode(threading.local):
+    """The grad mode of each thread; a thread starts with the class default, enabled."""
+
+    enabled = True
+
+
+# Ops read `_grad_mode.enabled` directly: one attribute lookup, no call and (thanks to the class
+# default) no AttributeError to catch in threads that never set it, as every op asks.
+_grad_mode = _GradMode()
 
 
 def is_grad_enabled() -> bool:
     """Whether ops record a graph in this thread (True unless inside `no_grad`)."""
-    return getattr(_state, "enabled", True)
+    return _grad_mode.enabled
 
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class set_grad_enabled:
+class set_grad_enabled:  # noqa: N801 (PyTorch's lower-case names)
     """Turn graph recording on or off in this thread: a context manager and a decorator.
 
     `no_grad()` and `enable_grad()` are this class with the flag fixed. On exit the previous
@@ -165,10 +177,10 @@ class set_grad_enabled:
 
     def __enter__(self) -> None:
         self._previous.append(is_grad_enabled())
-        _state.enabled = self.mode
+        _grad_mode.enabled = self.mode
 
     def __exit__(self, *exc_info: object) -> None:
-        _state.enabled = self._previous.pop()
+        _grad_mode.enabled = self._previous.pop()
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)
@@ -179,7 +191,7 @@ class set_grad_enabled:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(set_grad_enabled):
+class no_grad(set_grad_enabled):  # noqa: N801
     """Record no graph: `with no_grad(): ...` or `@no_grad()` (also bare `@no_grad`)."""
 
     def __new__(cls, func: Callable | None = None):  # type: ignore[misc]
@@ -193,7 +205,7 @@ class no_grad(set_grad_enabled):
         super().__init__(False)
 
 
-class enable_grad(set_grad_enabled):
+class enable_grad(set_grad_enabled):  # noqa: N801
     """Record the graph again, inside a `no_grad` block: a context manager and a decorator."""
 
     def __new__(cls, func: Callable | None = None):  # type: ignore[misc]

@@ -299,6 +299,11 @@ def _detached_copy_with_history(x: Tensor) -> Tensor:
 
 
 def _write(x: Tensor, values: np.ndarray, name: str) -> None:
+    if not x.data.flags.writeable:
+        raise RuntimeError(
+            f"{name}: this tensor is read-only: an expand/broadcast_to view, whose elements share "
+            "memory, or a read-only numpy array; clone() it before changing it in place"
+        )
     if values.shape != x.data.shape:
         raise ValueError(
             f"{name}: the result has shape {values.shape} but the tensor changed in place has "
@@ -307,7 +312,9 @@ def _write(x: Tensor, values: np.ndarray, name: str) -> None:
     try:
         np.copyto(x.data, values, casting="same_kind")
     except TypeError:
-        raise TypeError(f"{name}: a result of dtype {values.dtype} can't be stored in a {x.dtype} tensor") from None
+        raise TypeError(
+            f"{name}: a result of dtype {values.dtype} can't be stored in a {x.dtype} tensor"
+        ) from None
     x._versions[0] += 1
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad.movement import with_unit_dims
 from tensorgrad.tensor import Tensor, record
 
 _BASIC = (int, slice, type(None), type(Ellipsis), np.integer)
@@ -44,7 +45,10 @@ def _basic(x: Tensor, key: Any) -> Tensor:
     if Ellipsis not in parts:
         parts = parts + (Ellipsis,)  # so that numpy returns a 0-d view, never a scalar copy
     try:
-        data = x.data[parts]
+        if None in parts:  # numpy would give the new dimensions stride 0; PyTorch unsqueezes
+            data = with_unit_dims(x.data[tuple(k for k in parts if k is not None)], *_new_dims(x.data, parts))
+        else:
+            data = x.data[parts]
     except IndexError as error:
         raise IndexError(f"index {key!r} is out of range for a tensor of shape {x.shape}: {error}") from None
     shape = x.data.shape
@@ -57,6 +61,29 @@ def _basic(x: Tensor, key: Any) -> Tensor:
     out = record(data, "slice", (x,), vjp, saved=())
     out._versions = x._versions
     return out
+
+
+def _new_dims(data: np.ndarray, parts: tuple) -> tuple[list[int], list[int]]:
+    """Where the None entries of a basic index put their size-1 dimensions, and their strides.
+
+    PyTorch applies the index left to right, so a None is an `unsqueeze` in front of the next
+    dimension of `data` that the index has not reached yet: stride = its size times its stride.
+    """
+    consumed = sum(1 for k in parts if k is not None and k is not Ellipsis)
+    dims, strides = [], []
+    d = k_in = 0  # the next dimension of the result, and of `data`
+    for k in parts:
+        if k is None:
+            dims.append(d)
+            strides.append(data.shape[k_in] * data.strides[k_in] if k_in < data.ndim else data.itemsize)
+            d += 1
+        elif k is Ellipsis:
+            d += data.ndim - consumed
+            k_in += data.ndim - consumed
+        else:
+            d += isinstance(k, slice)
+            k_in += 1
+    return dims, strides
 
 
 def _advanced(x: Tensor, key: Any) -> Tensor:

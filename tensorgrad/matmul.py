@@ -15,7 +15,9 @@ from tensorgrad.tensor import Tensor, float32, float64, record
 
 def _check(a: Tensor, b: Tensor) -> None:
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: both operands need at least 1 dimension, got shapes {a.shape} and {b.shape}")
+        raise ValueError(
+            f"matmul: both operands need at least 1 dimension, got shapes {a.shape} and {b.shape}"
+        )
     inner_a = a.shape[-1]
     inner_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
     if inner_a != inner_b:

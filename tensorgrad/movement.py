@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from tensorgrad.tensor import Tensor, record
 
@@ -105,18 +106,46 @@ def expand(x: Tensor, *sizes: int) -> Tensor:
 def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
     """x broadcast to `shape` (stride 0 where it is stretched): a read-only view."""
     shape = tuple(int(n) for n in shape)
-    try:
-        data = np.broadcast_to(x.data, shape)
-    except ValueError:
-        raise ValueError(f"{op}: a tensor of shape {x.shape} can't be broadcast to {shape}") from None
-    return _view(x, data, "expand", lambda grad: grad)
+    data = x.data
+    lead = len(shape) - data.ndim
+    if lead < 0 or min(shape, default=0) < 0 or any(
+            n != size and n != 1 for n, size in zip(data.shape, shape[lead:], strict=True)):
+        raise ValueError(f"{op}: a tensor of shape {x.shape} can't be broadcast to {shape}")
+    # PyTorch's strides: 0 where a dimension is stretched or added, kept where the size stays
+    # (numpy's broadcast_to gives every size-1 dimension stride 0, even one that stays 1).
+    strides = [s if n == size else 0
+               for n, size, s in zip(data.shape, shape[lead:], data.strides, strict=True)]
+    for size in reversed(shape[:lead]):
+        if size != 1:
+            strides.insert(0, 0)
+        else:  # an added size-1 dimension: as unsqueeze would insert it
+            strides.insert(0, shape[-len(strides)] * strides[0] if strides else data.itemsize)
+    return _view(x, as_strided(data, shape, strides, writeable=False), "expand", lambda grad: grad)
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at `dim` (a view)."""
     dim = _dim(dim, x.ndim + 1, "unsqueeze")
     in_shape = x.data.shape
-    return _view(x, np.expand_dims(x.data, dim), "unsqueeze", lambda grad: grad.reshape(in_shape))
+    data = x.data
+    step = data.shape[dim] * data.strides[dim] if dim < data.ndim else data.itemsize
+    return _view(x, with_unit_dims(data, (dim,), (step,)), "unsqueeze", lambda grad: grad.reshape(in_shape))
+
+
+def with_unit_dims(data: np.ndarray, dims: Sequence[int], byte_strides: Sequence[int]) -> np.ndarray:
+    """A view of `data` with size-1 dimensions inserted at `dims` (ascending positions in the
+    result), with the given strides (in bytes); the other dimensions keep theirs.
+
+    A size-1 dimension's stride never moves an address, and numpy's own ways to add one
+    (`expand_dims`, `None` in an index) pick 0 or recompute the strides of other size-1
+    dimensions; PyTorch gives it the size times the stride of the dimension it is inserted
+    before, and `stride()` should read as PyTorch's.
+    """
+    shape, strides = list(data.shape), list(data.strides)
+    for d, s in zip(dims, byte_strides, strict=True):
+        shape.insert(d, 1)
+        strides.insert(d, s)
+    return as_strided(data, shape, strides)
 
 
 def squeeze(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:

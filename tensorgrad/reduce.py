@@ -29,17 +29,27 @@ def _axes(dim: Dim, ndim: int, op: str) -> tuple[int, ...]:
     return axes if ndim else ()
 
 
-def _keep(grad: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
-    """The gradient of a reduced output, with the reduced axes back as size 1."""
-    return grad if keepdim else np.expand_dims(grad, axes)
+def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    """`shape` with the reduced axes as size 1 (the output's shape with keepdim=True)."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
+    """A reduced output's gradient copied back over every element that was reduced."""
+    out = np.empty(shape, dtype=grad.dtype)
+    np.copyto(out, grad.reshape(kept_shape) if kept_shape else grad)
+    return out
 
 
 def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """Sum over `dim`. Derivative: 1 for every element."""
-    axes = _axes(dim, x.ndim, "sum")
     shape = x.data.shape
+    if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
+        return record(x.data.sum(), "sum", (x,), lambda grad: _spread(grad, (), shape), saved=())
+    axes = _axes(dim, x.ndim, "sum")
+    kept = _kept_shape(shape, axes)
     return record(x.data.sum(axis=axes, keepdims=keepdim), "sum", (x,),
-                  lambda grad: np.broadcast_to(_keep(grad, axes, keepdim), shape), saved=())
+                  lambda grad: _spread(grad, kept, shape), saved=())
 
 
 def mean(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
@@ -49,8 +59,9 @@ def mean(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     axes = _axes(dim, x.ndim, "mean")
     shape = x.data.shape
     count = int(np.prod([shape[a] for a in axes]))
+    kept = _kept_shape(shape, axes)
     return record(x.data.mean(axis=axes, keepdims=keepdim), "mean", (x,),
-                  lambda grad: np.broadcast_to(_keep(grad, axes, keepdim) / count, shape), saved=())
+                  lambda grad: _spread(grad / count, kept, shape), saved=())
 
 
 def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:
@@ -63,7 +74,7 @@ def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         winners = x.data == kept
-        return _keep(grad, axes, keepdim) * winners / winners.sum(axis=axes, keepdims=True)
+        return grad.reshape(kept.shape) * winners / winners.sum(axis=axes, keepdims=True)
 
     out = kept if keepdim else np.squeeze(kept, axis=axes)
     return record(out, op, (x,), vjp)
@@ -108,10 +119,11 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """
     axes = _axes(dim, x.ndim, "logsumexp")
     shift = _finite_max(x.data, axes)
-    lse = np.log(np.exp(x.data - shift).sum(axis=axes, keepdims=True)) + shift
+    with np.errstate(divide="ignore"):  # a slice of only -inf gives -inf, as in PyTorch
+        lse = np.log(np.exp(x.data - shift).sum(axis=axes, keepdims=True)) + shift
     out = lse if keepdim else np.squeeze(lse, axis=axes)
     return record(out, "logsumexp", (x,),
-                  lambda grad: _keep(grad, axes, keepdim) * np.exp(x.data - lse))
+                  lambda grad: grad.reshape(lse.shape) * np.exp(x.data - lse))
 
 
 def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

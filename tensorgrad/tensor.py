@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from scalargrad import engine
-from scalargrad.engine import GraphFreedError, is_grad_enabled
+from scalargrad.engine import GraphFreedError, _grad_mode
 
 __all__ = [
     "Tensor",
@@ -147,7 +147,8 @@ class Tensor:
     def storage_offset(self) -> int:
         """Where this view starts in its storage buffer, in elements."""
         base = self.data
-        while isinstance(base.base, np.ndarray):
+        # Up the chain of views to the array that owns the memory (through as_strided's holder).
+        while hasattr(base.base, "__array_interface__"):
             base = base.base
         start = self.data.__array_interface__["data"][0]
         return (start - base.__array_interface__["data"][0]) // self.data.itemsize
@@ -159,7 +160,9 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The data as a numpy array, sharing memory. Refuses a tensor that requires grad."""
         if self._requires_grad:
-            raise RuntimeError("Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy().")
+            raise RuntimeError(
+                "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy()."
+            )
         return self.data
 
     def item(self) -> float | int | bool:
@@ -675,7 +678,8 @@ def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_gra
         dtype = bool_
     elif dtype is None and isinstance(fill_value, int):
         dtype = int64
-    return Tensor(np.full(_shape_of((size,)), fill_value, _creation_dtype(dtype)), requires_grad=requires_grad)
+    data = np.full(_shape_of((size,)), fill_value, _creation_dtype(dtype))
+    return Tensor(data, requires_grad=requires_grad)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
@@ -785,51 +789,56 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
 
     `vjps` holds one function per input, mapping the output's gradient to that input's
     (`None` for an input that gets no gradient, like an index). The result of each VJP may
-    have the broadcast output shape: it is summed back to the input's shape here, once.
+    have the broadcast output shape: it is summed back to the input's shape here, once. A
+    VJP runs only if its input requires grad, so `x @ W` never pays for `x`'s gradient.
 
     `saved` names the inputs whose data the VJPs read (all of them by default; ops that read
     none, like `+`, pass `()`), and `saves_output` says the VJPs read the output's data. If any
     of them is changed in place before backward, backward raises instead of using stale data.
 
     While grad mode is off, or when no input requires grad, the result is a plain leaf.
+
+    A user-defined op is the same few lines as a built-in one::
+
+        def cube(x):
+            \"\"\"x ** 3. Derivative: 3 x ** 2.\"\"\"
+            return tg.record(x.data ** 3, "cube", (x,), lambda grad: grad * 3 * x.data ** 2)
     """
     if type(data) is not np.ndarray:
         data = np.asarray(data)
     out = _wrap(data)
-    if not is_grad_enabled():
+    if not _grad_mode.enabled:
         return out
-    for t in inputs:
-        if t._requires_grad:
-            break
-    else:
+    # One edge per input that wants a gradient. Each remembers the input's history when the
+    # op was recorded: an in-place op on an inner tensor gives it a new history, and gradient
+    # routed into the new one would be wrong.
+    edges = [(t, vjp, t._backward) for t, vjp in zip(inputs, vjps, strict=True)
+             if t._requires_grad and vjp is not None]
+    if not edges:
         return out
     if saved is None:
         saved = inputs
     checks = [(t._versions, t._versions[0]) for t in saved]
     if saves_output:
         checks.append((out._versions, 0))
-    # What each input's history was when the op was recorded: an in-place op on an inner
-    # tensor gives it a new history, and gradient routed into the new one would be wrong.
-    histories = [t._backward for t in inputs]
 
     def _backward(grad: np.ndarray) -> None:
         for versions, version in checks:
             if versions[0] != version:
-                raise InplaceModifiedError(
-                    f"one of the tensors needed to compute the gradient of '{op}' was modified "
-                    f"by an in-place operation (version {version} became {versions[0]}); "
-                    "clone it before changing it, or change it after backward()"
-                )
-        for t, vjp, history in zip(inputs, vjps, histories, strict=False):
-            if vjp is None or not t._requires_grad:
-                continue
+                _raise_modified(op, version, versions[0])
+        for t, vjp, history in edges:
             if t._backward is not history:
                 _raise_changed_history(t, op)
             g = vjp(grad)
             if g.shape != t.data.shape:
                 g = unbroadcast(g, t.data.shape)
-            if history is None:
-                _accumulate_leaf(t, g, copy=g is grad)
+            if history is None:  # a leaf: it keeps (and owns) its gradient
+                if t.grad is None:
+                    if g is grad or g.base is not None or g.dtype != t.data.dtype or not g.flags.writeable:
+                        g = np.array(g, dtype=t.data.dtype)
+                    t.grad = g
+                else:
+                    t.grad += g
             elif t.grad is None:
                 t.grad = g
             else:
@@ -840,6 +849,14 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     out.op = op
     out._backward = _backward
     return out
+
+
+def _raise_modified(op: str, version: int, now: int) -> None:
+    raise InplaceModifiedError(
+        f"one of the tensors needed to compute the gradient of '{op}' was modified by an "
+        f"in-place operation (version {version} became {now}); clone it before changing it, "
+        "or change it after backward()"
+    )
 
 
 def _raise_changed_history(t: Tensor, op: str) -> None:
@@ -860,7 +877,9 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
         return x
     if isinstance(x, bool | int | float):
         kind = like.data.dtype.kind
-        if kind == "f" or (kind in "iu" and not isinstance(x, float)) or (kind == "b" and isinstance(x, bool)):
+        integral = not isinstance(x, float)
+        # A Python number takes the tensor's dtype where it fits, so float32 stays float32.
+        if kind == "f" or (kind in "iu" and integral) or (kind == "b" and isinstance(x, bool)):
             return _wrap(np.array(x, dtype=like.data.dtype))
         return _wrap(np.array(x, dtype=float32 if isinstance(x, float) else int64))
     if isinstance(x, np.ndarray | np.generic | list | tuple):

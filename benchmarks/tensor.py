@@ -1,0 +1,430 @@
+"""How fast and how lean tensorgrad is, next to hand-written numpy and PyTorch.
+
+Four tables, every ratio measured in one run with the variants interleaved round by round:
+
+1. An MLP 784-256-128-10 training step (ReLU, softmax cross-entropy on class indices, SGD with
+   lr 0.1, float32) at several batch sizes: hand-written numpy (the baseline: forward, stable
+   log-softmax, backward by hand, in-place update), tensorgrad written as a user would, and
+   PyTorch when installed, with torch's thread count set to numpy's BLAS thread count. Before
+   timing, one step of each is checked against numpy's: same loss, same gradients.
+2. Per-op overhead: `c = a*b + a; c.sum().backward()` on (1, 1) tensors.
+3. Matmul forward and backward at the BLAS rate, against the three raw `np.matmul` calls.
+4. Peak memory of 10 MLP steps: tracemalloc (numpy reports its buffers to it) and, per variant
+   in a fresh process, the peak resident set size and the page faults per step.
+
+Run from the root of a checkout (installed or not):
+
+    python benchmarks/tensor.py                  # the figures (a few minutes on 2 cores)
+    python benchmarks/tensor.py --quick          # a smoke run (seconds)
+    python benchmarks/tensor.py --batches 64,512 --repeats 50 --threads 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Callable
+
+import _common  # puts the checkout on sys.path, so the imports below work uninstalled
+import numpy as np
+from _common import Worker, blas_threads, interleaved, local_block, print_table, ratio
+
+import tensorgrad as tg
+
+try:
+    import torch
+    import torch.nn.functional as F  # noqa: N812 - PyTorch's own spelling
+except ImportError:
+    torch = None
+
+SIZES = (784, 256, 128, 10)
+LR = 0.1
+Params = list[np.ndarray]
+
+
+# --- the MLP training step, three ways ----------------------------------------------------------
+
+
+def init_params(seed: int = 0) -> Params:
+    """W1, b1, W2, b2, W3, b3 for 784-256-128-10, W shaped (in, out), PyTorch's uniform init."""
+    rng = np.random.default_rng(seed)
+    params = []
+    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:], strict=True):
+        bound = 1 / np.sqrt(fan_in)
+        params.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32))
+        params.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
+    return params
+
+
+def make_batch(batch: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of random float32 inputs and int64 class labels in [0, 10)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((batch, SIZES[0])).astype(np.float32), rng.integers(0, 10, batch)
+
+
+def numpy_loss_and_grads(x: np.ndarray, y: np.ndarray, params: Params) -> tuple[float, Params]:
+    """The loss and its gradients by hand: the baseline, as a competent numpy user writes it."""
+    W1, b1, W2, b2, W3, b3 = params
+    rows = np.arange(len(y))
+    h1 = np.maximum(x @ W1 + b1, 0)
+    h2 = np.maximum(h1 @ W2 + b2, 0)
+    z = h2 @ W3 + b3
+    z -= z.max(axis=1, keepdims=True)  # stable log-softmax
+    e = np.exp(z)
+    total = e.sum(axis=1, keepdims=True)
+    loss = np.log(total).mean() - z[rows, y].mean()
+    dz = e / total  # d loss / d logits = (softmax - onehot) / batch
+    dz[rows, y] -= 1
+    dz /= len(y)
+    dh2 = (dz @ W3.T) * (h2 > 0)
+    dh1 = (dh2 @ W2.T) * (h1 > 0)
+    grads = [x.T @ dh1, dh1.sum(axis=0), h1.T @ dh2, dh2.sum(axis=0), h2.T @ dz, dz.sum(axis=0)]
+    return float(loss), grads
+
+
+def numpy_step(x: np.ndarray, y: np.ndarray, params: Params) -> float:
+    """One SGD step in numpy, updating `params` in place."""
+    loss, grads = numpy_loss_and_grads(x, y, params)
+    for p, g in zip(params, grads, strict=True):
+        p -= LR * g
+    return loss
+
+
+def tensorgrad_loss(x: tg.Tensor, y: tg.Tensor, params: list[tg.Tensor]) -> tg.Tensor:
+    """The mean cross-entropy of the MLP, written with tensors as a user would."""
+    W1, b1, W2, b2, W3, b3 = params
+    logits = ((x @ W1 + b1).relu() @ W2 + b2).relu() @ W3 + b3
+    return -logits.log_softmax(-1)[tg.arange(x.shape[0]), y].mean()
+
+
+def tensorgrad_step(x: tg.Tensor, y: tg.Tensor, params: list[tg.Tensor]) -> tg.Tensor:
+    """One SGD step in tensorgrad: backward, then the update under no_grad."""
+    loss = tensorgrad_loss(x, y, params)
+    loss.backward()
+    with tg.no_grad():
+        for p in params:
+            p -= LR * p.grad
+            p.grad = None
+    return loss
+
+
+def torch_step(x, y, params):
+    """One SGD step in PyTorch with torch.nn.functional, the same shapes as the others."""
+    W1, b1, W2, b2, W3, b3 = params
+    logits = F.relu(F.relu(x @ W1 + b1) @ W2 + b2) @ W3 + b3
+    loss = F.cross_entropy(logits, y)
+    loss.backward()
+    with torch.no_grad():
+        for p in params:
+            p -= LR * p.grad
+            p.grad = None
+    return loss
+
+
+def mlp_steps(batch: int, variants: tuple[str, ...]) -> dict[str, Callable[[], object]]:
+    """A no-argument step function per variant, each on its own copy of the same init and batch."""
+    x, y = make_batch(batch)
+    steps: dict[str, Callable[[], object]] = {}
+    if "numpy" in variants:
+        params = init_params()
+        steps["numpy"] = lambda: numpy_step(x, y, params)
+    if "tensorgrad" in variants:
+        tparams = [tg.tensor(p, requires_grad=True) for p in init_params()]
+        tx, ty = tg.from_numpy(x), tg.from_numpy(y)
+        steps["tensorgrad"] = lambda: tensorgrad_step(tx, ty, tparams)
+    if "torch" in variants:
+        qparams = [torch.tensor(p, requires_grad=True) for p in init_params()]
+        qx, qy = torch.from_numpy(x), torch.from_numpy(y)
+        steps["torch"] = lambda: torch_step(qx, qy, qparams)
+    return steps
+
+
+def check_mlp(batch: int) -> str:
+    """Check that tensorgrad (and torch) compute numpy's loss, gradients and update.
+
+    So that no variant can look fast by doing less work. Raises AssertionError on a mismatch.
+    """
+    x, y = make_batch(batch)
+    expected_loss, expected_grads = numpy_loss_and_grads(x, y, init_params())
+    params = [tg.tensor(p, requires_grad=True) for p in init_params()]
+    loss = tensorgrad_loss(tg.from_numpy(x), tg.from_numpy(y), params)
+    loss.backward()
+    np.testing.assert_allclose(loss.item(), expected_loss, rtol=1e-5, err_msg="tensorgrad loss")
+    for i, (p, g) in enumerate(zip(params, expected_grads, strict=True)):
+        assert p.grad.dtype == np.float32, f"tensorgrad grad {i} is {p.grad.dtype}"
+        np.testing.assert_allclose(p.grad, g, rtol=1e-4, atol=1e-6, err_msg=f"tensorgrad grad {i}")
+    # One full step from the same init: the updates agree too.
+    numpy_params, tg_params = init_params(), [tg.tensor(p, requires_grad=True) for p in init_params()]
+    numpy_step(x, y, numpy_params)
+    tensorgrad_step(tg.from_numpy(x), tg.from_numpy(y), tg_params)
+    for i, (a, b) in enumerate(zip(tg_params, numpy_params, strict=True)):
+        np.testing.assert_allclose(a.data, b, rtol=1e-5, atol=1e-6, err_msg=f"tensorgrad param {i}")
+    checked = "tensorgrad"
+    if torch is not None:
+        qparams = [torch.tensor(p, requires_grad=True) for p in init_params()]
+        loss = torch_step(torch.from_numpy(x), torch.from_numpy(y), qparams)
+        np.testing.assert_allclose(loss.item(), expected_loss, rtol=1e-5, err_msg="torch loss")
+        for i, (a, b) in enumerate(zip(qparams, numpy_params, strict=True)):
+            np.testing.assert_allclose(a.detach().numpy(), b, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"torch param {i}")
+        checked += " and torch"
+    return f"Checked at batch {batch}: {checked} give numpy's loss, gradients and updated weights."
+
+
+def bench_mlp(batches: list[int], repeats: int, variants: tuple[str, ...], threads: int | None) -> None:
+    """Table 1: ms per training step, and the ratios to numpy.
+
+    Each variant runs in a process of its own (so that its allocator state is the one a
+    training loop of its own would see), and the processes take turns, round by round.
+    """
+    notes = [check_mlp(batches[0])]
+    rows = []
+    for batch in batches:
+        workers = {v: Worker(_worker_command(v, batch, threads)) for v in variants}
+        try:
+            # About 30 ms of work per timed block, whatever the batch size. The pause lets the
+            # BLAS threads of the process that just ran stop spinning before the next one runs.
+            number = max(1, 8_000 // batch)
+            result = interleaved(workers, repeats=repeats, number=number, warmup=3, pause=0.2)
+        finally:
+            for worker in workers.values():
+                worker.close()
+        numpy_s = result["numpy"]["seconds"]
+        tg_s = result["tensorgrad"]["seconds"]
+        torch_s = result["torch"]["seconds"] if "torch" in result else None
+        rows.append([batch, numpy_s * 1e3, tg_s * 1e3, None if torch_s is None else torch_s * 1e3,
+                     ratio(tg_s, numpy_s), ratio(torch_s, numpy_s),
+                     "yes" if tg_s <= 1.15 * numpy_s else "NO",
+                     " / ".join(f"{result[v]['spread'] * 100:.0f}%" for v in result),
+                     " / ".join(f"{result[v]['faults']:.0f}" for v in result)])
+    notes.append("Medians over the rounds; spread is the interquartile range over the rounds, "
+                 "relative to the median; faults are minor page faults per step in steady state "
+                 f"(glibc handing memory back to the OS and taking it again), {' / '.join(variants)}.")
+    print_table("MLP 784-256-128-10 training step (ms per step, median)",
+                ["batch", "numpy", "tensorgrad", "torch", "tensorgrad/numpy", "torch/numpy",
+                 "tensorgrad <= 1.15x", "spread", "faults/step"], rows, notes)
+
+
+def _worker_command(variant: str, batch: int, threads: int | None) -> list[str]:
+    command = [__file__, "--worker", variant, "--batches", str(batch)]
+    return command + (["--threads", str(threads)] if threads is not None else [])
+
+
+# --- per-op overhead ----------------------------------------------------------------------------
+
+
+def per_op_candidates(variants: tuple[str, ...]) -> dict[str, Callable[[], object]]:
+    """`c = a*b + a; c.sum().backward()` on (1, 1) float32 tensors, per variant."""
+    a = np.full((1, 1), 0.5, dtype=np.float32)
+    b = np.full((1, 1), 2.0, dtype=np.float32)
+
+    def numpy_by_hand() -> tuple[np.ndarray, np.ndarray]:
+        c = a * b + a
+        c.sum()
+        grad_c = np.ones_like(c)  # d sum / d c
+        return grad_c * b + grad_c, grad_c * a  # d sum / d a, d sum / d b
+
+    candidates: dict[str, Callable[[], object]] = {"numpy": numpy_by_hand}
+    ta, tb = tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True)
+
+    def tensorgrad_op() -> None:
+        c = ta * tb + ta
+        c.sum().backward()
+        ta.grad = tb.grad = None
+
+    candidates["tensorgrad"] = tensorgrad_op
+    if "torch" in variants:
+        qa, qb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+
+        def torch_op() -> None:
+            c = qa * qb + qa
+            c.sum().backward()
+            qa.grad = qb.grad = None
+
+        candidates["torch"] = torch_op
+    return candidates
+
+
+def bench_per_op(repeats: int, number: int, variants: tuple[str, ...]) -> None:
+    """Table 2: microseconds per forward + backward of a three-op graph on (1, 1) tensors."""
+    candidates = {name: local_block(call) for name, call in per_op_candidates(variants).items()}
+    result = interleaved(candidates, repeats=repeats, number=number)
+    torch_s = result["torch"]["seconds"] if "torch" in result else None
+    numpy_s = result["numpy"]["seconds"]
+    rows = [[name, r["seconds"] * 1e6, ratio(r["seconds"], numpy_s), ratio(r["seconds"], torch_s),
+             f"{r['spread'] * 100:.0f}%"] for name, r in result.items()]
+    target = "-" if torch_s is None else ("yes" if result["tensorgrad"]["seconds"] <= torch_s / 3 else "NO")
+    print_table("Per-op overhead: c = a*b + a; c.sum().backward() on (1, 1) float32 (µs per iteration)",
+                ["variant", "µs", "/ numpy", "/ torch", "spread"], rows,
+                [f"Target tensorgrad <= 1/3 of torch: {target}. numpy is the same arithmetic, "
+                 "forward and backward, written by hand."])
+
+
+# --- matmul at the BLAS rate --------------------------------------------------------------------
+
+
+def matmul_candidates(n: int, transposed: bool) -> dict[str, Callable[[], object]]:
+    """tensorgrad's `a @ b` (or `a.T @ b`) forward + backward, and the 3 raw matmuls it needs."""
+    rng = np.random.default_rng(2)
+    a, b, g = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(3))
+    ta, tb = tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True)
+    tgrad = tg.tensor(g)
+
+    if transposed:
+        def raw() -> tuple[np.ndarray, ...]:
+            # out = a.T @ b; d/da = b @ g.T, d/db = a @ g, transposes as views.
+            return np.matmul(a.T, b), np.matmul(b, g.T), np.matmul(a, g)
+
+        def tensorgrad_mm() -> None:
+            (ta.T @ tb).backward(tgrad)
+            ta.grad = tb.grad = None
+    else:
+        def raw() -> tuple[np.ndarray, ...]:
+            # out = a @ b; d/da = g @ b.T, d/db = a.T @ g, transposes as views.
+            return np.matmul(a, b), np.matmul(g, b.T), np.matmul(a.T, g)
+
+        def tensorgrad_mm() -> None:
+            (ta @ tb).backward(tgrad)
+            ta.grad = tb.grad = None
+
+    return {"numpy": raw, "tensorgrad": tensorgrad_mm}
+
+
+def bench_matmul(n: int, repeats: int) -> None:
+    """Table 3: matmul forward + backward, tensorgrad against the three raw np.matmul calls."""
+    rows = []
+    flops = 3 * 2 * n**3
+    for transposed in (False, True):
+        candidates = {name: local_block(call) for name, call in matmul_candidates(n, transposed).items()}
+        result = interleaved(candidates, repeats=repeats, number=1)
+        numpy_s, tg_s = result["numpy"]["seconds"], result["tensorgrad"]["seconds"]
+        rows.append([f"({n}x{n}){'.T' if transposed else ''} @ ({n}x{n})", numpy_s * 1e3, tg_s * 1e3,
+                     ratio(tg_s, numpy_s), flops / numpy_s / 1e9, flops / tg_s / 1e9,
+                     f"{result['numpy']['spread'] * 100:.0f}% / {result['tensorgrad']['spread'] * 100:.0f}%"])
+    print_table("Matmul forward + backward, float32 (ms; numpy = the three raw np.matmul calls)",
+                ["op", "numpy ms", "tensorgrad ms", "tensorgrad/numpy", "numpy GFLOP/s",
+                 "tensorgrad GFLOP/s", "spread"], rows,
+                ["The backward is seeded with a random gradient of the output's shape."])
+
+
+# --- peak memory --------------------------------------------------------------------------------
+
+
+def traced_peak(step: Callable[[], object], steps: int) -> int:
+    """The tracemalloc peak above the starting point, in bytes, over `steps` calls of `step`."""
+    step()  # warm up: lazy imports and caches are not part of a step
+    gc.collect()
+    tracemalloc.start()
+    start = tracemalloc.get_traced_memory()[0]
+    for _ in range(steps):
+        step()
+    peak = tracemalloc.get_traced_memory()[1] - start
+    tracemalloc.stop()
+    return peak
+
+
+def rss_child(variant: str, batch: int, steps: int) -> None:
+    """In a fresh process: peak RSS above the RSS before `steps` steps, and faults per step."""
+    import resource
+
+    step = mlp_steps(batch, (variant,))[variant]
+    gc.collect()
+    base = _common.reset_peak_rss()
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(steps):
+        step()
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    peak = _common.peak_rss()
+    print(json.dumps({"rss": None if base is None else peak - base, "faults": faults / steps}))
+
+
+def rss_in_subprocess(variant: str, batch: int, steps: int, threads: int | None) -> dict:
+    """Run `rss_child` for one variant in a fresh interpreter and return what it measured."""
+    command = [sys.executable, __file__, "--rss-child", variant, "--batches", str(batch),
+               "--memory-steps", str(steps)]
+    if threads is not None:
+        command += ["--threads", str(threads)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bench_memory(batch: int, steps: int, variants: tuple[str, ...], threads: int | None) -> None:
+    """Table 4: peak memory of `steps` MLP steps, tracemalloc and RSS."""
+    steps_by_variant = mlp_steps(batch, variants)
+    traced = {v: traced_peak(steps_by_variant[v], steps) for v in ("numpy", "tensorgrad")}
+    rows = []
+    for variant in variants:
+        rss = rss_in_subprocess(variant, batch, steps, threads)
+        rows.append([variant, _mib(traced.get(variant)), ratio(traced.get(variant), traced["numpy"]),
+                     _mib(rss["rss"]), f"{rss['faults']:.0f}"])
+    target = "yes" if traced["tensorgrad"] <= 1.3 * traced["numpy"] else "NO"
+    print_table(f"Peak memory of {steps} MLP training steps at batch {batch} (MiB above the start)",
+                ["variant", "tracemalloc peak", "/ numpy", "peak RSS (own process)", "faults/step"],
+                rows,
+                [f"Target tensorgrad <= 1.3x numpy (tracemalloc): {target}. tracemalloc sees numpy's "
+                 "buffers but not torch's; the RSS column runs each variant alone in a fresh process "
+                 "(peak RSS above the RSS before the first step), where faults/step counts the pages "
+                 "glibc handed back to the OS and the step touched again."])
+
+
+def _mib(n: int | None) -> float | None:
+    return None if n is None else n / 2**20
+
+
+# --- main ---------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the options and print the four tables."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a fast smoke run with small sizes")
+    parser.add_argument("--batches", default="32,256,1024", help="MLP batch sizes, comma-separated")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="timed rounds per figure (default 30, or 3 with --quick)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="BLAS threads for numpy (and torch); default: numpy's own setting")
+    parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if installed")
+    parser.add_argument("--memory-batch", type=int, default=None,
+                        help="batch size of the memory table (default 1024, or 256 with --quick)")
+    parser.add_argument("--memory-steps", type=int, default=10, help="MLP steps the memory table runs")
+    parser.add_argument("--rss-child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.threads is not None and not _common.set_blas_threads(args.threads):
+        print(f"warning: could not set numpy's BLAS threads to {args.threads}", file=sys.stderr)
+    threads = blas_threads()
+    use_torch = torch is not None and not args.no_torch
+    if use_torch and threads is not None:
+        torch.set_num_threads(threads)
+    variants = ("numpy", "tensorgrad") + (("torch",) if use_torch else ())
+    batches = [int(b) for b in args.batches.split(",")]
+
+    if args.rss_child:
+        rss_child(args.rss_child, batches[0], args.memory_steps)
+        return
+    if args.worker:
+        _common.serve_blocks(mlp_steps(batches[0], (args.worker,))[args.worker])
+        return
+
+    repeats = args.repeats or (3 if args.quick else 30)
+    if args.quick:
+        batches = [b for b in batches if b <= 256] or batches[:1]
+    print(f"# tensorgrad benchmarks: {_common.cpu_summary()}, numpy {np.__version__} "
+          f"(BLAS threads: {threads if threads is not None else 'unknown'}), "
+          + (f"torch {torch.__version__} (threads: {torch.get_num_threads()})" if use_torch
+             else "torch not installed" if torch is None else "torch left out")
+          + f", Python {sys.version.split()[0]}")
+    bench_mlp(batches, repeats, variants, threads)
+    bench_per_op(repeats, 200 if args.quick else 2000, variants)
+    bench_matmul(256 if args.quick else 1024, repeats)
+    bench_memory(args.memory_batch or (256 if args.quick else 1024), args.memory_steps, variants,
+                 args.threads)
+
+
+if __name__ == "__main__":
+    main()
