@@ -54,8 +54,10 @@ def interleaved(candidates: dict[str, Block], repeats: int, number: int,
     Each round runs every candidate once, in an order that rotates from round to round, so
     that drift in the machine's load falls on all of them alike. Returns, per candidate,
     `seconds` (the median time of one call), `spread` (the interquartile range over the rounds,
-    relative to the median) and `faults` (minor page faults per call: memory that the
-    allocator handed back to the OS and touched again, or touched for the first time).
+    relative to the median), `faults` (minor page faults per call: memory that the allocator
+    handed back to the OS and touched again, or touched for the first time) and `rounds` (the
+    time of one call in each round, for `paired_ratio`). `pause` seconds of sleep before each
+    block let the BLAS threads of the block before stop spinning.
     """
     names = list(candidates)
     for name in names:
@@ -77,8 +79,20 @@ def interleaved(candidates: dict[str, Block], repeats: int, number: int,
         mid = median(ordered)
         q1, q3 = ordered[len(ordered) // 4], ordered[(3 * len(ordered)) // 4]
         result[name] = {"seconds": mid, "spread": (q3 - q1) / mid if mid else 0.0,
-                        "faults": faults[name] / (repeats * number)}
+                        "faults": faults[name] / (repeats * number), "rounds": times[name]}
     return result
+
+
+def paired_ratio(result: dict[str, dict], name: str, reference: str) -> float | None:
+    """The median over the rounds of `name`'s time over `reference`'s time in the same round.
+
+    Steadier than a ratio of medians on a loaded machine: the two blocks of a round ran
+    seconds apart, under the same load.
+    """
+    if name not in result or reference not in result:
+        return None
+    pairs = zip(result[name]["rounds"], result[reference]["rounds"], strict=True)
+    return median(a / b for a, b in pairs)
 
 
 class Worker:
@@ -150,7 +164,7 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def ratio(value: float | None, reference: float | None) -> str:
+def ratio(value: float | None, reference: float | None = 1.0) -> str:
     """`value / reference` as `1.07x`, or `-` when either is missing."""
     if value is None or not reference:
         return "-"

@@ -6,17 +6,20 @@ Four tables, every ratio measured in one run with the variants interleaved round
    lr 0.1, float32) at several batch sizes: hand-written numpy (the baseline: forward, stable
    log-softmax, backward by hand, in-place update), tensorgrad written as a user would, and
    PyTorch when installed, with torch's thread count set to numpy's BLAS thread count. Before
-   timing, one step of each is checked against numpy's: same loss, same gradients.
+   timing, one step of each is checked against numpy's: same loss, gradients and update.
+   Each variant runs in a process of its own, so that it meets the allocator state its own
+   training loop would; the table shows the page faults per step, which is where glibc giving
+   memory back to the OS (and taking it again) shows.
 2. Per-op overhead: `c = a*b + a; c.sum().backward()` on (1, 1) tensors.
 3. Matmul forward and backward at the BLAS rate, against the three raw `np.matmul` calls.
 4. Peak memory of 10 MLP steps: tracemalloc (numpy reports its buffers to it) and, per variant
-   in a fresh process, the peak resident set size and the page faults per step.
+   in a fresh process, the peak resident set size.
 
 Run from the root of a checkout (installed or not):
 
     python benchmarks/tensor.py                  # the figures (a few minutes on 2 cores)
     python benchmarks/tensor.py --quick          # a smoke run (seconds)
-    python benchmarks/tensor.py --batches 64,512 --repeats 50 --threads 1
+    python benchmarks/tensor.py --batches 64,512 --repeats 50 --threads 1 --tables mlp,op
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Callable
 
 import _common  # puts the checkout on sys.path, so the imports below work uninstalled
 import numpy as np
-from _common import Worker, blas_threads, interleaved, local_block, print_table, ratio
+from _common import Worker, blas_threads, interleaved, paired_ratio, print_table, ratio
 
 import tensorgrad as tg
 
@@ -41,6 +44,8 @@ try:
 except ImportError:
     torch = None
 
+VARIANTS = ("numpy", "tensorgrad", "torch")
+TABLES = ("mlp", "op", "matmul", "memory")
 SIZES = (784, 256, 128, 10)
 LR = 0.1
 Params = list[np.ndarray]
@@ -143,7 +148,7 @@ def mlp_steps(batch: int, variants: tuple[str, ...]) -> dict[str, Callable[[], o
     return steps
 
 
-def check_mlp(batch: int) -> str:
+def check_mlp(batch: int, variants: tuple[str, ...]) -> str:
     """Check that tensorgrad (and torch) compute numpy's loss, gradients and update.
 
     So that no variant can look fast by doing less work. Raises AssertionError on a mismatch.
@@ -164,7 +169,7 @@ def check_mlp(batch: int) -> str:
     for i, (a, b) in enumerate(zip(tg_params, numpy_params, strict=True)):
         np.testing.assert_allclose(a.data, b, rtol=1e-5, atol=1e-6, err_msg=f"tensorgrad param {i}")
     checked = "tensorgrad"
-    if torch is not None:
+    if "torch" in variants:
         qparams = [torch.tensor(p, requires_grad=True) for p in init_params()]
         loss = torch_step(torch.from_numpy(x), torch.from_numpy(y), qparams)
         np.testing.assert_allclose(loss.item(), expected_loss, rtol=1e-5, err_msg="torch loss")
@@ -172,7 +177,7 @@ def check_mlp(batch: int) -> str:
             np.testing.assert_allclose(a.detach().numpy(), b, rtol=1e-5, atol=1e-6,
                                        err_msg=f"torch param {i}")
         checked += " and torch"
-    return f"Checked at batch {batch}: {checked} give numpy's loss, gradients and updated weights."
+    return checked
 
 
 def bench_mlp(batches: list[int], repeats: int, variants: tuple[str, ...], threads: int | None) -> None:
@@ -181,134 +186,154 @@ def bench_mlp(batches: list[int], repeats: int, variants: tuple[str, ...], threa
     Each variant runs in a process of its own (so that its allocator state is the one a
     training loop of its own would see), and the processes take turns, round by round.
     """
-    notes = [check_mlp(batches[0])]
+    checked = [check_mlp(batch, variants) for batch in batches][0]
     rows = []
     for batch in batches:
-        workers = {v: Worker(_worker_command(v, batch, threads)) for v in variants}
-        try:
-            # About 30 ms of work per timed block, whatever the batch size. The pause lets the
-            # BLAS threads of the process that just ran stop spinning before the next one runs.
-            number = max(1, 8_000 // batch)
-            result = interleaved(workers, repeats=repeats, number=number, warmup=3, pause=0.2)
-        finally:
-            for worker in workers.values():
-                worker.close()
-        numpy_s = result["numpy"]["seconds"]
-        tg_s = result["tensorgrad"]["seconds"]
-        torch_s = result["torch"]["seconds"] if "torch" in result else None
-        rows.append([batch, numpy_s * 1e3, tg_s * 1e3, None if torch_s is None else torch_s * 1e3,
-                     ratio(tg_s, numpy_s), ratio(torch_s, numpy_s),
-                     "yes" if tg_s <= 1.15 * numpy_s else "NO",
-                     " / ".join(f"{result[v]['spread'] * 100:.0f}%" for v in result),
-                     " / ".join(f"{result[v]['faults']:.0f}" for v in result)])
-    notes.append("Medians over the rounds; spread is the interquartile range over the rounds, "
-                 "relative to the median; faults are minor page faults per step in steady state "
-                 f"(glibc handing memory back to the OS and taking it again), {' / '.join(variants)}.")
+        # About 30 ms of work per timed block, whatever the batch size.
+        result = timed_in_workers({v: f"mlp:{v}:{batch}" for v in variants}, repeats,
+                                  number=max(1, 8_000 // batch), threads=threads)
+        tg_ratio = paired_ratio(result, "tensorgrad", "numpy")
+        rows.append([batch] + [result[v]["seconds"] * 1e3 if v in result else None for v in VARIANTS]
+                    + [ratio(tg_ratio), ratio(paired_ratio(result, "torch", "numpy")),
+                       "yes" if tg_ratio <= 1.15 else "NO",
+                       " / ".join(f"{result[v]['spread'] * 100:.0f}%" for v in result),
+                       " / ".join(f"{result[v]['faults']:.0f}" for v in result)])
     print_table("MLP 784-256-128-10 training step (ms per step, median)",
-                ["batch", "numpy", "tensorgrad", "torch", "tensorgrad/numpy", "torch/numpy",
-                 "tensorgrad <= 1.15x", "spread", "faults/step"], rows, notes)
+                ["batch", *VARIANTS, "tensorgrad/numpy", "torch/numpy", "tensorgrad <= 1.15x",
+                 "spread", "faults/step"], rows,
+                [f"Checked first, at every batch size: {checked} give numpy's loss, gradients and "
+                 "updated weights from the same initialisation.",
+                 "Each variant runs in its own process; the processes take turns, a block of steps "
+                 "each, round after round. Times are medians over the rounds; the ratios are medians "
+                 "of the ratios within a round. spread: the interquartile range of the rounds over "
+                 "the median; faults/step: minor page faults per step in steady state (memory that "
+                 f"glibc gave back to the OS and the next step took again); both {' / '.join(variants)}."])
 
 
-def _worker_command(variant: str, batch: int, threads: int | None) -> list[str]:
-    command = [__file__, "--worker", variant, "--batches", str(batch)]
-    return command + (["--threads", str(threads)] if threads is not None else [])
+def timed_in_workers(specs: dict[str, str], repeats: int, number: int, threads: int | None,
+                     pause: float = 0.2) -> dict[str, dict]:
+    """Time each candidate (named by a `make_candidate` spec) in a process of its own.
+
+    A process of its own gives each candidate the allocator state its own loop would have: in
+    one shared process, one candidate's frees decide whether the next one's buffers come back
+    from glibc's heap or from fresh pages. The processes take turns (see `interleaved`); the
+    pause before each block lets the BLAS threads of the previous process stop spinning.
+    """
+    workers = {}
+    try:
+        for name, spec in specs.items():
+            command = [__file__, "--worker", spec]
+            workers[name] = Worker(command + (["--threads", str(threads)] if threads is not None else []))
+        return interleaved(workers, repeats=repeats, number=number, warmup=3, pause=pause)
+    finally:
+        for worker in workers.values():
+            worker.close()
+
+
+def make_candidate(spec: str) -> Callable[[], object]:
+    """The function a worker process times, from its spec `table:variant:size`."""
+    table, variant, size = spec.split(":")
+    if table == "mlp":
+        return mlp_steps(int(size), (variant,))[variant]
+    if table == "op":
+        return per_op_candidate(variant)
+    if table in ("matmul", "matmul.T"):
+        return matmul_candidate(variant, int(size), transposed=table == "matmul.T")
+    raise ValueError(f"unknown benchmark worker spec {spec!r}")
 
 
 # --- per-op overhead ----------------------------------------------------------------------------
 
 
-def per_op_candidates(variants: tuple[str, ...]) -> dict[str, Callable[[], object]]:
-    """`c = a*b + a; c.sum().backward()` on (1, 1) float32 tensors, per variant."""
+def per_op_candidate(variant: str) -> Callable[[], object]:
+    """`c = a*b + a; c.sum().backward()` on (1, 1) float32 tensors, in one variant."""
     a = np.full((1, 1), 0.5, dtype=np.float32)
     b = np.full((1, 1), 2.0, dtype=np.float32)
+    if variant == "numpy":
+        def numpy_by_hand() -> tuple[np.ndarray, np.ndarray]:
+            c = a * b + a
+            c.sum()
+            grad_c = np.ones_like(c)  # d sum / d c
+            return grad_c * b + grad_c, grad_c * a  # d sum / d a, d sum / d b
 
-    def numpy_by_hand() -> tuple[np.ndarray, np.ndarray]:
-        c = a * b + a
-        c.sum()
-        grad_c = np.ones_like(c)  # d sum / d c
-        return grad_c * b + grad_c, grad_c * a  # d sum / d a, d sum / d b
+        return numpy_by_hand
+    if variant == "tensorgrad":
+        ta, tb = tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True)
 
-    candidates: dict[str, Callable[[], object]] = {"numpy": numpy_by_hand}
-    ta, tb = tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True)
-
-    def tensorgrad_op() -> None:
-        c = ta * tb + ta
-        c.sum().backward()
-        ta.grad = tb.grad = None
-
-    candidates["tensorgrad"] = tensorgrad_op
-    if "torch" in variants:
-        qa, qb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
-
-        def torch_op() -> None:
-            c = qa * qb + qa
+        def tensorgrad_op() -> None:
+            c = ta * tb + ta
             c.sum().backward()
-            qa.grad = qb.grad = None
+            ta.grad = tb.grad = None
 
-        candidates["torch"] = torch_op
-    return candidates
+        return tensorgrad_op
+    qa, qb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+
+    def torch_op() -> None:
+        c = qa * qb + qa
+        c.sum().backward()
+        qa.grad = qb.grad = None
+
+    return torch_op
 
 
-def bench_per_op(repeats: int, number: int, variants: tuple[str, ...]) -> None:
+def bench_per_op(repeats: int, number: int, variants: tuple[str, ...], threads: int | None) -> None:
     """Table 2: microseconds per forward + backward of a three-op graph on (1, 1) tensors."""
-    candidates = {name: local_block(call) for name, call in per_op_candidates(variants).items()}
-    result = interleaved(candidates, repeats=repeats, number=number)
-    torch_s = result["torch"]["seconds"] if "torch" in result else None
-    numpy_s = result["numpy"]["seconds"]
-    rows = [[name, r["seconds"] * 1e6, ratio(r["seconds"], numpy_s), ratio(r["seconds"], torch_s),
-             f"{r['spread'] * 100:.0f}%"] for name, r in result.items()]
-    target = "-" if torch_s is None else ("yes" if result["tensorgrad"]["seconds"] <= torch_s / 3 else "NO")
+    result = timed_in_workers({v: f"op:{v}:1" for v in variants}, repeats, number, threads, pause=0)
+    rows = [[name, r["seconds"] * 1e6, ratio(paired_ratio(result, name, "numpy")),
+             ratio(paired_ratio(result, name, "torch")), f"{r['spread'] * 100:.0f}%"]
+            for name, r in result.items()]
+    to_torch = paired_ratio(result, "tensorgrad", "torch")
+    target = "-" if to_torch is None else ("yes" if to_torch <= 1 / 3 else "NO")
     print_table("Per-op overhead: c = a*b + a; c.sum().backward() on (1, 1) float32 (µs per iteration)",
                 ["variant", "µs", "/ numpy", "/ torch", "spread"], rows,
                 [f"Target tensorgrad <= 1/3 of torch: {target}. numpy is the same arithmetic, "
-                 "forward and backward, written by hand."])
+                 "forward and backward, written by hand; tensorgrad and torch also reset the "
+                 "leaves' grads to None each iteration."])
 
 
 # --- matmul at the BLAS rate --------------------------------------------------------------------
 
 
-def matmul_candidates(n: int, transposed: bool) -> dict[str, Callable[[], object]]:
-    """tensorgrad's `a @ b` (or `a.T @ b`) forward + backward, and the 3 raw matmuls it needs."""
+def matmul_candidate(variant: str, n: int, transposed: bool) -> Callable[[], object]:
+    """tensorgrad's `a @ b` (or `a.T @ b`) forward + backward, or the 3 raw matmuls it needs."""
     rng = np.random.default_rng(2)
     a, b, g = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(3))
-    ta, tb = tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True)
-    tgrad = tg.tensor(g)
+    if variant == "numpy" and transposed:
+        # out = a.T @ b; d/da = b @ g.T, d/db = a @ g, transposes as views.
+        return lambda: (np.matmul(a.T, b), np.matmul(b, g.T), np.matmul(a, g))
+    if variant == "numpy":
+        # out = a @ b; d/da = g @ b.T, d/db = a.T @ g, transposes as views.
+        return lambda: (np.matmul(a, b), np.matmul(g, b.T), np.matmul(a.T, g))
+    ta, tb = tg.from_numpy(a).requires_grad_(), tg.from_numpy(b).requires_grad_()
+    tgrad = tg.from_numpy(g)
 
-    if transposed:
-        def raw() -> tuple[np.ndarray, ...]:
-            # out = a.T @ b; d/da = b @ g.T, d/db = a @ g, transposes as views.
-            return np.matmul(a.T, b), np.matmul(b, g.T), np.matmul(a, g)
+    def tensorgrad_mm() -> None:
+        ((ta.T if transposed else ta) @ tb).backward(tgrad)
+        ta.grad = tb.grad = None
 
-        def tensorgrad_mm() -> None:
-            (ta.T @ tb).backward(tgrad)
-            ta.grad = tb.grad = None
-    else:
-        def raw() -> tuple[np.ndarray, ...]:
-            # out = a @ b; d/da = g @ b.T, d/db = a.T @ g, transposes as views.
-            return np.matmul(a, b), np.matmul(g, b.T), np.matmul(a.T, g)
-
-        def tensorgrad_mm() -> None:
-            (ta @ tb).backward(tgrad)
-            ta.grad = tb.grad = None
-
-    return {"numpy": raw, "tensorgrad": tensorgrad_mm}
+    return tensorgrad_mm
 
 
-def bench_matmul(n: int, repeats: int) -> None:
+def bench_matmul(n: int, repeats: int, threads: int | None) -> None:
     """Table 3: matmul forward + backward, tensorgrad against the three raw np.matmul calls."""
     rows = []
     flops = 3 * 2 * n**3
     for transposed in (False, True):
-        candidates = {name: local_block(call) for name, call in matmul_candidates(n, transposed).items()}
-        result = interleaved(candidates, repeats=repeats, number=1)
+        table = "matmul.T" if transposed else "matmul"
+        result = timed_in_workers({v: f"{table}:{v}:{n}" for v in ("numpy", "tensorgrad")}, repeats,
+                                  number=1, threads=threads)
         numpy_s, tg_s = result["numpy"]["seconds"], result["tensorgrad"]["seconds"]
         rows.append([f"({n}x{n}){'.T' if transposed else ''} @ ({n}x{n})", numpy_s * 1e3, tg_s * 1e3,
-                     ratio(tg_s, numpy_s), flops / numpy_s / 1e9, flops / tg_s / 1e9,
-                     f"{result['numpy']['spread'] * 100:.0f}% / {result['tensorgrad']['spread'] * 100:.0f}%"])
+                     ratio(paired_ratio(result, "tensorgrad", "numpy")), flops / numpy_s / 1e9,
+                     flops / tg_s / 1e9,
+                     f"{result['numpy']['spread'] * 100:.0f}% / {result['tensorgrad']['spread'] * 100:.0f}%",
+                     f"{result['numpy']['faults']:.0f} / {result['tensorgrad']['faults']:.0f}"])
     print_table("Matmul forward + backward, float32 (ms; numpy = the three raw np.matmul calls)",
-                ["op", "numpy ms", "tensorgrad ms", "tensorgrad/numpy", "numpy GFLOP/s",
-                 "tensorgrad GFLOP/s", "spread"], rows,
-                ["The backward is seeded with a random gradient of the output's shape."])
+                ["op", "numpy", "tensorgrad", "tensorgrad/numpy", "numpy GFLOP/s",
+                 "tensorgrad GFLOP/s", "spread", "faults/call"], rows,
+                ["The backward is seeded with a random gradient of the output's shape; the raw "
+                 "calls pass the transposes as views, as tensorgrad should. Each runs in its own "
+                 "process, taking turns; spread and faults as in the MLP table, numpy / tensorgrad."])
 
 
 # --- peak memory --------------------------------------------------------------------------------
@@ -328,21 +353,24 @@ def traced_peak(step: Callable[[], object], steps: int) -> int:
 
 
 def rss_child(variant: str, batch: int, steps: int) -> None:
-    """In a fresh process: peak RSS above the RSS before `steps` steps, and faults per step."""
-    import resource
+    """In a fresh process: print the peak RSS above the RSS before `steps` steps, in bytes.
 
+    A few steps at batch 2 come first, so that what a library sets up once (torch's autograd
+    engine and thread pools) is not counted, while the big step's buffers are still new.
+    """
+    warmup = mlp_steps(2, (variant,))[variant]
+    for _ in range(3):
+        warmup()
+    del warmup
     step = mlp_steps(batch, (variant,))[variant]
     gc.collect()
     base = _common.reset_peak_rss()
-    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(steps):
         step()
-    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
-    peak = _common.peak_rss()
-    print(json.dumps({"rss": None if base is None else peak - base, "faults": faults / steps}))
+    print(json.dumps(None if base is None else _common.peak_rss() - base))
 
 
-def rss_in_subprocess(variant: str, batch: int, steps: int, threads: int | None) -> dict:
+def rss_in_subprocess(variant: str, batch: int, steps: int, threads: int | None) -> int | None:
     """Run `rss_child` for one variant in a fresh interpreter and return what it measured."""
     command = [sys.executable, __file__, "--rss-child", variant, "--batches", str(batch),
                "--memory-steps", str(steps)]
@@ -356,19 +384,26 @@ def bench_memory(batch: int, steps: int, variants: tuple[str, ...], threads: int
     """Table 4: peak memory of `steps` MLP steps, tracemalloc and RSS."""
     steps_by_variant = mlp_steps(batch, variants)
     traced = {v: traced_peak(steps_by_variant[v], steps) for v in ("numpy", "tensorgrad")}
+    x, y = make_batch(batch)
+    resident = x.nbytes + y.nbytes + sum(p.nbytes for p in init_params())
     rows = []
     for variant in variants:
         rss = rss_in_subprocess(variant, batch, steps, threads)
-        rows.append([variant, _mib(traced.get(variant)), ratio(traced.get(variant), traced["numpy"]),
-                     _mib(rss["rss"]), f"{rss['faults']:.0f}"])
+        peak = traced.get(variant)
+        rows.append([variant, _mib(peak), ratio(peak, traced["numpy"]),
+                     _mib(None if peak is None else peak + resident),
+                     ratio(None if peak is None else peak + resident, traced["numpy"] + resident),
+                     _mib(rss)])
     target = "yes" if traced["tensorgrad"] <= 1.3 * traced["numpy"] else "NO"
-    print_table(f"Peak memory of {steps} MLP training steps at batch {batch} (MiB above the start)",
-                ["variant", "tracemalloc peak", "/ numpy", "peak RSS (own process)", "faults/step"],
-                rows,
-                [f"Target tensorgrad <= 1.3x numpy (tracemalloc): {target}. tracemalloc sees numpy's "
-                 "buffers but not torch's; the RSS column runs each variant alone in a fresh process "
-                 "(peak RSS above the RSS before the first step), where faults/step counts the pages "
-                 "glibc handed back to the OS and the step touched again."])
+    print_table(f"Peak memory of {steps} MLP training steps at batch {batch} (MiB)",
+                ["variant", "step peak", "/ numpy", "with weights and batch", "/ numpy",
+                 "step peak RSS"], rows,
+                [f"Target tensorgrad <= 1.3x numpy (step peak): {target}. step peak: the tracemalloc "
+                 "peak above what was allocated before the steps (numpy reports its buffers to "
+                 f"tracemalloc; torch does not); with weights and batch: plus the {_mib(resident):.1f} "
+                 "MiB of weights and batch that every variant holds throughout; step peak RSS: the "
+                 "same steps alone in a fresh process (after a few steps at batch 2 that set up each "
+                 "library), peak resident set size above the RSS before the first step."])
 
 
 def _mib(n: int | None) -> float | None:
@@ -388,6 +423,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=None,
                         help="BLAS threads for numpy (and torch); default: numpy's own setting")
     parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if installed")
+    parser.add_argument("--tables", default=",".join(TABLES),
+                        help=f"which tables to print, comma-separated (default: all of {','.join(TABLES)})")
     parser.add_argument("--memory-batch", type=int, default=None,
                         help="batch size of the memory table (default 1024, or 256 with --quick)")
     parser.add_argument("--memory-steps", type=int, default=10, help="MLP steps the memory table runs")
@@ -408,7 +445,7 @@ def main(argv: list[str] | None = None) -> None:
         rss_child(args.rss_child, batches[0], args.memory_steps)
         return
     if args.worker:
-        _common.serve_blocks(mlp_steps(batches[0], (args.worker,))[args.worker])
+        _common.serve_blocks(make_candidate(args.worker))
         return
 
     repeats = args.repeats or (3 if args.quick else 30)
@@ -419,11 +456,18 @@ def main(argv: list[str] | None = None) -> None:
           + (f"torch {torch.__version__} (threads: {torch.get_num_threads()})" if use_torch
              else "torch not installed" if torch is None else "torch left out")
           + f", Python {sys.version.split()[0]}")
-    bench_mlp(batches, repeats, variants, threads)
-    bench_per_op(repeats, 200 if args.quick else 2000, variants)
-    bench_matmul(256 if args.quick else 1024, repeats)
-    bench_memory(args.memory_batch or (256 if args.quick else 1024), args.memory_steps, variants,
-                 args.threads)
+    tables = args.tables.split(",")
+    if unknown := set(tables) - set(TABLES):
+        parser.error(f"unknown tables {sorted(unknown)}; choose from {', '.join(TABLES)}")
+    if "mlp" in tables:
+        bench_mlp(batches, repeats, variants, threads)
+    if "op" in tables:
+        bench_per_op(repeats, 200 if args.quick else 2000, variants, threads)
+    if "matmul" in tables:
+        bench_matmul(256 if args.quick else 1024, repeats, threads)
+    if "memory" in tables:
+        bench_memory(args.memory_batch or (256 if args.quick else 1024), args.memory_steps, variants,
+                     threads)
 
 
 if __name__ == "__main__":

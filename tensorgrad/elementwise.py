@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from scalargrad.engine import is_grad_enabled
+from scalargrad.engine import _grad_mode
 from tensorgrad.tensor import VIEW_OPS, Tensor, _wrap, ensure_tensor, float32, float64, record
 
 Operand = Tensor | float | int
@@ -259,6 +259,34 @@ ne = _compare(np.not_equal, "!=")
 # --- in place -----------------------------------------------------------------------------------
 
 
+def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], other: Any,
+                       name: str) -> Tensor:
+    """x = op(x, other) in place; outside the graph, one numpy call that writes into x itself.
+
+    An optimizer's `p -= lr * p.grad` takes this path under `no_grad()`: no temporary array, no
+    copy. Inside the graph it is `apply_inplace`.
+    """
+    if _grad_mode.enabled and (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
+        return apply_inplace(x, op, other, name=name)
+    if not x.data.flags.writeable:
+        _raise_read_only(name)
+    values = other.data if isinstance(other, Tensor) else other
+    try:
+        ufunc(x.data, values, out=x.data, casting="same_kind")
+    except ValueError:
+        raise ValueError(
+            f"{name}: an operand of shape {np.shape(values)} can't be broadcast to the shape {x.shape} "
+            "of the tensor changed in place"
+        ) from None
+    except TypeError:
+        raise TypeError(
+            f"{name}: a result of dtype {np.result_type(x.data, values)} can't be stored in a "
+            f"{x.dtype} tensor"
+        ) from None
+    x._versions[0] += 1
+    return x
+
+
 def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -> Tensor:
     """Write `op(x, *args)` into x's storage and make x the output of that op in the graph.
 
@@ -266,7 +294,7 @@ def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -
     raises instead of using the new ones. Outside `no_grad`, a leaf that requires grad can't
     be changed in place: its gradient would no longer describe the values it holds.
     """
-    recording = is_grad_enabled() and (
+    recording = _grad_mode.enabled and (
         x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
     )
     if not recording:
@@ -300,10 +328,7 @@ def _detached_copy_with_history(x: Tensor) -> Tensor:
 
 def _write(x: Tensor, values: np.ndarray, name: str) -> None:
     if not x.data.flags.writeable:
-        raise RuntimeError(
-            f"{name}: this tensor is read-only: an expand/broadcast_to view, whose elements share "
-            "memory, or a read-only numpy array; clone() it before changing it in place"
-        )
+        _raise_read_only(name)
     if values.shape != x.data.shape:
         raise ValueError(
             f"{name}: the result has shape {values.shape} but the tensor changed in place has "
@@ -316,6 +341,13 @@ def _write(x: Tensor, values: np.ndarray, name: str) -> None:
             f"{name}: a result of dtype {values.dtype} can't be stored in a {x.dtype} tensor"
         ) from None
     x._versions[0] += 1
+
+
+def _raise_read_only(name: str) -> None:
+    raise RuntimeError(
+        f"{name}: this tensor is read-only: an expand/broadcast_to view, whose elements share "
+        "memory, or a read-only numpy array; clone() it before changing it in place"
+    )
 
 
 def fill(x: Tensor, value: float) -> Tensor:

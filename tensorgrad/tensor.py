@@ -292,7 +292,7 @@ class Tensor:
                     f"grad can be implicitly created only for scalar outputs: this tensor has shape "
                     f"{self.shape}; pass backward(gradient=...) of that shape"
                 )
-            return np.ones(self.shape, dtype=self.data.dtype)
+            return np.array(1, dtype=self.data.dtype).reshape(self.data.shape)
         seed = gradient.data if isinstance(gradient, Tensor) else np.asarray(gradient)
         if seed.shape != self.shape:
             raise RuntimeError(
@@ -550,19 +550,19 @@ class Tensor:
 
     def add_(self, other: Any) -> Tensor:
         """self += other, in place."""
-        return _ew.apply_inplace(self, _ew.add, other, name="add_")
+        return _ew.arithmetic_inplace(self, np.add, _ew.add, other, "add_")
 
     def sub_(self, other: Any) -> Tensor:
         """self -= other, in place."""
-        return _ew.apply_inplace(self, _ew.sub, other, name="sub_")
+        return _ew.arithmetic_inplace(self, np.subtract, _ew.sub, other, "sub_")
 
     def mul_(self, other: Any) -> Tensor:
         """self *= other, in place."""
-        return _ew.apply_inplace(self, _ew.mul, other, name="mul_")
+        return _ew.arithmetic_inplace(self, np.multiply, _ew.mul, other, "mul_")
 
     def div_(self, other: Any) -> Tensor:
         """self /= other, in place."""
-        return _ew.apply_inplace(self, _ew.div, other, name="div_")
+        return _ew.arithmetic_inplace(self, np.true_divide, _ew.div, other, "div_")
 
     def zero_(self) -> Tensor:
         """Set every element to 0, in place."""
@@ -806,19 +806,29 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     """
     if type(data) is not np.ndarray:
         data = np.asarray(data)
-    out = _wrap(data)
-    if not _grad_mode.enabled:
-        return out
+    out = _new_tensor(Tensor)  # _wrap(data), inlined: this is the hottest line of the library
+    out.data = data
+    out.grad = None
+    out.label = ""
+    out._keeps_grad = False
+    out._versions = [0]
     # One edge per input that wants a gradient. Each remembers the input's history when the
     # op was recorded: an in-place op on an inner tensor gives it a new history, and gradient
     # routed into the new one would be wrong.
-    edges = [(t, vjp, t._backward) for t, vjp in zip(inputs, vjps, strict=True)
-             if t._requires_grad and vjp is not None]
+    edges = []
+    if _grad_mode.enabled:
+        for t, vjp in zip(inputs, vjps):  # noqa: B905 - one VJP per input, checked by the tests
+            if t._requires_grad and vjp is not None:
+                edges.append((t, vjp, t._backward))
     if not edges:
+        out.parents = ()
+        out.op = ""
+        out._backward = None
+        out._requires_grad = False
         return out
     if saved is None:
         saved = inputs
-    checks = [(t._versions, t._versions[0]) for t in saved]
+    checks = [(t._versions, t._versions[0]) for t in saved] if saved else []
     if saves_output:
         checks.append((out._versions, 0))
 
@@ -834,8 +844,9 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
                 g = unbroadcast(g, t.data.shape)
             if history is None:  # a leaf: it keeps (and owns) its gradient
                 if t.grad is None:
-                    if g is grad or g.base is not None or g.dtype != t.data.dtype or not g.flags.writeable:
-                        g = np.array(g, dtype=t.data.dtype)
+                    # A VJP may hand back its own input or a view (shared, maybe read-only).
+                    if g is grad or g.base is not None or g.dtype != t.data.dtype:
+                        g = g.astype(t.data.dtype)  # a copy the leaf owns
                     t.grad = g
                 else:
                     t.grad += g
