@@ -117,10 +117,13 @@ class Worker:
         return reply["seconds"], reply["faults"]
 
     def close(self) -> None:
-        """End the child process."""
+        """End the child process (one that already died is just reaped)."""
         assert self.process.stdin is not None
-        self.process.stdin.write("\n")
-        self.process.stdin.close()
+        try:
+            self.process.stdin.write("\n")
+            self.process.stdin.close()
+        except OSError:
+            pass
         self.process.wait()
 
 

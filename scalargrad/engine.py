@@ -111,7 +111,7 @@ def topological_order(root: Node) -> list:
     return order
 
 
-def backward(root: Node, seed: Any, retain_graph: bool = True) -> list:
+def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
     """Backpropagate from `root`: set `root.grad = seed`, then run every `_backward`.
 
     Inner nodes' gradients are reset first, so a second pass starts from a clean slate; leaves
@@ -122,16 +122,15 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> list:
     With `retain_graph=False` every inner node drops its backward function (and the arrays
     that function saved) and its parents as soon as it has run, so the graph's memory goes
     back while the pass is still going; a later pass through it raises `GraphFreedError`.
-    Returns the topological order, for callers that want to inspect it.
     """
-    order = topological_order(root)
-    # Leaves have nothing to reset or run: gather the inner nodes once, rather than test every
-    # node in both loops below.
-    inner = [node for node in order if node._backward is not None]
+    inner = _inner_nodes(root)
     for node in inner:
         node.grad = node._grad_init
     root.grad = seed
-    for node in reversed(inner):
+    while inner:
+        # pop, not a loop over the list: the list must not keep a node (and its data) alive
+        # once its gradient has gone to its parents.
+        node = inner.pop()
         grad = node.grad
         if grad is not None:
             node._backward(grad)
@@ -140,6 +139,29 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> list:
         if not retain_graph:
             node._backward = _graph_freed
             node.parents = ()
+
+
+def _inner_nodes(root: Node) -> list:
+    """`topological_order(root)` without the leaves: the nodes that have a backward function.
+
+    Leaves only receive gradient, so the backward pass need not visit them at all; in a small
+    tensor graph they are half of the nodes.
+    """
+    if root._backward is None:
+        return []
+    order = []
+    visited = {root}
+    stack = [(root, iter(root.parents))]
+    while stack:
+        node, pending = stack[-1]
+        for parent in pending:
+            if parent._backward is not None and parent not in visited:
+                visited.add(parent)
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:  # every inner parent is done: this node is too
+            stack.pop()
+            order.append(node)
     return order
 
 

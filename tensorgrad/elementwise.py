@@ -45,7 +45,8 @@ def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str) -> np.ndarray:
 
 def add(a: Operand, b: Operand) -> Tensor:
     """a + b, broadcasting. d/da = 1, d/db = 1."""
-    a, b = _operands(a, b)
+    if type(a) is not Tensor or type(b) is not Tensor:
+        a, b = _operands(a, b)
     return record(_binary(np.add, a, b, "+"), "+", (a, b),
                   lambda grad: grad,
                   lambda grad: grad, saved=())
@@ -53,7 +54,8 @@ def add(a: Operand, b: Operand) -> Tensor:
 
 def sub(a: Operand, b: Operand) -> Tensor:
     """a - b, broadcasting. d/da = 1, d/db = -1."""
-    a, b = _operands(a, b)
+    if type(a) is not Tensor or type(b) is not Tensor:
+        a, b = _operands(a, b)
     return record(_binary(np.subtract, a, b, "-"), "-", (a, b),
                   lambda grad: grad,
                   lambda grad: -grad, saved=())
@@ -61,7 +63,8 @@ def sub(a: Operand, b: Operand) -> Tensor:
 
 def mul(a: Operand, b: Operand) -> Tensor:
     """a * b, broadcasting. d/da = b, d/db = a."""
-    a, b = _operands(a, b)
+    if type(a) is not Tensor or type(b) is not Tensor:
+        a, b = _operands(a, b)
     return record(_binary(np.multiply, a, b, "*"), "*", (a, b),
                   lambda grad: grad * b.data,
                   lambda grad: grad * a.data)
@@ -69,7 +72,8 @@ def mul(a: Operand, b: Operand) -> Tensor:
 
 def div(a: Operand, b: Operand) -> Tensor:
     """a / b, broadcasting. d/da = 1 / b, d/db = -a / b**2."""
-    a, b = _operands(a, b)
+    if type(a) is not Tensor or type(b) is not Tensor:
+        a, b = _operands(a, b)
     return record(_binary(np.true_divide, a, b, "/"), "/", (a, b),
                   lambda grad: grad / b.data,
                   lambda grad: -grad * a.data / (b.data * b.data))
@@ -85,7 +89,8 @@ def pow(a: Operand, b: Operand) -> Tensor:  # noqa: A001 - the op's name, as in 
     """a ** b. d/da = b * a**(b - 1); d/db = log(a) * a**b (0 where a == 0 and b >= 0)."""
     if isinstance(a, Tensor) and isinstance(b, int | float) and not isinstance(b, bool):
         return _pow_scalar(a, b)
-    a, b = _operands(a, b)
+    if type(a) is not Tensor or type(b) is not Tensor:
+        a, b = _operands(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = _binary(np.power, a, b, "**")
 
@@ -196,7 +201,8 @@ def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tens
 
 def maximum(a: Operand, b: Operand) -> Tensor:
     """Elementwise max(a, b). The gradient goes to the larger input, split evenly on ties."""
-    a, b = _operands(a, b)
+    if type(a) is not Tensor or type(b) is not Tensor:
+        a, b = _operands(a, b)
     return record(_binary(np.maximum, a, b, "maximum"), "maximum", (a, b),
                   lambda grad: grad * _share(a.data, b.data),
                   lambda grad: grad * _share(b.data, a.data))
@@ -204,7 +210,8 @@ def maximum(a: Operand, b: Operand) -> Tensor:
 
 def minimum(a: Operand, b: Operand) -> Tensor:
     """Elementwise min(a, b). The gradient goes to the smaller input, split evenly on ties."""
-    a, b = _operands(a, b)
+    if type(a) is not Tensor or type(b) is not Tensor:
+        a, b = _operands(a, b)
     return record(_binary(np.minimum, a, b, "minimum"), "minimum", (a, b),
                   lambda grad: grad * _share(b.data, a.data),
                   lambda grad: grad * _share(a.data, b.data))
@@ -220,7 +227,8 @@ def where(condition: Any, a: Operand, b: Operand) -> Tensor:
     cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
-    a, b = _operands(a, b)
+    if type(a) is not Tensor or type(b) is not Tensor:
+        a, b = _operands(a, b)
     try:
         out = np.where(cond, a.data, b.data)
     except ValueError:

@@ -292,13 +292,15 @@ class Tensor:
                     f"grad can be implicitly created only for scalar outputs: this tensor has shape "
                     f"{self.shape}; pass backward(gradient=...) of that shape"
                 )
-            return np.array(1, dtype=self.data.dtype).reshape(self.data.shape)
+            seed = np.array(1, dtype=self.data.dtype)
+            return seed if self.data.ndim == 0 else seed.reshape(self.data.shape)
         seed = gradient.data if isinstance(gradient, Tensor) else np.asarray(gradient)
         if seed.shape != self.shape:
             raise RuntimeError(
                 f"backward: gradient has shape {seed.shape} but the tensor has shape {self.shape}"
             )
-        return np.array(seed, dtype=self.data.dtype)
+        # No copy: a leaf copies a gradient it would share with anything else.
+        return np.asarray(seed, dtype=self.data.dtype)
 
     def zero_grad_(self) -> None:
         """Forget the accumulated gradient (sets `grad` to None)."""
@@ -819,7 +821,7 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     if _grad_mode.enabled:
         for t, vjp in zip(inputs, vjps):  # noqa: B905 - one VJP per input, checked by the tests
             if t._requires_grad and vjp is not None:
-                edges.append((t, vjp, t._backward))
+                edges.append((t, vjp, t._backward, t.data.shape))
     if not edges:
         out.parents = ()
         out.op = ""
@@ -836,12 +838,12 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
         for versions, version in checks:
             if versions[0] != version:
                 _raise_modified(op, version, versions[0])
-        for t, vjp, history in edges:
+        for t, vjp, history, shape in edges:
             if t._backward is not history:
                 _raise_changed_history(t, op)
             g = vjp(grad)
-            if g.shape != t.data.shape:
-                g = unbroadcast(g, t.data.shape)
+            if g.shape != shape:
+                g = unbroadcast(g, shape)
             if history is None:  # a leaf: it keeps (and owns) its gradient
                 if t.grad is None:
                     # A VJP may hand back its own input or a view (shared, maybe read-only).
