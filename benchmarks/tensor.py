@@ -257,23 +257,15 @@ def per_op_candidate(variant: str) -> Callable[[], object]:
             return grad_c * b + grad_c, grad_c * a  # d sum / d a, d sum / d b
 
         return numpy_by_hand
-    if variant == "tensorgrad":
-        ta, tb = tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True)
+    lib = tg if variant == "tensorgrad" else torch  # the same three lines in both
+    ta, tb = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
 
-        def tensorgrad_op() -> None:
-            c = ta * tb + ta
-            c.sum().backward()
-            ta.grad = tb.grad = None
-
-        return tensorgrad_op
-    qa, qb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
-
-    def torch_op() -> None:
-        c = qa * qb + qa
+    def autograd_op() -> None:
+        c = ta * tb + ta
         c.sum().backward()
-        qa.grad = qb.grad = None
+        ta.grad = tb.grad = None
 
-    return torch_op
+    return autograd_op
 
 
 def bench_per_op(repeats: int, number: int, variants: tuple[str, ...], threads: int | None) -> None:

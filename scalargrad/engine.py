@@ -74,7 +74,7 @@ def _graph_freed(grad: Any) -> None:
     )
 
 
-def topological_order(root: Node) -> list:
+def topological_order(root: Node, leaves: bool = True) -> list:
     """Every node under `root`, each once, every node after all of its parents.
 
     It is the iterative form of the recursive walk a learner writes first::
@@ -88,7 +88,12 @@ def topological_order(root: Node) -> list:
 
     The explicit stack replaces Python's call stack, which overflows near depth 1,000. Parents
     are visited in argument order, so the order (and every picture) is deterministic.
+
+    With `leaves=False` the leaves are left out: the backward pass runs only nodes that have a
+    backward function, and in a small tensor graph the leaves are half of the nodes.
     """
+    if not leaves and root._backward is None:
+        return []
     order = []
     visited = {root}
     # Each entry is (node, iterator over its parents): the state of one pending call of build().
@@ -96,9 +101,9 @@ def topological_order(root: Node) -> list:
     while stack:
         node, pending = stack[-1]
         for parent in pending:
-            if parent not in visited:
+            if parent not in visited and (leaves or parent._backward is not None):
                 visited.add(parent)
-                if visited.issuperset(parent.parents):
+                if leaves and visited.issuperset(parent.parents):
                     # Its parents are all done (a leaf has none): build(parent) would append it
                     # at once, so do that here without a stack entry. Most nodes end here.
                     order.append(parent)
@@ -123,7 +128,7 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
     that function saved) and its parents as soon as it has run, so the graph's memory goes
     back while the pass is still going; a later pass through it raises `GraphFreedError`.
     """
-    inner = _inner_nodes(root)
+    inner = topological_order(root, leaves=False)
     for node in inner:
         node.grad = node._grad_init
     root.grad = seed
@@ -139,30 +144,6 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
         if not retain_graph:
             node._backward = _graph_freed
             node.parents = ()
-
-
-def _inner_nodes(root: Node) -> list:
-    """`topological_order(root)` without the leaves: the nodes that have a backward function.
-
-    Leaves only receive gradient, so the backward pass need not visit them at all; in a small
-    tensor graph they are half of the nodes.
-    """
-    if root._backward is None:
-        return []
-    order = []
-    visited = {root}
-    stack = [(root, iter(root.parents))]
-    while stack:
-        node, pending = stack[-1]
-        for parent in pending:
-            if parent._backward is not None and parent not in visited:
-                visited.add(parent)
-                stack.append((parent, iter(parent.parents)))
-                break
-        else:  # every inner parent is done: this node is too
-            stack.pop()
-            order.append(node)
-    return order
 
 
 # --- grad mode --------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ def _check(a: Tensor, b: Tensor) -> None:
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(
             f"matmul: both operands need at least 1 dimension, got shapes {a.shape} and {b.shape}"
-        )
+        ) from None  # raised while handling numpy's less readable error
     inner_a = a.shape[-1]
     inner_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
     if inner_a != inner_b:
@@ -25,7 +25,7 @@ def _check(a: Tensor, b: Tensor) -> None:
         raise ValueError(
             f"matmul: shapes {a.shape} and {b.shape} don't match: dimension -1 of the first "
             f"({inner_a}) must equal {which} of the second ({inner_b})"
-        )
+        ) from None
 
 
 def _swap(m: np.ndarray) -> np.ndarray:
@@ -35,11 +35,11 @@ def _swap(m: np.ndarray) -> np.ndarray:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b. d/da = grad @ b^T, d/db = a^T @ grad (vectors treated as 1-row / 1-column matrices)."""
-    _check(a, b)
     a_data, b_data = a.data, b.data
     try:
         out = np.matmul(a_data, b_data)
-    except ValueError:
+    except ValueError:  # say which dimensions are wrong, in PyTorch's terms
+        _check(a, b)
         raise ValueError(
             f"matmul: the batch dimensions of shapes {a.shape} and {b.shape} can't be broadcast together"
         ) from None

@@ -131,7 +131,9 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
 def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """The max over `axes` (kept), with infinities replaced by 0 so that x - max is never nan."""
     shift = data.max(axis=axes, keepdims=True)
-    return np.where(np.isfinite(shift), shift, 0)
+    if not np.isfinite(shift).all():  # rare: a slice of infinities (or an empty one)
+        shift = np.where(np.isfinite(shift), shift, 0)
+    return shift
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
