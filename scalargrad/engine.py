@@ -101,9 +101,11 @@ def topological_order(root: Node, leaves: bool = True) -> list:
     while stack:
         node, pending = stack[-1]
         for parent in pending:
-            if parent not in visited and (leaves or parent._backward is not None):
+            if parent not in visited:
                 visited.add(parent)
-                if leaves and visited.issuperset(parent.parents):
+                if not leaves and parent._backward is None:
+                    continue  # a leaf: seen (so the check below counts it as done), not listed
+                if visited.issuperset(parent.parents):
                     # Its parents are all done (a leaf has none): build(parent) would append it
                     # at once, so do that here without a stack entry. Most nodes end here.
                     order.append(parent)
