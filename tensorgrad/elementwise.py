@@ -31,8 +31,9 @@ def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str) -> np.ndarray:
     try:
         out = ufunc(a.data, b.data)
     except ValueError:
+        name = op if op == ufunc.__name__ else f"{op} ({ufunc.__name__})"  # '+ (add)'
         raise ValueError(
-            f"{op}: shapes {a.shape} and {b.shape} can't be broadcast together "
+            f"{name}: shapes {a.shape} and {b.shape} can't be broadcast together "
             "(trailing dimensions must match or be 1)"
         ) from None
     if out.dtype == float64 and a.data.dtype != float64 and b.data.dtype != float64:
@@ -249,7 +250,9 @@ def _compare(ufunc: np.ufunc, name: str) -> Callable[[Operand, Operand], Tensor]
         try:
             return _wrap(np.asarray(ufunc(a.data, b.data)))
         except ValueError:
-            raise ValueError(f"{name}: shapes {a.shape} and {b.shape} can't be broadcast together") from None
+            raise ValueError(
+                f"{name} ({ufunc.__name__}): shapes {a.shape} and {b.shape} can't be broadcast together"
+            ) from None
 
     compare.__name__ = compare.__qualname__ = ufunc.__name__
     compare.__doc__ = f"a {name} b, elementwise: a bool tensor that carries no gradient."
