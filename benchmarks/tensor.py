@@ -201,8 +201,8 @@ def bench_mlp(batches: list[int], repeats: int, variants: tuple[str, ...], threa
     print_table("MLP 784-256-128-10 training step (ms per step, median)",
                 ["batch", *VARIANTS, "tensorgrad/numpy", "torch/numpy", "tensorgrad <= 1.15x",
                  "spread", "faults/step"], rows,
-                [f"Checked first, at every batch size: {checked} give numpy's loss, gradients and "
-                 "updated weights from the same initialisation.",
+                [f"Checked first, at every batch size: {checked} {'give' if ' and ' in checked else 'gives'} "
+                 "numpy's loss, gradients and updated weights from the same initialisation.",
                  "Each variant runs in its own process; the processes take turns, a block of steps "
                  "each, round after round. Times are medians over the rounds; the ratios are medians "
                  "of the ratios within a round. spread: the interquartile range of the rounds over "

@@ -302,10 +302,6 @@ class Tensor:
         # No copy: a leaf copies a gradient it would share with anything else.
         return np.asarray(seed, dtype=self.data.dtype)
 
-    def zero_grad_(self) -> None:
-        """Forget the accumulated gradient (sets `grad` to None)."""
-        self.grad = None
-
     # --- math (each method calls the op in its module: jump to definition lands on it) ---------
 
     def __add__(self, other: Any) -> Tensor:
