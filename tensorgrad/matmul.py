@@ -45,6 +45,15 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         ) from None
     if out.dtype == float64 and a_data.dtype != float64 and b_data.dtype != float64:
         out = out.astype(float32)
+    if a_data.ndim > 1 and b_data.ndim > 1:  # matrices (or batches of them): the common case
+        return record(out, "@", (a, b),
+                      lambda grad: grad @ _swap(b_data),
+                      lambda grad: _swap(a_data) @ grad)
+    return record(out, "@", (a, b), *_vector_vjps(a_data, b_data))
+
+
+def _vector_vjps(a_data: np.ndarray, b_data: np.ndarray):
+    """matmul's VJPs when an operand is a vector: treat it as a matrix, then drop the extra dim."""
     # As matrices: a vector a is one row (1, k), a vector b is one column (k, 1).
     a_vector, b_vector = a_data.ndim == 1, b_data.ndim == 1
     a_matrix = a_data[None, :] if a_vector else a_data
@@ -59,11 +68,11 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return grad
 
     def vjp_a(grad: np.ndarray) -> np.ndarray:
-        ga = np.matmul(as_matrix(grad), _swap(b_matrix))
+        ga = as_matrix(grad) @ _swap(b_matrix)
         return ga[..., 0, :] if a_vector else ga
 
     def vjp_b(grad: np.ndarray) -> np.ndarray:
-        gb = np.matmul(_swap(a_matrix), as_matrix(grad))
+        gb = _swap(a_matrix) @ as_matrix(grad)
         return gb[..., 0] if b_vector else gb
 
-    return record(out, "@", (a, b), vjp_a, vjp_b)
+    return vjp_a, vjp_b
