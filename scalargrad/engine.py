@@ -196,8 +196,10 @@ class set_grad_enabled:  # noqa: N801 (PyTorch's lower-case names)
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(set_grad_enabled):  # noqa: N801
-    """Record no graph: `with no_grad(): ...` or `@no_grad()` (also bare `@no_grad`)."""
+class _FixedMode(set_grad_enabled):
+    """`set_grad_enabled` with the mode fixed by the subclass, usable bare as a decorator too."""
+
+    _fixed_mode: bool
 
     def __new__(cls, func: Callable | None = None):  # type: ignore[misc]
         self = super().__new__(cls)
@@ -207,18 +209,16 @@ class no_grad(set_grad_enabled):  # noqa: N801
         return self
 
     def __init__(self, func: Callable | None = None) -> None:
-        super().__init__(False)
+        super().__init__(self._fixed_mode)
 
 
-class enable_grad(set_grad_enabled):  # noqa: N801
+class no_grad(_FixedMode):  # noqa: N801
+    """Record no graph: `with no_grad(): ...` or `@no_grad()` (also bare `@no_grad`)."""
+
+    _fixed_mode = False
+
+
+class enable_grad(_FixedMode):  # noqa: N801
     """Record the graph again, inside a `no_grad` block: a context manager and a decorator."""
 
-    def __new__(cls, func: Callable | None = None):  # type: ignore[misc]
-        self = super().__new__(cls)
-        if callable(func):
-            self.__init__()
-            return self(func)
-        return self
-
-    def __init__(self, func: Callable | None = None) -> None:
-        super().__init__(True)
+    _fixed_mode = True
