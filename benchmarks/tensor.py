@@ -106,14 +106,19 @@ def tensorgrad_loss(x: tg.Tensor, y: tg.Tensor, params: list[tg.Tensor]) -> tg.T
     return -logits.log_softmax(-1)[tg.arange(x.shape[0]), y].mean()
 
 
+def sgd_update(lib, params) -> None:
+    """The SGD update as users write it in tensorgrad and PyTorch alike (`lib` is either)."""
+    with lib.no_grad():
+        for p in params:
+            p -= LR * p.grad
+            p.grad = None
+
+
 def tensorgrad_step(x: tg.Tensor, y: tg.Tensor, params: list[tg.Tensor]) -> tg.Tensor:
     """One SGD step in tensorgrad: backward, then the update under no_grad."""
     loss = tensorgrad_loss(x, y, params)
     loss.backward()
-    with tg.no_grad():
-        for p in params:
-            p -= LR * p.grad
-            p.grad = None
+    sgd_update(tg, params)
     return loss
 
 
@@ -123,10 +128,7 @@ def torch_step(x, y, params):
     logits = F.relu(F.relu(x @ W1 + b1) @ W2 + b2) @ W3 + b3
     loss = F.cross_entropy(logits, y)
     loss.backward()
-    with torch.no_grad():
-        for p in params:
-            p -= LR * p.grad
-            p.grad = None
+    sgd_update(torch, params)
     return loss
 
 

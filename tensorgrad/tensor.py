@@ -61,7 +61,7 @@ VJP = Callable[[np.ndarray], np.ndarray]
 
 # The ops whose output is a view sharing storage with their input (see `tensorgrad.movement`).
 VIEW_OPS = frozenset({"view", "reshape", "transpose", "permute", "expand", "unsqueeze", "squeeze",
-                      "flatten", "slice", "T", "detach"})
+                      "flatten", "slice", "T"})
 
 
 class InplaceModifiedError(RuntimeError):
@@ -602,15 +602,7 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
 def _wrap(data: np.ndarray) -> Tensor:
     """A leaf holding `data` as it is (the fast path: no conversion, no checks)."""
     t = _new_tensor(Tensor)
-    t.data = data
-    t.grad = None
-    t.parents = ()
-    t.op = ""
-    t.label = ""
-    t._backward = None
-    t._keeps_grad = False
-    t._requires_grad = False
-    t._versions = [0]
+    _init(t, data, False)
     return t
 
 
@@ -630,9 +622,8 @@ def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
 
 def _leaf(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     """A leaf around an array that the caller just made (no copy)."""
-    t = _wrap(data)
-    if requires_grad:
-        t.requires_grad_(True)
+    t = _new_tensor(Tensor)
+    _init(t, data, requires_grad)
     return t
 
 
@@ -708,14 +699,9 @@ _rng = np.random.default_rng()
 
 
 def manual_seed(seed: int) -> None:
-    """Seed the generator behind `rand`, `randn`, dropout and the initialisers."""
+    """Seed the generator behind `rand`, `randn` and their `_like` forms."""
     global _rng
     _rng = np.random.default_rng(seed)
-
-
-def generator() -> np.random.Generator:
-    """The numpy Generator that tensorgrad's random functions draw from."""
-    return _rng
 
 
 def rand(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
