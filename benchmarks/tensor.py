@@ -4,8 +4,11 @@ Four tables, every ratio measured in one run with the variants interleaved round
 
 1. An MLP 784-256-128-10 training step (ReLU, softmax cross-entropy on class indices, SGD with
    lr 0.1, float32) at several batch sizes: hand-written numpy (the baseline: forward, stable
-   log-softmax, backward by hand, in-place update), tensorgrad written as a user would, and
-   PyTorch when installed, with torch's thread count set to numpy's BLAS thread count. Before
+   log-softmax, backward by hand, in-place update); tensorgrad written as a user would, with
+   `nn.functional` (`F.linear`, `F.relu`, `F.cross_entropy`); the same step from tensorgrad's
+   plain ops (`x @ W.T + b`, `log_softmax`, indexing: one node per op); and PyTorch when
+   installed, running the very `nn.functional` code of the tensorgrad variant, with torch's
+   thread count set to numpy's BLAS thread count. Before
    timing, one step of each is checked against numpy's: same loss, gradients and update.
    Each variant runs in a process of its own, so that it meets the allocator state its own
    training loop would; the table shows the page faults per step, which is where glibc giving
@@ -25,6 +28,7 @@ Run from the root of a checkout (installed or not):
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import subprocess
@@ -44,7 +48,7 @@ try:
 except ImportError:
     torch = None
 
-VARIANTS = ("numpy", "tensorgrad", "torch")
+VARIANTS = ("numpy", "tensorgrad", "tensorgrad-ops", "torch")
 TABLES = ("mlp", "op", "matmul", "memory")
 SIZES = (784, 256, 128, 10)
 LR = 0.1
@@ -55,12 +59,12 @@ Params = list[np.ndarray]
 
 
 def init_params(seed: int = 0) -> Params:
-    """W1, b1, W2, b2, W3, b3 for 784-256-128-10, W shaped (in, out), PyTorch's uniform init."""
+    """W1, b1, W2, b2, W3, b3 for 784-256-128-10, W shaped (out, in) as in nn.Linear, PyTorch's init."""
     rng = np.random.default_rng(seed)
     params = []
     for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:], strict=True):
         bound = 1 / np.sqrt(fan_in)
-        params.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32))
+        params.append(rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32))
         params.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
     return params
 
@@ -75,9 +79,9 @@ def numpy_loss_and_grads(x: np.ndarray, y: np.ndarray, params: Params) -> tuple[
     """The loss and its gradients by hand: the baseline, as a competent numpy user writes it."""
     W1, b1, W2, b2, W3, b3 = params
     rows = np.arange(len(y))
-    h1 = np.maximum(x @ W1 + b1, 0)
-    h2 = np.maximum(h1 @ W2 + b2, 0)
-    z = h2 @ W3 + b3
+    h1 = np.maximum(x @ W1.T + b1, 0)
+    h2 = np.maximum(h1 @ W2.T + b2, 0)
+    z = h2 @ W3.T + b3
     z -= z.max(axis=1, keepdims=True)  # stable log-softmax
     e = np.exp(z)
     total = e.sum(axis=1, keepdims=True)
@@ -85,9 +89,9 @@ def numpy_loss_and_grads(x: np.ndarray, y: np.ndarray, params: Params) -> tuple[
     dz = e / total  # d loss / d logits = (softmax - onehot) / batch
     dz[rows, y] -= 1
     dz /= len(y)
-    dh2 = (dz @ W3.T) * (h2 > 0)
-    dh1 = (dh2 @ W2.T) * (h1 > 0)
-    grads = [x.T @ dh1, dh1.sum(axis=0), h1.T @ dh2, dh2.sum(axis=0), h2.T @ dz, dz.sum(axis=0)]
+    dh2 = (dz @ W3) * (h2 > 0)
+    dh1 = (dh2 @ W2) * (h1 > 0)
+    grads = [dh1.T @ x, dh1.sum(axis=0), dh2.T @ h1, dh2.sum(axis=0), dz.T @ h2, dz.sum(axis=0)]
     return float(loss), grads
 
 
@@ -99,11 +103,28 @@ def numpy_step(x: np.ndarray, y: np.ndarray, params: Params) -> float:
     return loss
 
 
-def tensorgrad_loss(x: tg.Tensor, y: tg.Tensor, params: list[tg.Tensor]) -> tg.Tensor:
-    """The mean cross-entropy of the MLP, written with tensors as a user would."""
+def functional_loss(F, x, y, params):  # noqa: N803 - F as in `import torch.nn.functional as F`
+    """The MLP's mean cross-entropy with `nn.functional`: the same code for tensorgrad and torch."""
     W1, b1, W2, b2, W3, b3 = params
-    logits = ((x @ W1 + b1).relu() @ W2 + b2).relu() @ W3 + b3
+    h1 = F.relu(F.linear(x, W1, b1))
+    h2 = F.relu(F.linear(h1, W2, b2))
+    return F.cross_entropy(F.linear(h2, W3, b3), y)
+
+
+def ops_loss(x: tg.Tensor, y: tg.Tensor, params: list[tg.Tensor]) -> tg.Tensor:
+    """The same loss from tensorgrad's plain ops (`@`, `+`, `log_softmax`, indexing, `mean`)."""
+    W1, b1, W2, b2, W3, b3 = params
+    logits = ((x @ W1.T + b1).relu() @ W2.T + b2).relu() @ W3.T + b3
     return -logits.log_softmax(-1)[tg.arange(x.shape[0]), y].mean()
+
+
+def loss_of(variant: str) -> Callable:
+    """The loss function of an autograd variant: loss(x, y, params) -> a scalar tensor."""
+    if variant == "tensorgrad":
+        return lambda x, y, params: functional_loss(tg.nn.functional, x, y, params)
+    if variant == "tensorgrad-ops":
+        return ops_loss
+    return lambda x, y, params: functional_loss(F, x, y, params)
 
 
 def sgd_update(lib, params) -> None:
@@ -114,72 +135,63 @@ def sgd_update(lib, params) -> None:
             p.grad = None
 
 
-def tensorgrad_step(x: tg.Tensor, y: tg.Tensor, params: list[tg.Tensor]) -> tg.Tensor:
-    """One SGD step in tensorgrad: backward, then the update under no_grad."""
-    loss = tensorgrad_loss(x, y, params)
-    loss.backward()
-    sgd_update(tg, params)
-    return loss
+def autograd_setup(variant: str, x: np.ndarray, y: np.ndarray):
+    """The library, batch and fresh parameters (from the shared init) of an autograd variant."""
+    lib = torch if variant == "torch" else tg
+    params = [lib.tensor(p, requires_grad=True) for p in init_params()]
+    return lib, lib.from_numpy(x), lib.from_numpy(y), params
 
 
-def torch_step(x, y, params):
-    """One SGD step in PyTorch with torch.nn.functional, the same shapes as the others."""
-    W1, b1, W2, b2, W3, b3 = params
-    logits = F.relu(F.relu(x @ W1 + b1) @ W2 + b2) @ W3 + b3
-    loss = F.cross_entropy(logits, y)
-    loss.backward()
-    sgd_update(torch, params)
-    return loss
+def autograd_step(variant: str, x: np.ndarray, y: np.ndarray) -> Callable[[], object]:
+    """A no-argument SGD step of an autograd variant: loss, backward, update under no_grad."""
+    lib, tx, ty, params = autograd_setup(variant, x, y)
+    loss_fn = loss_of(variant)
+
+    def step():
+        loss = loss_fn(tx, ty, params)
+        loss.backward()
+        sgd_update(lib, params)
+        return loss
+
+    return step
 
 
 def mlp_steps(batch: int, variants: tuple[str, ...]) -> dict[str, Callable[[], object]]:
     """A no-argument step function per variant, each on its own copy of the same init and batch."""
     x, y = make_batch(batch)
     steps: dict[str, Callable[[], object]] = {}
-    if "numpy" in variants:
-        params = init_params()
-        steps["numpy"] = lambda: numpy_step(x, y, params)
-    if "tensorgrad" in variants:
-        tparams = [tg.tensor(p, requires_grad=True) for p in init_params()]
-        tx, ty = tg.from_numpy(x), tg.from_numpy(y)
-        steps["tensorgrad"] = lambda: tensorgrad_step(tx, ty, tparams)
-    if "torch" in variants:
-        qparams = [torch.tensor(p, requires_grad=True) for p in init_params()]
-        qx, qy = torch.from_numpy(x), torch.from_numpy(y)
-        steps["torch"] = lambda: torch_step(qx, qy, qparams)
+    for variant in variants:
+        if variant == "numpy":
+            steps["numpy"] = functools.partial(numpy_step, x, y, init_params())
+        else:
+            steps[variant] = autograd_step(variant, x, y)
     return steps
 
 
 def check_mlp(batch: int, variants: tuple[str, ...]) -> str:
-    """Check that tensorgrad (and torch) compute numpy's loss, gradients and update.
+    """Check that every autograd variant computes numpy's loss, gradients and update.
 
     So that no variant can look fast by doing less work. Raises AssertionError on a mismatch.
     """
     x, y = make_batch(batch)
     expected_loss, expected_grads = numpy_loss_and_grads(x, y, init_params())
-    params = [tg.tensor(p, requires_grad=True) for p in init_params()]
-    loss = tensorgrad_loss(tg.from_numpy(x), tg.from_numpy(y), params)
-    loss.backward()
-    np.testing.assert_allclose(loss.item(), expected_loss, rtol=1e-5, err_msg="tensorgrad loss")
-    for i, (p, g) in enumerate(zip(params, expected_grads, strict=True)):
-        assert p.grad.dtype == np.float32, f"tensorgrad grad {i} is {p.grad.dtype}"
-        np.testing.assert_allclose(p.grad, g, rtol=1e-4, atol=1e-6, err_msg=f"tensorgrad grad {i}")
-    # One full step from the same init: the updates agree too.
-    numpy_params, tg_params = init_params(), [tg.tensor(p, requires_grad=True) for p in init_params()]
+    numpy_params = init_params()
     numpy_step(x, y, numpy_params)
-    tensorgrad_step(tg.from_numpy(x), tg.from_numpy(y), tg_params)
-    for i, (a, b) in enumerate(zip(tg_params, numpy_params, strict=True)):
-        np.testing.assert_allclose(a.data, b, rtol=1e-5, atol=1e-6, err_msg=f"tensorgrad param {i}")
-    checked = "tensorgrad"
-    if "torch" in variants:
-        qparams = [torch.tensor(p, requires_grad=True) for p in init_params()]
-        loss = torch_step(torch.from_numpy(x), torch.from_numpy(y), qparams)
-        np.testing.assert_allclose(loss.item(), expected_loss, rtol=1e-5, err_msg="torch loss")
-        for i, (a, b) in enumerate(zip(qparams, numpy_params, strict=True)):
+    checked = [v for v in variants if v != "numpy"]
+    for variant in checked:
+        lib, tx, ty, params = autograd_setup(variant, x, y)
+        loss = loss_of(variant)(tx, ty, params)
+        loss.backward()
+        np.testing.assert_allclose(loss.item(), expected_loss, rtol=1e-5, err_msg=f"{variant} loss")
+        for i, (p, g) in enumerate(zip(params, expected_grads, strict=True)):
+            grad = np.asarray(p.grad)
+            assert grad.dtype == np.float32, f"{variant} grad {i} is {grad.dtype}"
+            np.testing.assert_allclose(grad, g, rtol=1e-4, atol=1e-6, err_msg=f"{variant} grad {i}")
+        sgd_update(lib, params)  # the update from the same init agrees too
+        for i, (a, b) in enumerate(zip(params, numpy_params, strict=True)):
             np.testing.assert_allclose(a.detach().numpy(), b, rtol=1e-5, atol=1e-6,
-                                       err_msg=f"torch param {i}")
-        checked += " and torch"
-    return checked
+                                       err_msg=f"{variant} param {i}")
+    return ", ".join(checked[:-1]) + " and " + checked[-1] if len(checked) > 1 else checked[0]
 
 
 def bench_mlp(batches: list[int], repeats: int, variants: tuple[str, ...], threads: int | None) -> None:
@@ -196,20 +208,23 @@ def bench_mlp(batches: list[int], repeats: int, variants: tuple[str, ...], threa
                                   number=max(1, 8_000 // batch), threads=threads)
         tg_ratio = paired_ratio(result, "tensorgrad", "numpy")
         rows.append([batch] + [result[v]["seconds"] * 1e3 if v in result else None for v in VARIANTS]
-                    + [ratio(tg_ratio), ratio(paired_ratio(result, "torch", "numpy")),
-                       "yes" if tg_ratio <= 1.15 else "NO",
+                    + [ratio(paired_ratio(result, v, "numpy")) for v in VARIANTS[1:]]
+                    + ["yes" if tg_ratio <= 1.15 else "NO",
                        " / ".join(f"{result[v]['spread'] * 100:.0f}%" for v in result),
                        " / ".join(f"{result[v]['faults']:.0f}" for v in result)])
     print_table("MLP 784-256-128-10 training step (ms per step, median)",
-                ["batch", *VARIANTS, "tensorgrad/numpy", "torch/numpy", "tensorgrad <= 1.15x",
+                ["batch", *VARIANTS, *(f"{v}/numpy" for v in VARIANTS[1:]), "tensorgrad <= 1.15x",
                  "spread", "faults/step"], rows,
                 [f"Checked first, at every batch size: {checked} {'give' if ' and ' in checked else 'gives'} "
                  "numpy's loss, gradients and updated weights from the same initialisation.",
+                 "tensorgrad and torch run the same code, written with nn.functional (F.linear, F.relu, "
+                 "F.cross_entropy); tensorgrad-ops writes the same step with plain ops (x @ W.T + b, "
+                 ".relu(), -log_softmax(logits)[rows, labels].mean()), one graph node per op.",
                  "Each variant runs in its own process; the processes take turns, a block of steps "
                  "each, round after round. Times are medians over the rounds; the ratios are medians "
                  "of the ratios within a round. spread: the interquartile range of the rounds over "
                  "the median; faults/step: minor page faults per step in steady state (memory that "
-                 f"glibc gave back to the OS and the next step took again); both {' / '.join(variants)}."])
+                 f"glibc gave back to the OS and the next step took again); each {' / '.join(variants)}."])
 
 
 def timed_in_workers(specs: dict[str, str], repeats: int, number: int, threads: int | None,
@@ -377,7 +392,7 @@ def rss_in_subprocess(variant: str, batch: int, steps: int, threads: int | None)
 def bench_memory(batch: int, steps: int, variants: tuple[str, ...], threads: int | None) -> None:
     """Table 4: peak memory of `steps` MLP steps, tracemalloc and RSS."""
     steps_by_variant = mlp_steps(batch, variants)
-    traced = {v: traced_peak(steps_by_variant[v], steps) for v in ("numpy", "tensorgrad")}
+    traced = {v: traced_peak(steps_by_variant[v], steps) for v in variants if v != "torch"}
     x, y = make_batch(batch)
     resident = x.nbytes + y.nbytes + sum(p.nbytes for p in init_params())
     rows, rss = [], {}
@@ -438,7 +453,7 @@ def main(argv: list[str] | None = None) -> None:
     use_torch = torch is not None and not args.no_torch
     if use_torch and threads is not None:
         torch.set_num_threads(threads)
-    variants = ("numpy", "tensorgrad") + (("torch",) if use_torch else ())
+    variants = ("numpy", "tensorgrad", "tensorgrad-ops") + (("torch",) if use_torch else ())
     batches = [int(b) for b in args.batches.split(",")]
 
     if args.rss_child:
@@ -462,7 +477,8 @@ def main(argv: list[str] | None = None) -> None:
     if "mlp" in tables:
         bench_mlp(batches, repeats, variants, threads)
     if "op" in tables:
-        bench_per_op(repeats, 200 if args.quick else 2000, variants, threads)
+        per_op_variants = tuple(v for v in variants if v != "tensorgrad-ops")  # an MLP-only variant
+        bench_per_op(repeats, 200 if args.quick else 2000, per_op_variants, threads)
     if "matmul" in tables:
         bench_matmul(256 if args.quick else 1024, repeats, threads)
     if "memory" in tables:

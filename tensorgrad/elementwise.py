@@ -168,11 +168,16 @@ def tanh(x: Tensor) -> Tensor:
 
 def sigmoid(x: Tensor) -> Tensor:
     """1 / (1 + e**-x). Derivative: sigmoid(x) * (1 - sigmoid(x))."""
-    # e**-|x| never overflows; the two branches give the same value where both are finite.
-    e = np.exp(-np.abs(x.data))
-    out = np.where(x.data >= 0, 1 / (1 + e), e / (1 + e)).astype(x.data.dtype, copy=False)
+    out = sigmoid_array(x.data)
     return record(out, "sigmoid", (x,),
                   lambda grad: grad * out * (1 - out), saved=(), saves_output=True)
+
+
+def sigmoid_array(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + e**-x) on an array, in x's dtype, without overflow for large |x|."""
+    # e**-|x| never overflows; the two branches give the same value where both are finite.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
 def relu(x: Tensor) -> Tensor:

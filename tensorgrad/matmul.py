@@ -33,6 +33,19 @@ def _swap(m: np.ndarray) -> np.ndarray:
     return m.swapaxes(-1, -2)
 
 
+def _product(left: np.ndarray, right: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """left @ right, laid out in memory like `like` (the operand whose gradient it is).
+
+    For an operand that is a transposed view, such as `W.T` in `x @ W.T`, the product is
+    computed transposed, `(right^T @ left^T)^T` (the same BLAS call), so that the gradient
+    reaches W in W's own row-major layout: no transposing copy on the way to `W.grad`, and an
+    optimizer's update then walks W and its gradient in the same order.
+    """
+    if left.ndim == right.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:
+        return (right.T @ left.T).T
+    return left @ right
+
+
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b. d/da = grad @ b^T, d/db = a^T @ grad (vectors treated as 1-row / 1-column matrices)."""
     a_data, b_data = a.data, b.data
@@ -47,8 +60,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         out = out.astype(float32)
     if a_data.ndim > 1 and b_data.ndim > 1:  # matrices (or batches of them): the common case
         return record(out, "@", (a, b),
-                      lambda grad: grad @ _swap(b_data),
-                      lambda grad: _swap(a_data) @ grad)
+                      lambda grad: _product(grad, _swap(b_data), like=a_data),
+                      lambda grad: _product(_swap(a_data), grad, like=b_data))
     return record(out, "@", (a, b), *_vector_vjps(a_data, b_data))
 
 
@@ -76,3 +89,54 @@ def _vector_vjps(a_data: np.ndarray, b_data: np.ndarray):
         return gb[..., 0] if b_vector else gb
 
     return vjp_a, vjp_b
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x @ weight.T + bias, as one node (PyTorch's `F.linear`; `nn.Linear` calls it).
+
+    weight is (out_features, in_features), x is (..., in_features). d/dx = grad @ weight,
+    d/dweight = grad^T @ x (over every row of the batch), d/dbias = grad summed over the batch.
+    One node instead of `@` then `+` means one output array instead of two in the graph.
+    """
+    x_data, w_data = x.data, weight.data
+    # Cheap tests first: the detailed ones run only to explain a failure.
+    if (w_data.ndim != 2 or x_data.dtype != w_data.dtype
+            or bias is not None and (bias.data.shape != w_data.shape[:1] or bias.data.dtype != w_data.dtype)):
+        _raise_linear_error(x, weight, bias)
+    try:
+        out = x_data @ w_data.T  # a transposed view: BLAS reads it as it is, no copy
+    except ValueError:
+        _raise_linear_error(x, weight, bias)
+    if bias is not None:
+        out += bias.data  # out is fresh, so adding in place saves an array of the output's size
+    in_features = w_data.shape[1]
+
+    def vjp_weight(grad: np.ndarray) -> np.ndarray:
+        if x_data.ndim == 1:
+            return np.outer(grad, x_data)
+        # Every row of the batch (all dimensions but the last) adds its outer product.
+        return grad.reshape(-1, grad.shape[-1]).T @ x_data.reshape(-1, in_features)
+
+    vjps = (lambda grad: grad @ w_data, vjp_weight)
+    if bias is None:
+        return record(out, "linear", (x, weight), *vjps)
+    return record(out, "linear", (x, weight, bias), *vjps,
+                  lambda grad: grad.reshape(-1, grad.shape[-1]).sum(axis=0), saved=(x, weight))
+
+
+def _raise_linear_error(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """Say which of `linear`'s operands has the wrong shape or dtype."""
+    if weight.ndim != 2:
+        raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got shape {weight.shape}")
+    if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"linear: input of shape {x.shape} has {x.shape[-1] if x.ndim else 'no'} features in its "
+            f"last dimension, but weight of shape {weight.shape} expects {weight.shape[1]}"
+        ) from None
+    if bias is not None and bias.shape != (weight.shape[0],):
+        raise ValueError(
+            f"linear: bias must have shape ({weight.shape[0]},) to match weight {weight.shape}, "
+            f"got {bias.shape}"
+        )
+    dtypes = ", ".join(str(t.dtype) for t in (x, weight, bias) if t is not None)
+    raise TypeError(f"linear: input, weight and bias must have one dtype, got {dtypes}")

@@ -53,6 +53,8 @@ def _draw(rng: np.random.Generator, shape: tuple[int, ...], domain: str):
         return rng.integers(-15, 15, shape) * 0.1 + 0.05
     if domain == "grid0":  # multiples of 0.1: at least 0.05 from every "grid" value
         return rng.integers(-15, 15, shape) * 0.1
+    if domain == "unit":  # probabilities, away from 0 and 1 (targets of a binary cross-entropy)
+        return rng.uniform(0.1, 0.9, shape)
     if domain == "distinct":  # no two elements, nor their absolute values, within 0.06; none near 0
         n = int(np.prod(shape))
         return ((rng.permutation(n) - n // 2 + 0.3) * 0.1).reshape(shape)
@@ -62,6 +64,7 @@ def _draw(rng: np.random.Generator, shape: tuple[int, ...], domain: str):
 # Fixed conditions, masks and indices: the same arrays go to tensorgrad and to torch.
 COND_34 = np.array([[True, False, True, True], [False, False, True, False], [True, True, False, True]])
 COND_4 = np.array([True, False, False, True])
+LABELS_5 = np.array([3, 0, 4, 4, 1])  # class indices for (5, C) logits, C >= 5
 MASK_34 = np.array([[True, False, True, False], [False, False, True, True], [True, False, False, True]])
 
 
@@ -293,6 +296,65 @@ def _composite_cases() -> list[Case]:
     ]
 
 
+def _functional_cases() -> list[Case]:
+    """`nn.functional`: `linear` and the losses, each one node with its own gradient formulas."""
+    def F(m):  # noqa: N802 - F as in `import torch.nn.functional as F`
+        return m.nn.functional
+
+    def ce_ref(z, labels, reduction):
+        losses = np.log(np.exp(z).sum(-1)) - np.take_along_axis(z, labels[..., None], -1)[..., 0]
+        return losses.mean() if reduction == "mean" else losses.sum() if reduction == "sum" else losses
+
+    def bce_ref(x, t):
+        return -(t * np.log(1 / (1 + np.exp(-x))) + (1 - t) * np.log(1 - 1 / (1 + np.exp(-x))))
+
+    cases = [
+        Case("linear(5,4)x(3,4)+(3,)", ((5, 4), (3, 4), (3,)), lambda m, x, w, b: F(m).linear(x, w, b),
+             lambda x, w, b: x @ w.T + b),
+        Case("linear no bias", ((5, 4), (3, 4)), lambda m, x, w: F(m).linear(x, w),
+             lambda x, w: x @ w.T),
+        Case("linear(4,)", ((4,), (3, 4), (3,)), lambda m, x, w, b: F(m).linear(x, w, b),
+             lambda x, w, b: x @ w.T + b),
+        Case("linear(2,5,4)", ((2, 5, 4), (3, 4), (3,)), lambda m, x, w, b: F(m).linear(x, w, b),
+             lambda x, w, b: x @ w.T + b),
+        Case("linear(w.T)", ((5, 4), (4, 3)), lambda m, x, w: F(m).linear(x, w.T).tanh(),
+             lambda x, w: np.tanh(x @ w)),
+        Case("mlp(F)", ((5, 4), (3, 4), (3,), (6, 3), (6,)),
+             lambda m, x, w1, b1, w2, b2: F(m).cross_entropy(
+                 F(m).linear(F(m).relu(F(m).linear(x, w1, b1)), w2, b2), m.tensor(LABELS_5)),
+             lambda x, w1, b1, w2, b2: ce_ref(np.maximum(x @ w1.T + b1, 0) @ w2.T + b2, LABELS_5, "mean"),
+             ("real", "real", "grid", "real", "real")),
+        Case("cross_entropy(1-D)", ((6,),), lambda m, z: F(m).cross_entropy(z, m.tensor(2)),
+             lambda z: ce_ref(z, np.array(2), "mean")),
+        Case("cross_entropy(1-D,none)", ((6,),),
+             lambda m, z: F(m).cross_entropy(z, m.tensor(5), reduction="none"),
+             lambda z: ce_ref(z, np.array(5), "none")),
+        Case("mse_loss broadcast", ((3, 4), (4,)), lambda m, a, b: F(m).mse_loss(a, b.expand(3, 4)),
+             lambda a, b: ((a - b) ** 2).mean()),
+        Case("relu/tanh/sigmoid", ((3, 4),),
+             lambda m, a: F(m).relu(a) + F(m).tanh(a) * F(m).sigmoid(a), lambda a: (
+                 np.maximum(a, 0) + np.tanh(a) / (1 + np.exp(-a))), ("nonzero",)),
+        Case("softmax/log_softmax", ((3, 4),),
+             lambda m, a: F(m).softmax(a, dim=1) + F(m).log_softmax(a, dim=0),
+             lambda a: np.exp(a) / np.exp(a).sum(1, keepdims=True) + a - np.log(np.exp(a).sum(0))),
+    ]
+    for reduction in ("mean", "sum", "none"):
+        cases += [
+            Case(f"cross_entropy({reduction})", ((5, 6),),
+                 lambda m, z, r=reduction: F(m).cross_entropy(z, m.tensor(LABELS_5), reduction=r),
+                 lambda z, r=reduction: ce_ref(z, LABELS_5, r)),
+            Case(f"mse_loss({reduction})", ((3, 4), (3, 4)),
+                 lambda m, a, b, r=reduction: F(m).mse_loss(a, b, reduction=r),
+                 lambda a, b, r=reduction: (lambda e: e.mean() if r == "mean" else e.sum() if r == "sum"
+                                            else e)((a - b) ** 2)),
+            Case(f"bce_with_logits({reduction})", ((3, 4), (3, 4)),
+                 lambda m, x, t, r=reduction: F(m).binary_cross_entropy_with_logits(x, t, reduction=r),
+                 lambda x, t, r=reduction: (lambda e: e.mean() if r == "mean" else e.sum() if r == "sum"
+                                            else e)(bce_ref(x, t)), ("real", "unit")),
+        ]
+    return cases
+
+
 CASES: list[Case] = (_binary_cases() + _scalar_cases() + _where_cases() + _unary_cases()
                      + _matmul_cases() + _reduction_cases() + _join_cases() + _movement_cases()
-                     + _composite_cases())
+                     + _composite_cases() + _functional_cases())

@@ -23,5 +23,5 @@ def test_tensor_benchmark_smoke_run():
         timeout=300,
         check=True,
     )
-    assert "tensorgrad gives numpy's loss, gradients and updated weights" in done.stdout
+    assert "tensorgrad and tensorgrad-ops give numpy's loss, gradients and updated weights" in done.stdout
     assert "| tensorgrad |" in done.stdout

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
+import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
 
 
 def assert_clear(info: pytest.ExceptionInfo, *parts: str) -> None:
@@ -109,6 +110,34 @@ ERRORS = [
     ("from_numpy list", lambda: tg.from_numpy([1.0]), TypeError, ["from_numpy", "list"]),
     ("clamp without bounds", lambda: tg.ones(2).clamp(), ValueError, ["clamp"]),
     ("bool of many", lambda: bool(tg.ones(2)), RuntimeError, ["ambiguous"]),
+    # nn.functional
+    ("linear 1-D weight", lambda: F.linear(tg.ones(2, 3), tg.ones(3)), ValueError, ["linear", "2-D", "(3,)"]),
+    ("linear features", lambda: F.linear(tg.ones(2, 5), tg.ones(4, 3)), ValueError,
+     ["linear", "(2, 5)", "(4, 3)", "5", "3"]),
+    ("linear 0-d input", lambda: F.linear(tg.tensor(1.0), tg.ones(4, 3)), ValueError, ["linear", "()"]),
+    ("linear bias", lambda: F.linear(tg.ones(2, 3), tg.ones(4, 3), tg.ones(3)), ValueError,
+     ["linear", "bias", "(4,)", "(3,)"]),
+    ("linear dtypes", lambda: F.linear(tg.ones(2, 3), tg.ones(4, 3, dtype=tg.float64)), TypeError,
+     ["linear", "float32", "float64"]),
+    ("cross_entropy float target", lambda: F.cross_entropy(tg.ones(2, 3), tg.ones(2)), TypeError,
+     ["cross_entropy", "class indices", "float32"]),
+    ("cross_entropy target shape", lambda: F.cross_entropy(tg.ones(2, 3), tg.tensor([0, 1, 2])), ValueError,
+     ["cross_entropy", "(3,)", "(2, 3)"]),
+    ("cross_entropy label too big", lambda: F.cross_entropy(tg.ones(2, 3), tg.tensor([0, 3])), IndexError,
+     ["cross_entropy", "3", "3 classes"]),
+    ("cross_entropy negative label", lambda: F.cross_entropy(tg.ones(2, 3), [0, -1]), IndexError,
+     ["cross_entropy", "-1", "3 classes"]),
+    ("cross_entropy 3-D", lambda: F.cross_entropy(tg.ones(2, 3, 4), tg.zeros(2, 3, dtype=tg.int64)),
+     ValueError, ["cross_entropy", "(2, 3, 4)"]),
+    ("cross_entropy int logits", lambda: F.cross_entropy(tg.tensor([[1, 2]]), [0]), TypeError,
+     ["cross_entropy", "int64"]),
+    ("cross_entropy reduction", lambda: F.cross_entropy(tg.ones(2, 3), [0, 1], reduction="avg"), ValueError,
+     ["cross_entropy", "'avg'", "'mean'"]),
+    ("mse_loss reduction", lambda: F.mse_loss(tg.ones(2), tg.ones(2), reduction="max"), ValueError,
+     ["mse_loss", "'max'"]),
+    ("mse_loss shapes", lambda: F.mse_loss(tg.ones(2), tg.ones(3)), ValueError, ["(2,)", "(3,)"]),
+    ("bce shapes", lambda: F.binary_cross_entropy_with_logits(tg.ones(2, 3), tg.ones(3)), ValueError,
+     ["binary_cross_entropy_with_logits", "(3,)", "(2, 3)"]),
 ]
 
 
