@@ -51,6 +51,9 @@ class Node(Protocol):
       (`0.0` for `Value`, `None` for `Tensor`).
     - `_keeps_grad`: whether an inner node keeps its gradient after the pass (True for `Value`,
       so pictures show every gradient; False for `Tensor` unless `retain_grad()` was called).
+    - `_kept_grad_adds_up`: whether a kept inner gradient adds up across passes, like a leaf's
+      (True for `Tensor`, as PyTorch's `retain_grad`), or is this pass's alone (False for
+      `Value`, whose pictures show the last pass).
     """
 
     data: Any
@@ -61,6 +64,7 @@ class Node(Protocol):
     _backward: Callable[[Any], None] | None
     _grad_init: Any
     _keeps_grad: bool
+    _kept_grad_adds_up: bool
 
 
 class GraphFreedError(RuntimeError):
@@ -122,7 +126,8 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
     """Backpropagate from `root`: set `root.grad = seed`, then run every `_backward`.
 
     Inner nodes' gradients are reset first, so a second pass starts from a clean slate; leaves
-    keep accumulating across passes until zeroed, as in PyTorch. A node whose gradient is still
+    keep accumulating across passes until zeroed, as in PyTorch, and so do the inner nodes that
+    keep their gradient and say it adds up (a Tensor after `retain_grad()`). A node whose gradient is still
     `None` when its turn comes received no gradient (it does not lead to the root through a
     differentiable path) and is skipped.
 
@@ -131,7 +136,10 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
     back while the pass is still going; a later pass through it raises `GraphFreedError`.
     """
     inner = topological_order(root, leaves=False)
+    earlier = {}  # kept gradients of earlier passes that this one adds to
     for node in inner:
+        if node._keeps_grad and node._kept_grad_adds_up and node.grad is not None:
+            earlier[node] = node.grad
         node.grad = node._grad_init
     root.grad = seed
     while inner:
@@ -143,6 +151,8 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
             node._backward(grad)
         if not node._keeps_grad:
             node.grad = None
+        elif earlier and node in earlier:
+            node.grad = earlier[node] if grad is None else earlier[node] + grad
         if not retain_graph:
             node._backward = _graph_freed
             node.parents = ()

@@ -65,9 +65,10 @@ class Value:
     __slots__ = ("data", "grad", "parents", "op", "label", "_backward", "__weakref__")
 
     # The engine resets an inner node's grad to this before a pass, and keeps it afterwards
-    # (so a picture drawn after backward shows every gradient, as in micrograd).
+    # (so a picture drawn after backward shows every gradient, as in micrograd), each pass's own.
     _grad_init = 0.0
     _keeps_grad = True
+    _kept_grad_adds_up = False
 
     def __init__(self, data: float, label: str = "") -> None:
         if type(data) is not float:

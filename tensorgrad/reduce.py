@@ -46,7 +46,9 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A
     """Sum over `dim`. Derivative: 1 for every element."""
     shape = x.data.shape
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
-        return record(x.data.sum(), "sum", (x,), lambda grad: _spread(grad, (), shape), saved=())
+        # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
+        return record(np.add.reduce(x.data, axis=None), "sum", (x,), lambda grad: _spread(grad, (), shape),
+                      saved=())
     axes = _axes(dim, x.ndim, "sum")
     kept = _kept_shape(shape, axes)
     return record(x.data.sum(axis=axes, keepdims=keepdim), "sum", (x,),

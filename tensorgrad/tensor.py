@@ -98,6 +98,7 @@ class Tensor:
     )
 
     _grad_init = None
+    _kept_grad_adds_up = True  # a retain_grad() gradient accumulates across passes, as in PyTorch
     # Make `ndarray + Tensor` call Tensor.__radd__ instead of numpy broadcasting over objects.
     __array_priority__ = 1000
 
@@ -808,9 +809,9 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
         out._backward = None
         out._requires_grad = False
         return out
-    if saved is None:
-        saved = inputs
-    checks = [(t._versions, t._versions[0]) for t in saved] if saved else []
+    checks = []  # a loop, not a comprehension: on Python 3.11 that would cost a function call
+    for t in inputs if saved is None else saved:
+        checks.append((t._versions, t._versions[0]))
     if saves_output:
         checks.append((out._versions, 0))
 
@@ -849,6 +850,8 @@ def _leaf_grad(g: np.ndarray, leaf: np.ndarray) -> np.ndarray:
     an optimizer's `p -= lr * p.grad` walking both arrays in the same order, which is several
     times faster than mixing a row-major array with a column-major one.
     """
+    if g.strides == leaf.strides and g.dtype == leaf.dtype:
+        return g.copy(order="K")  # the same layout already: the cheapest copy
     own = np.empty_like(leaf)  # the leaf's dtype and memory order
     own[...] = g
     return own

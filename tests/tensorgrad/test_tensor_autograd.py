@@ -89,6 +89,26 @@ def test_retain_grad_keeps_the_gradient_of_an_inner_node():
     np.testing.assert_array_equal(x.grad, [8.0, -16.0])
 
 
+def test_a_retained_gradient_accumulates_across_passes_like_a_leafs():
+    x = leaf([1.0, -2.0])
+    y = x * 2
+    y.retain_grad()
+    out = (y * 3).sum()
+    out.retain_grad()
+    out.backward(retain_graph=True)
+    np.testing.assert_array_equal(y.grad, [3.0, 3.0])
+    out.backward(retain_graph=True)
+    np.testing.assert_array_equal(y.grad, [6.0, 6.0])  # PyTorch: 3 + 3
+    assert out.grad == 2.0  # the root's own seeds add up too
+    np.testing.assert_array_equal(x.grad, [12.0, 12.0])
+    # A pass that does not reach y leaves its gradient as it was.
+    (x * 1.0).sum().backward()
+    np.testing.assert_array_equal(y.grad, [6.0, 6.0])
+    y.grad = None  # zeroed, it starts again
+    (y * 1.0).sum().backward()
+    np.testing.assert_array_equal(y.grad, [1.0, 1.0])
+
+
 def test_a_node_reached_by_several_paths_gets_the_sum():
     x = leaf([3.0])
     (x * x + x + x.exp() * 0.0).sum().backward()
