@@ -13,15 +13,17 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import _grad_mode
-from tensorgrad.tensor import VIEW_OPS, Tensor, _wrap, ensure_tensor, float32, float64, record
+from tensorgrad.tensor import VIEW_OPS, Tensor, _generator, _wrap, ensure_tensor, float32, float64, record
 
 Operand = Tensor | float | int
 
 
 def _operands(a: Operand, b: Operand) -> tuple[Tensor, Tensor]:
-    if type(a) is not Tensor:
+    # The ops test `type(x) is Tensor` first, as the fast path; a subclass (nn.Parameter) is
+    # a Tensor too, and comes here.
+    if not isinstance(a, Tensor):
         a = ensure_tensor(a, b) if isinstance(b, Tensor) else Tensor(a)
-    if type(b) is not Tensor:
+    if not isinstance(b, Tensor):
         b = ensure_tensor(b, a)
     return a, b
 
@@ -185,6 +187,21 @@ def relu(x: Tensor) -> Tensor:
     out = np.maximum(x.data, 0)
     return record(out, "relu", (x,),
                   lambda grad: grad * (out > 0), saved=(), saves_output=True)
+
+
+def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """x * mask / (1 - p), each mask element 0 with probability p, else 1. Derivative: mask / (1 - p).
+
+    Outside training (or with p = 0) it is x itself. Draws from tensorgrad's generator
+    (`tg.manual_seed`).
+    """
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout: p must be between 0 and 1, got {p}")
+    if not training or p == 0:
+        return x
+    keep = _generator().random(x.shape) >= p
+    scale = (keep / (1 - p) if p < 1 else keep * 0.0).astype(x.dtype)  # p = 1 drops everything
+    return record(x.data * scale, "dropout", (x,), lambda grad: grad * scale, saved=())
 
 
 def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002

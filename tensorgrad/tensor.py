@@ -705,6 +705,11 @@ def manual_seed(seed: int) -> None:
     _rng = np.random.default_rng(seed)
 
 
+def _generator() -> np.random.Generator:
+    """The generator behind `rand`, `randn`, dropout and `nn.Linear`'s initialisation."""
+    return _rng
+
+
 def rand(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1)."""
     data = _rng.random(_shape_of(size), dtype=np.float64).astype(_creation_dtype(dtype))

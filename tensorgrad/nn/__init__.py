@@ -1,9 +1,11 @@
-"""`tensorgrad.nn`: building blocks for networks (tutorial chapter 9).
+"""`tensorgrad.nn`: building blocks for networks, under PyTorch's names (tutorial chapter 9).
 
-`functional` holds the stateless ops under PyTorch's names: activations, `linear` and the
-losses.
+Layers with state (`Module`, `Parameter`, `Linear`, `ReLU`, `Tanh`, `Sigmoid`, `Dropout`,
+`Sequential`) live in `modules`; the stateless ops (activations, `linear`, `dropout`, the
+losses) in `functional`, usually imported as `F`.
 """
 
 from tensorgrad.nn import functional
+from tensorgrad.nn.modules import Dropout, Linear, Module, Parameter, ReLU, Sequential, Sigmoid, Tanh
 
-__all__ = ["functional"]
+__all__ = ["functional", "Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "Dropout", "Sequential"]

@@ -7,7 +7,7 @@ itself (defined in its op module), so "jump to definition" lands on the forward 
 
 from __future__ import annotations
 
-from tensorgrad.elementwise import relu, sigmoid, tanh
+from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.loss import binary_cross_entropy_with_logits, cross_entropy, mse_loss
 from tensorgrad.matmul import linear
 from tensorgrad.reduce import log_softmax, softmax
@@ -18,6 +18,7 @@ __all__ = [
     "sigmoid",
     "softmax",
     "log_softmax",
+    "dropout",
     "linear",
     "cross_entropy",
     "mse_loss",
