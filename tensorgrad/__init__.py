@@ -49,6 +49,7 @@ from tensorgrad.movement import (
     unsqueeze,
 )
 from tensorgrad.reduce import argmax, argmin, log_softmax, logsumexp, max, mean, min, softmax, sum
+from tensorgrad.serialization import load, save
 from tensorgrad.tensor import (
     InplaceModifiedError,
     Tensor,
@@ -87,7 +88,7 @@ __all__ = [
     "clamp", "maximum", "minimum", "where", "lt", "le", "gt", "ge", "eq", "ne",
     "sum", "mean", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax",
     "matmul", "cat", "stack", "reshape", "transpose", "permute", "expand", "broadcast_to", "unsqueeze",
-    "squeeze", "flatten", "clone", "index_put", "nn", "optim",
+    "squeeze", "flatten", "clone", "index_put", "nn", "optim", "save", "load",
 ]
 
 from tensorgrad import nn, optim  # noqa: E402 - after the ops they are built from
