@@ -88,7 +88,7 @@ __all__ = [
     "clamp", "maximum", "minimum", "where", "lt", "le", "gt", "ge", "eq", "ne",
     "sum", "mean", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax",
     "matmul", "cat", "stack", "reshape", "transpose", "permute", "expand", "broadcast_to", "unsqueeze",
-    "squeeze", "flatten", "clone", "index_put", "nn", "optim", "save", "load",
+    "squeeze", "flatten", "clone", "index_put", "nn", "optim", "data", "save", "load",
 ]
 
-from tensorgrad import nn, optim  # noqa: E402 - after the ops they are built from
+from tensorgrad import data, nn, optim  # noqa: E402 - after the ops they are built from
