@@ -16,7 +16,8 @@ def test_readme_has_examples():
     assert len(python_blocks()) >= 3
 
 
-def test_readme_examples_run_and_print_what_they_promise():
+def test_readme_examples_run_and_print_what_they_promise(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the files an example writes land here
     namespace: dict = {}
     for block in python_blocks():
         out = io.StringIO()
