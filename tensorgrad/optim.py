@@ -9,6 +9,7 @@ parameter's array in place, outside the graph, and bumps its version counter, as
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
 import numpy as np
@@ -18,7 +19,7 @@ from tensorgrad.tensor import Tensor
 __all__ = ["Optimizer", "SGD", "Adam"]
 
 
-class Optimizer:
+class Optimizer(ABC):
     """What SGD and Adam share: the parameter list, `zero_grad()`, and the in-place write."""
 
     def __init__(self, params: Iterable[Tensor], lr: float) -> None:
@@ -47,8 +48,9 @@ class Optimizer:
                 self._update(i, p.data, p.grad)
                 p._versions[0] += 1  # an in-place change: graphs that saved p must not reuse it
 
+    @abstractmethod
     def _update(self, i: int, param: np.ndarray, grad: np.ndarray) -> None:
-        raise NotImplementedError
+        """Change parameter `i`'s array in place, given its gradient: the optimizer's rule."""
 
 
 class SGD(Optimizer):

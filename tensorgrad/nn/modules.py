@@ -59,8 +59,9 @@ class Module:
         object.__setattr__(self, "training", True)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """The computation; every subclass defines it."""
-        raise NotImplementedError(f"{type(self).__name__} has no forward() method")
+        """The computation; every subclass defines it (calling a module calls this)."""
+        raise TypeError(f"{type(self).__name__} has no forward() method: a Module subclass defines "
+                        "forward(self, ...) to say what calling it computes")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)

@@ -1,6 +1,5 @@
 """The scalar examples run and print what they promise (tutorial chapters 2 and 3)."""
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -10,20 +9,13 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_expression_prints_micrograds_figures(capsys):
-    load("expression").main()
+def test_expression_prints_micrograds_figures(capsys, load_example):
+    load_example("expression").main()
     assert capsys.readouterr().out.splitlines() == ["g = 24.7041", "a.grad = 138.8338", "b.grad = 645.5773"]
 
 
-def test_make_moons_shape_labels_and_seed():
-    moons = load("moons_scalar")
+def test_make_moons_shape_labels_and_seed(load_example):
+    moons = load_example("moons_scalar")
     X, y = moons.make_moons(100, noise=0.1, seed=0)
     assert X.shape == (100, 2)
     assert sorted(set(y.tolist())) == [-1.0, 1.0]
@@ -35,12 +27,12 @@ def test_make_moons_shape_labels_and_seed():
 
 
 @pytest.mark.slow
-def test_moons_reaches_full_accuracy_and_writes_the_picture(tmp_path, capsys):
+def test_moons_reaches_full_accuracy_and_writes_the_picture(tmp_path, capsys, load_example):
     pytest.importorskip("matplotlib")
     pytest.importorskip("tqdm")
     output = tmp_path / "moons.png"
     # With the default seed the demo passes 100% training accuracy by step 30 of 100.
-    accuracy = load("moons_scalar").main(["--steps", "40", "--output", str(output)])
+    accuracy = load_example("moons_scalar").main(["--steps", "40", "--output", str(output)])
     assert accuracy == 1.0
     assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "accuracy 100%" in capsys.readouterr().out

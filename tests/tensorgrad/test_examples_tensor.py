@@ -1,28 +1,16 @@
 """The tensor example trains, reaches the accuracy it promises, and saves what it says."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import tensorgrad as tg
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.mark.slow
-def test_digits_learns_held_out_digits_and_saves_its_weights(tmp_path, capsys):
+def test_digits_learns_held_out_digits_and_saves_its_weights(tmp_path, capsys, load_example):
     pytest.importorskip("matplotlib")
     pytest.importorskip("tqdm")
-    digits = load("digits_tensor")
+    digits = load_example("digits_tensor")
     output, weights = tmp_path / "digits.png", tmp_path / "weights.npz"
     accuracy = digits.main(["--epochs", "15", "--output", str(output), "--weights", str(weights)])
     assert accuracy > 0.95  # 360 digits the model never trained on
@@ -35,8 +23,8 @@ def test_digits_learns_held_out_digits_and_saves_its_weights(tmp_path, capsys):
     assert digits.accuracy(model, x_test, y_test) == accuracy
 
 
-def test_the_split_keeps_test_digits_out_of_training():
-    digits = load("digits_tensor")
+def test_the_split_keeps_test_digits_out_of_training(load_example):
+    digits = load_example("digits_tensor")
     (x_train, y_train), (x_test, y_test) = digits.split_digits(0)
     assert len(y_train) + len(y_test) == 1797 and len(y_test) == digits.N_TEST
     train_rows = {row.tobytes() for row in x_train.numpy()}

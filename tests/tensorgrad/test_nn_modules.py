@@ -57,7 +57,7 @@ def test_assigning_before_init_says_to_call_super_init():
 
 
 def test_a_module_without_forward_says_so():
-    with pytest.raises(NotImplementedError, match="Module has no forward"):
+    with pytest.raises(TypeError, match="Module has no forward"):
         nn.Module()(tg.ones(1))
 
 
