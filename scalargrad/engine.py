@@ -127,9 +127,9 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
 
     Inner nodes' gradients are reset first, so a second pass starts from a clean slate; leaves
     keep accumulating across passes until zeroed, as in PyTorch, and so do the inner nodes that
-    keep their gradient and say it adds up (a Tensor after `retain_grad()`). A node whose gradient is still
-    `None` when its turn comes received no gradient (it does not lead to the root through a
-    differentiable path) and is skipped.
+    keep their gradient and say it adds up (a Tensor after `retain_grad()`). A node whose
+    gradient is still `None` when its turn comes received no gradient (it does not lead to the
+    root through a differentiable path) and is skipped.
 
     With `retain_graph=False` every inner node drops its backward function (and the arrays
     that function saved) and its parents as soon as it has run, so the graph's memory goes
