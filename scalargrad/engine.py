@@ -136,9 +136,12 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
     back while the pass is still going; a later pass through it raises `GraphFreedError`.
     """
     inner = topological_order(root, leaves=False)
-    earlier = {}  # kept gradients of earlier passes that this one adds to
+    # Kept gradients of earlier passes that this one adds to. A graph holds one kind of node,
+    # so the root says whether to look: a Value graph (tens of thousands of nodes) skips it.
+    earlier = {}
+    adds_up = root._kept_grad_adds_up
     for node in inner:
-        if node._keeps_grad and node._kept_grad_adds_up and node.grad is not None:
+        if adds_up and node._keeps_grad and node.grad is not None:
             earlier[node] = node.grad
         node.grad = node._grad_init
     root.grad = seed
