@@ -276,8 +276,9 @@ class Sequential(Module):
             x = module(x)
         return x
 
-    def __getitem__(self, index: int) -> Module:
-        return list(self._modules.values())[index]
+    def __getitem__(self, index: int | slice) -> Module:
+        modules = list(self._modules.values())
+        return Sequential(*modules[index]) if isinstance(index, slice) else modules[index]
 
     def __len__(self) -> int:
         return len(self._modules)

@@ -29,6 +29,8 @@ def test_assignment_registers_parameters_and_modules_with_dotted_names():
     assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in model.parameters())
     assert model[0].scale == 2.0 and len(model) == 3
     assert [type(m).__name__ for m in model] == ["TwoLayer", "Tanh", "Linear"]
+    head = model[:2]  # a slice is a Sequential of the same modules, as in PyTorch
+    assert isinstance(head, nn.Sequential) and head[1] is model[1] and model[-1] is model[2]
 
 
 def test_reassigning_a_name_replaces_it_and_a_shared_parameter_counts_once():
