@@ -42,8 +42,13 @@ def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tenso
     _check_reduction(reduction, "cross_entropy")
     labels = _class_indices(logits, target)
     if logits.ndim == 1:  # one sample: a batch of one, then drop the batch dimension again
-        loss = cross_entropy(logits.unsqueeze(0), labels.reshape(1), reduction)
+        loss = _batched_cross_entropy(logits.unsqueeze(0), labels.reshape(1), reduction)
         return loss.squeeze(0) if reduction == "none" else loss
+    return _batched_cross_entropy(logits, labels, reduction)
+
+
+def _batched_cross_entropy(logits: Tensor, labels: np.ndarray, reduction: str) -> Tensor:
+    """`cross_entropy` of (N, C) logits and N checked labels: the forward and its gradient."""
     rows = np.arange(len(labels))
     z = logits.data - logits.data.max(axis=1, keepdims=True)
     probs = np.exp(z)

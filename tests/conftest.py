@@ -1,11 +1,14 @@
 """Fixtures shared by the test folders."""
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
 
 
 @pytest.fixture
@@ -19,3 +22,15 @@ def load_example():
         return module
 
     return load
+
+
+@pytest.fixture
+def run_benchmark():
+    """A function that runs `benchmarks/<name>.py` with arguments and returns what it printed."""
+
+    def run(name: str, *args: str) -> str:
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *args],
+                              capture_output=True, text=True, timeout=300, check=True)
+        return done.stdout
+
+    return run

@@ -1,12 +1,6 @@
 """The scalar examples run and print what they promise (tutorial chapters 2 and 3)."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_expression_prints_micrograds_figures(capsys, load_example):
@@ -39,14 +33,7 @@ def test_moons_reaches_full_accuracy_and_writes_the_picture(tmp_path, capsys, lo
 
 
 @pytest.mark.slow
-def test_scalar_benchmark_smoke_run():
-    root = EXAMPLES.parent
-    done = subprocess.run(
-        [sys.executable, str(root / "benchmarks" / "scalar.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    assert "| scalargrad, GC on " in done.stdout
-    assert "bytes per node" in done.stdout
+def test_scalar_benchmark_smoke_run(run_benchmark):
+    printed = run_benchmark("scalar", "--quick")
+    assert "| scalargrad, GC on " in printed
+    assert "bytes per node" in printed
