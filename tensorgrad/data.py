@@ -3,6 +3,7 @@
 - `make_moons` and `make_spirals`: 2-D toy problems drawn on the spot, seeded.
 - `load_digits`: 1,797 real 8 x 8 handwritten digits, shipped with the package, so it works
   offline (see `_data/README.md` for the source and licence).
+- `load_names`: 32,033 first names, shipped too: the data of the character-level language model.
 - `DataLoader`: mini-batches of one or more tensors, shuffled each epoch if asked.
 
 Data sets come back as tensors: float32 inputs and int64 class labels, as PyTorch code expects.
@@ -19,7 +20,7 @@ import numpy as np
 
 from tensorgrad.tensor import Tensor, _generator, _wrap, float32, int64
 
-__all__ = ["make_moons", "make_spirals", "load_digits", "DataLoader"]
+__all__ = ["make_moons", "make_spirals", "load_digits", "load_names", "DataLoader"]
 
 
 def make_moons(n_samples: int = 100, noise: float = 0.0, seed: int | None = None) -> tuple[Tensor, Tensor]:
@@ -77,6 +78,16 @@ def load_digits(images: bool = False) -> tuple[Tensor, Tensor]:
     if not images:
         pixels = pixels.reshape(len(pixels), -1)
     return _wrap(pixels), _wrap(labels.astype(int64))
+
+
+def load_names() -> list[str]:
+    """32,033 lowercase first names, as a list of str, in the file's order (with repeats).
+
+    makemore's data set (the most common US baby names of 2018); it ships with tensorgrad, so
+    no download is needed. See `_data/README.md` for the source and licence.
+    """
+    source = resources.files("tensorgrad") / "_data" / "names.txt"
+    return source.read_text(encoding="ascii").split()
 
 
 class DataLoader:

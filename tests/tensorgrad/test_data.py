@@ -96,3 +96,13 @@ def test_dataloader_options_and_data_set_kinds():
 def test_dataloader_errors(make, error, message):
     with pytest.raises(error, match=message):
         make()
+
+
+def test_load_names_is_makemores_data_set_shipped():
+    names = tg.data.load_names()
+    assert isinstance(names, list) and len(names) == 32033
+    assert all(type(name) is str for name in names)
+    assert names[:3] == ["emma", "olivia", "ava"] and names[-1] == "zzyzx"
+    assert len(set(names)) == 29494  # a few names repeat, as in the file
+    assert "".join(sorted(set("".join(names)))) == "abcdefghijklmnopqrstuvwxyz"
+    assert min(map(len, names)) == 2 and max(map(len, names)) == 15
