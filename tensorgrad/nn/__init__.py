@@ -1,11 +1,40 @@
 """`tensorgrad.nn`: building blocks for networks, under PyTorch's names (tutorial chapter 9).
 
-Layers with state (`Module`, `Parameter`, `Linear`, `ReLU`, `Tanh`, `Sigmoid`, `Dropout`,
-`Sequential`) live in `modules`; the stateless ops (activations, `linear`, `dropout`, the
-losses) in `functional`, usually imported as `F`.
+Layers with state (`Module`, `Parameter`, `Linear`, the containers, the loss modules) live in
+`modules`; the stateless ops (activations, `linear`, `dropout`, the losses) in `functional`,
+usually imported as `F`; weight initialisers in `init`; gradient clipping in `utils`.
 """
 
 from tensorgrad.nn import functional
-from tensorgrad.nn.modules import Dropout, Linear, Module, Parameter, ReLU, Sequential, Sigmoid, Tanh
+from tensorgrad.nn.modules import (
+    Dropout,
+    Flatten,
+    Identity,
+    Linear,
+    Module,
+    ModuleDict,
+    ModuleList,
+    Parameter,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Tanh,
+    Unflatten,
+)
 
-__all__ = ["functional", "Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "Dropout", "Sequential"]
+__all__ = [
+    "functional",
+    "Module",
+    "Parameter",
+    "Linear",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "Dropout",
+    "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "Identity",
+    "Flatten",
+    "Unflatten",
+]

@@ -1,16 +1,20 @@
-"""Layers with state: `Module`, `Parameter`, `Linear`, activations, `Dropout`, `Sequential`.
+"""Layers with state: `Module`, `Parameter`, `Linear`, activations, containers and loss modules.
 
-Tutorial chapter 9. A `Module` keeps two registries, filled by attribute assignment as in
-PyTorch: `_parameters` (each `Parameter` assigned to it) and `_modules` (each sub-module). From
-them come `parameters()`, `named_parameters()` with dotted names (`layers.0.weight`),
-`state_dict()` and `load_state_dict()`, `zero_grad()`, and `train()` / `eval()`.
+Tutorial chapter 9. A `Module` keeps three registries, filled by attribute assignment as in
+PyTorch: `_parameters` (each `Parameter` assigned to it), `_buffers` (tensors registered with
+`register_buffer`: state that is saved but not trained, such as BatchNorm's running statistics)
+and `_modules` (each sub-module). From them come `parameters()`, `buffers()`, `modules()` and
+their `named_` forms with dotted names (`layers.0.weight`), `state_dict()` and
+`load_state_dict()`, `zero_grad()`, `train()` / `eval()`, `apply()` and the casts `to()`,
+`float()`, `double()`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -18,7 +22,21 @@ from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.matmul import linear
 from tensorgrad.tensor import Tensor, _generator, _init, _to_array
 
-__all__ = ["Parameter", "Module", "Linear", "ReLU", "Tanh", "Sigmoid", "Dropout", "Sequential"]
+__all__ = [
+    "Parameter",
+    "Module",
+    "Linear",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "Dropout",
+    "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "Identity",
+    "Flatten",
+    "Unflatten",
+]
 
 
 class Parameter(Tensor):
@@ -29,13 +47,42 @@ class Parameter(Tensor):
 
     __slots__ = ()
 
-    def __init__(self, data: Any, requires_grad: bool = True) -> None:
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         # Shares memory with a tensor or array handed in (as torch.nn.Parameter does).
+        if data is None:
+            data = np.empty(0, np.float32)
         array = data.data if isinstance(data, Tensor) else _to_array(data)
         _init(self, array, requires_grad)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+def check_size(op: str, argument: str, value: Any) -> int:
+    """`value` as a size argument of `op`: a non-negative int, else PyTorch's exception.
+
+    A float or any other non-int is a TypeError, a negative number a RuntimeError (as
+    `torch.empty` raises for both); the message names the op, the argument and the value.
+    """
+    if isinstance(value, Tensor):
+        value = value.__index__()
+    if not isinstance(value, int | np.integer):
+        raise TypeError(f"{op}: {argument} must be an int, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise RuntimeError(f"{op}: {argument} must be non-negative, got {value}")
+    return int(value)
+
+
+class IncompatibleKeys(NamedTuple):
+    """What `load_state_dict(strict=False)` returns: the keys it could not match."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
 
 
 class Module:
@@ -54,9 +101,11 @@ class Module:
 
     def __init__(self) -> None:
         # object.__setattr__: our own __setattr__ reads these registries.
-        object.__setattr__(self, "_parameters", {})
-        object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_modules", {})
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; every subclass defines it (calling a module calls this)."""
@@ -68,130 +117,373 @@ class Module:
 
     # --- registration -------------------------------------------------------------------------
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def _check_initialised(self, name: str) -> None:
         if "_parameters" not in self.__dict__:
             raise AttributeError(
                 f"cannot assign {name!r} before Module.__init__() call: call super().__init__() "
                 f"first in {type(self).__name__}.__init__"
             )
-        # Take the name out of every registry first, so that re-assigning it replaces the entry.
-        self._parameters.pop(name, None)
-        self._modules.pop(name, None)
-        self.__dict__.pop(name, None)
+
+    def _check_new_name(self, kind: str, name: Any, registry: dict) -> None:
+        """PyTorch's rules for a registered name: a non-empty str without dots, not taken."""
+        self._check_initialised(str(name))
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+        if "." in name or name == "":
+            raise KeyError(f"{kind} name can't contain \".\" or be empty, got {name!r}")
+        if name not in registry and hasattr(self, name):
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add `param` (a Parameter, or None for an absent one such as `bias=False`) as `name`."""
+        self._check_new_name("parameter", name, self._parameters)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                            "(tensorgrad.nn.Parameter or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a buffer: a tensor that is state but not a parameter (BatchNorm's running mean).
+
+        It is moved and cast with the module and, when `persistent`, saved in `state_dict()`.
+        """
+        self._check_new_name("buffer", name, self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a sub-module as `name` (what attribute assignment does, for computed names)."""
+        self._check_new_name("module", name, self._modules)
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._check_initialised(name)
+        params, buffers, modules = self._parameters, self._buffers, self._modules
         if isinstance(value, Parameter):
-            self._parameters[name] = value
+            self._forget(name)
+            params[name] = value
         elif isinstance(value, Module):
-            self._modules[name] = value
+            self._forget(name)
+            modules[name] = value
+        elif name in params:
+            self._check_slot_value(name, value, "parameter", "tensorgrad.nn.Parameter")
+            params[name] = value
+        elif name in modules:
+            self._check_slot_value(name, value, "child module", "tensorgrad.nn.Module")
+            modules[name] = value
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(Tensor or None expected)")
+            buffers[name] = value
         else:
             object.__setattr__(self, name, value)
 
+    @staticmethod
+    def _check_slot_value(name: str, value: Any, kind: str, expected: str) -> None:
+        # A registered name takes only its own kind or None (PyTorch raises the same way).
+        if value is not None:
+            raise TypeError(f"cannot assign '{type(value).__name__}' as {kind} '{name}' "
+                            f"({expected} or None expected)")
+
+    def _forget(self, name: str) -> None:
+        """Take `name` out of every registry, so that assigning it anew replaces the entry."""
+        for registry in (self.__dict__, self._parameters, self._buffers, self._modules):
+            registry.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup fails: the registries, then a clear error for a typo.
-        registries = self.__dict__.get("_parameters", {}), self.__dict__.get("_modules", {})
+        registries = [self.__dict__.get(key, {}) for key in ("_parameters", "_buffers", "_modules")]
         for registry in registries:
             if name in registry:
                 return registry[name]
-        known = sorted([*registries[0], *registries[1]])
-        raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (its parameters and "
-                             f"modules: {', '.join(known) or 'none'})")
+        known = sorted(key for registry in registries for key in registry)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (its parameters, "
+                             f"buffers and modules: {', '.join(known) or 'none'})")
 
     def __delattr__(self, name: str) -> None:
-        if name in self._parameters:
-            del self._parameters[name]
-        elif name in self._modules:
-            del self._modules[name]
+        if name in self._parameters or name in self._buffers or name in self._modules:
+            self._forget(name)
         else:
             object.__delattr__(self, name)
 
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *self._parameters, *self._buffers, *self._modules})
+
     # --- walking the tree ---------------------------------------------------------------------
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
-        """This module and every module under it, each once, with its dotted name ('' for self)."""
-        seen: set[int] = set()
-        stack = [(prefix, self)]
-        while stack:
-            name, module = stack.pop()
-            if id(module) in seen:
-                continue
-            seen.add(id(module))
-            yield name, module
-            children = [(f"{name}.{child}" if name else child, m) for child, m in module._modules.items()]
-            stack.extend(reversed(children))  # reversed: yield in assignment order
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """This module and every module under it, depth first, each once, with its dotted name."""
+        memo = set() if memo is None else memo
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                child_prefix = f"{prefix}.{name}" if prefix else name
+                yield from module.named_modules(memo, child_prefix, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
-        """This module and every module under it."""
+        """This module and every module under it, each once."""
         return (module for _, module in self.named_modules())
 
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """The direct sub-modules with their names, each once, in assignment order."""
+        seen: set[Module] = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in seen:
+                seen.add(module)
+                yield name, module
+
     def children(self) -> Iterator[Module]:
-        """The direct sub-modules, in assignment order."""
-        return iter(self._modules.values())
+        """The direct sub-modules, each once, in assignment order."""
+        return (module for _, module in self.named_children())
 
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
-        """Every parameter with its dotted name ('0.weight', 'encoder.bias'), each once."""
+    def _named_members(self, registry: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool) -> Iterator[tuple[str, Tensor]]:
         seen: set[int] = set()
-        for module_name, module in self.named_modules(prefix):
-            for name, param in module._parameters.items():
-                if id(param) not in seen:  # a parameter shared by two layers counts once
-                    seen.add(id(param))
-                    yield (f"{module_name}.{name}" if module_name else name), param
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        for module_name, module in modules:
+            for name, member in getattr(module, registry).items():
+                if member is None or (remove_duplicate and id(member) in seen):
+                    continue  # a tensor shared by two layers counts once
+                seen.add(id(member))
+                yield (f"{module_name}.{name}" if module_name else name), member
 
-    def parameters(self) -> Iterator[Parameter]:
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Every parameter with its dotted name ('0.weight', 'encoder.bias'), each once."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """Every parameter, each once, in registration order: what an optimizer takes."""
-        return (param for _, param in self.named_parameters())
+        return (param for _, param in self.named_parameters(recurse=recurse))
 
-    def zero_grad(self) -> None:
-        """Drop every parameter's gradient (set it to None, PyTorch's default)."""
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """Every buffer (persistent or not) with its dotted name ('bn.running_mean'), each once."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer, each once, in registration order."""
+        return (buffer for _, buffer in self.named_buffers(recurse=recurse))
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call `fn` on every sub-module (children first, then self); returns self.
+
+        The usual use is initialisation: `model.apply(init_weights)`.
+        """
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # --- modes and gradients ------------------------------------------------------------------
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop every parameter's gradient (None, PyTorch's default; zeros if not set_to_none)."""
         for param in self.parameters():
-            param.grad = None
+            if set_to_none or param.grad is None:
+                param.grad = None
+            else:
+                param.grad = np.zeros_like(param.grad)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set `requires_grad` on every parameter (False freezes the module); returns self."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
 
     def train(self, mode: bool = True) -> Module:
-        """Training mode (Dropout drops) for this module and all under it; returns self."""
-        for module in self.modules():
-            object.__setattr__(module, "training", bool(mode))
+        """Training mode (Dropout drops, BatchNorm uses batch statistics) for this module and all
+        under it; returns self."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train: training mode is expected to be boolean, got {type(mode).__name__}")
+        object.__setattr__(self, "training", mode)
+        for module in self.children():
+            module.train(mode)
         return self
 
     def eval(self) -> Module:
         """Evaluation mode (Dropout passes values through); returns self."""
         return self.train(False)
 
+    # --- casts --------------------------------------------------------------------------------
+
+    def _apply_to_floats(self, cast: Callable[[np.ndarray], np.ndarray]) -> Module:
+        """Replace the array of every floating parameter, gradient and buffer by `cast(array)`.
+
+        The Parameter objects stay the same (an optimizer built before still holds them), as in
+        PyTorch; integer buffers such as BatchNorm's `num_batches_tracked` keep their dtype.
+        """
+        for module in self.modules():
+            for tensor in [*module._parameters.values(), *module._buffers.values()]:
+                if tensor is None or tensor.data.dtype.kind not in "fc":
+                    continue
+                tensor.data = cast(tensor.data)
+                if tensor.grad is not None:
+                    tensor.grad = cast(tensor.grad)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Cast floating parameters and buffers to a dtype, in place: `to(tg.float64)`,
+        `to(dtype=...)`, `to(other_tensor)`, `to("cpu")`. Returns self."""
+        dtype, device = _dtype_and_device("Module.to", args, kwargs)
+        if device is not None and device != "cpu":
+            raise RuntimeError(f"Module.to: device {device!r} is not available (tensorgrad runs on 'cpu')")
+        if dtype is None:
+            return self
+        if dtype.kind not in "fc":
+            raise TypeError(f"Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
+        return self._apply_to_floats(lambda array: array.astype(dtype, copy=False))
+
+    def float(self) -> Module:
+        """Cast floating parameters and buffers to float32, in place; returns self."""
+        return self.to(np.float32)
+
+    def double(self) -> Module:
+        """Cast floating parameters and buffers to float64, in place; returns self."""
+        return self.to(np.float64)
+
     # --- state --------------------------------------------------------------------------------
 
-    def state_dict(self) -> dict[str, Tensor]:
-        """Every parameter by dotted name, detached (sharing the parameter's memory), as in PyTorch."""
-        return {name: param.detach() for name, param in self.named_parameters()}
+    def state_dict(self, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Tensor]:
+        """Every parameter and persistent buffer by dotted name, in PyTorch's order and keys.
 
-    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> None:
-        """Copy values into the parameters of the same names (shapes must match).
-
-        With `strict`, the keys must match exactly: missing and unexpected keys are an error.
+        Values are detached (sharing the module's memory) unless `keep_vars`. A module reached
+        by two names appears under both, as in PyTorch.
         """
-        params = dict(self.named_parameters())
-        missing = [name for name in params if name not in state_dict]
-        unexpected = [name for name in state_dict if name not in params]
-        if strict and (missing or unexpected):
-            raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
-        for name, param in params.items():
-            if name not in state_dict:
-                continue
-            value = np.asarray(state_dict[name].data if isinstance(state_dict[name], Tensor)
-                               else state_dict[name])
-            if value.shape != param.shape:
-                raise ValueError(
-                    f"load_state_dict: {name} has shape {param.shape} in the model but {value.shape} "
-                    "in the state dict"
-                )
-            param.data[...] = value  # in place: optimizers holding the parameter see the new values
-            param._versions[0] += 1
+        destination = OrderedDict() if destination is None else destination
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def _state_tensors(self) -> dict[str, Tensor]:
+        """What `state_dict` would hold, as the module's own tensors (to copy into)."""
+        return self.state_dict(keep_vars=True)
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> IncompatibleKeys:
+        """Copy values into the parameters and buffers of the same names, in place.
+
+        Values may be Tensors, numpy arrays or anything array-like with the right shape. With
+        `strict`, missing and unexpected keys are an error; shape mismatches always are. Nothing
+        is copied unless everything fits. Returns the missing and unexpected keys.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"load_state_dict: expected state_dict to be dict-like, got "
+                            f"{type(state_dict).__name__}")
+        own = self._state_tensors()
+        missing = [key for key in own if key not in state_dict]
+        unexpected = [key for key in state_dict if key not in own]
+        errors = []
+        if strict:
+            errors += [f"Unexpected key(s) in state_dict: {_quoted(unexpected)}."] if unexpected else []
+            errors += [f"Missing key(s) in state_dict: {_quoted(missing)}."] if missing else []
+        values = {}
+        for key, tensor in own.items():
+            if key in state_dict:
+                value, error = _state_value(key, state_dict[key], tensor)
+                values[key] = value
+                errors += [error] if error else []
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        for key, value in values.items():
+            _copy_into(own[key], value, assign)
+        return IncompatibleKeys(missing, unexpected)
+
+    # --- printing -----------------------------------------------------------------------------
 
     def extra_repr(self) -> str:
         """The arguments shown in this module's repr line (override in subclasses)."""
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"({name}): " + repr(module).replace("\n", "\n  ") for name, module in self._modules.items()]
-        if not lines:
-            return f"{type(self).__name__}({self.extra_repr()})"
-        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+        extra = self.extra_repr().split("\n") if self.extra_repr() else []
+        children = [f"({name}): " + repr(module).replace("\n", "\n  ")
+                    for name, module in self._modules.items()]
+        if len(extra) == 1 and not children:
+            return f"{type(self).__name__}({extra[0]})"
+        if not extra and not children:
+            return f"{type(self).__name__}()"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(extra + children) + "\n)"
+
+
+def _quoted(keys: list[str]) -> str:
+    return ", ".join(f'"{key}"' for key in keys)
+
+
+def _state_value(key: str, value: Any, tensor: Tensor) -> tuple[np.ndarray | None, str | None]:
+    """The array to load into `tensor` from a state dict's `value`, or the error to report."""
+    try:
+        array = value.data if isinstance(value, Tensor) else np.asarray(value)
+    except (TypeError, RuntimeError) as error:  # e.g. a torch tensor that requires grad
+        return None, f"While copying the parameter named \"{key}\", could not read its value: {error}"
+    if array.dtype.kind not in "biufc":
+        return None, (f"While copying the parameter named \"{key}\", expected a tensor or numeric "
+                      f"array, got {type(value).__name__} of dtype {array.dtype}")
+    if array.shape != tensor.shape:
+        return None, (f"size mismatch for {key}: copying a param with shape {array.shape} from "
+                      f"checkpoint, the shape in current model is {tensor.shape}.")
+    return array, None
+
+
+def _copy_into(tensor: Tensor, array: np.ndarray, assign: bool) -> None:
+    """Load `array` into `tensor`: in place (optimizers holding it see the new values) or, with
+    `assign`, by taking the array itself, as PyTorch's `assign=True` does."""
+    if assign:
+        tensor.data = np.array(array)
+    else:
+        tensor.data[...] = array
+    tensor._versions[0] += 1
+
+
+def _dtype_and_device(op: str, args: tuple, kwargs: dict) -> tuple[np.dtype | None, str | None]:
+    """Read PyTorch's `to(...)` forms: a dtype, a device string, a tensor, or keywords."""
+    dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"{op}: unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, str):
+            device = arg
+        elif arg is not None:
+            dtype = arg
+    if device is not None and not isinstance(device, str):
+        device = str(device)
+    try:
+        return (None if dtype is None else np.dtype(dtype)), device
+    except TypeError as error:
+        raise TypeError(f"{op}: {dtype!r} is not a dtype") from error
+
+
+# --- layers ---------------------------------------------------------------------------------------
 
 
 class Linear(Module):
@@ -203,11 +495,13 @@ class Linear(Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None) -> None:
         super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        bound = 1 / math.sqrt(in_features) if in_features else 0.0
+        self.in_features = check_size("Linear", "in_features", in_features)
+        self.out_features = check_size("Linear", "out_features", out_features)
+        bound = 1 / math.sqrt(self.in_features) if self.in_features else 0.0
         dtype = np.dtype(np.float32 if dtype is None else dtype)
-        self.weight = Parameter(_uniform(bound, (out_features, in_features), dtype))
-        self.bias = Parameter(_uniform(bound, (out_features,), dtype)) if bias else None
+        self.weight = Parameter(_uniform(bound, (self.out_features, self.in_features), dtype))
+        bias_values = _uniform(bound, (self.out_features,), dtype) if bias else None
+        self.register_parameter("bias", None if bias_values is None else Parameter(bias_values))
 
     def forward(self, x: Tensor) -> Tensor:
         return linear(x, self.weight, self.bias)
@@ -261,15 +555,82 @@ class Dropout(Module):
         return f"p={self.p}"
 
 
+class Identity(Module):
+    """Returns its input unchanged (any constructor arguments are ignored, as in PyTorch)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, x: Any) -> Any:
+        return x
+
+
+class Flatten(Module):
+    """Flattens dims start_dim..end_dim into one: (N, C, H, W) -> (N, C*H*W) by default."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim `dim` into `unflattened_size`: Unflatten(1, (2, 5)) maps (N, 10) to (N, 2, 5).
+
+    One entry of `unflattened_size` may be -1 (inferred), as in `reshape`.
+    """
+
+    def __init__(self, dim: int, unflattened_size: Iterable[int]) -> None:
+        super().__init__()
+        if not isinstance(dim, int | np.integer) or isinstance(dim, bool):
+            raise TypeError(f"Unflatten: dim must be an int, got {type(dim).__name__}")
+        if not isinstance(unflattened_size, list | tuple):
+            raise TypeError("Unflatten: unflattened_size must be a tuple or list of ints, got "
+                            f"{type(unflattened_size).__name__}")
+        for size in unflattened_size:
+            if not isinstance(size, int | np.integer) or isinstance(size, bool):
+                raise TypeError(f"Unflatten: unflattened_size must hold ints, got {unflattened_size!r}")
+        self.dim, self.unflattened_size = int(dim), tuple(unflattened_size)
+
+    def forward(self, x: Tensor) -> Tensor:
+        ndim = x.ndim
+        if not -ndim <= self.dim < ndim:
+            raise IndexError(f"Unflatten: dim {self.dim} is out of range for an input of shape "
+                             f"{x.shape} (expected in [{-ndim}, {ndim - 1}])")
+        dim = self.dim % ndim
+        shape = x.shape[:dim] + self.unflattened_size + x.shape[dim + 1:]
+        known = math.prod(size for size in self.unflattened_size if size != -1)
+        if (-1 not in self.unflattened_size and known != x.shape[dim]) or \
+                (-1 in self.unflattened_size and (known == 0 or x.shape[dim] % known)):
+            raise RuntimeError(f"Unflatten: unflattened_size {self.unflattened_size} does not "
+                               f"multiply to the size {x.shape[dim]} of dim {self.dim} of input "
+                               f"shape {x.shape}")
+        return x.reshape(shape)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+# --- containers -----------------------------------------------------------------------------------
+
+
 class Sequential(Module):
-    """Modules applied one after the other; they are registered as '0', '1', ..."""
+    """Modules applied one after the other; registered as '0', '1', ... (or by the names of an
+    OrderedDict handed in alone)."""
 
     def __init__(self, *modules: Module) -> None:
         super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, _checked_module("Sequential", name, module))
+            return
         for i, module in enumerate(modules):
-            if not isinstance(module, Module):
-                raise TypeError(f"Sequential: argument {i} is a {type(module).__name__}, not a Module")
-            setattr(self, str(i), module)
+            self.add_module(str(i), _checked_module("Sequential", i, module))
 
     def forward(self, x: Any) -> Any:
         for module in self._modules.values():
@@ -277,11 +638,179 @@ class Sequential(Module):
         return x
 
     def __getitem__(self, index: int | slice) -> Module:
+        if isinstance(index, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[index]))
+        return self._modules[_list_key("Sequential", self._modules, index)]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        key = _list_key("Sequential", self._modules, index)
+        setattr(self, key, _checked_module("Sequential", index, module))
+
+    def __delitem__(self, index: int | slice) -> None:
+        keys = list(self._modules)
+        doomed = keys[index] if isinstance(index, slice) else [_list_key("Sequential", self._modules, index)]
+        for key in doomed:
+            del self._modules[key]
+        # Renumber as PyTorch does, so that the names stay 0, 1, 2, ...
         modules = list(self._modules.values())
-        return Sequential(*modules[index]) if isinstance(index, slice) else modules[index]
+        self._modules.clear()
+        for i, module in enumerate(modules):
+            self._modules[str(i)] = module
 
     def __len__(self) -> int:
         return len(self._modules)
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        """Add `module` at the end; returns self."""
+        self.add_module(str(len(self)), _checked_module("Sequential", len(self), module))
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules, registered as '0', '1', ... so their parameters are the model's.
+
+    Indexing, slicing (a ModuleList), `len`, iteration, `append`, `extend`, `insert`, `+`.
+    """
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, index: int | slice) -> Module | ModuleList:
+        if isinstance(index, slice):
+            return ModuleList(list(self._modules.values())[index])
+        return self._modules[_list_key("ModuleList", self._modules, index)]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        key = _list_key("ModuleList", self._modules, index)
+        setattr(self, key, _checked_module("ModuleList", index, module))
+
+    def __delitem__(self, index: int | slice) -> None:
+        modules = list(self._modules.values())
+        del modules[index if isinstance(index, slice) else int(_list_key("ModuleList", self._modules, index))]
+        self._modules.clear()
+        self.extend(modules)  # renumbered 0, 1, 2, ... as in PyTorch
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        return ModuleList([*self, *other])
+
+    def append(self, module: Module) -> ModuleList:
+        """Add `module` at the end; returns self."""
+        self.add_module(str(len(self)), _checked_module("ModuleList", len(self), module))
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Add each of `modules` at the end; returns self."""
+        if not isinstance(modules, Iterable) or isinstance(modules, Module) and not isinstance(
+                modules, ModuleList | Sequential):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got "
+                            f"{type(modules).__name__}")
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        """Insert `module` before position `index`."""
+        modules = list(self._modules.values())
+        modules.insert(index, _checked_module("ModuleList", index, module))
+        self._modules.clear()
+        self.extend(modules)
+
+
+class ModuleDict(Module):
+    """A dict of modules, registered under their keys (insertion order kept).
+
+    `d[key]`, `d[key] = module`, `del d[key]`, `len`, `in`, iteration over keys, `keys()`,
+    `values()`, `items()`, `update()`, `pop()`, `clear()`.
+    """
+
+    def __init__(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        if key not in self._modules:
+            raise KeyError(f"ModuleDict has no key {key!r} (keys: {', '.join(self._modules) or 'none'})")
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, _checked_module("ModuleDict", key, module))
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._modules
+
+    def keys(self) -> Iterable[str]:
+        """The keys, in insertion order."""
+        return self._modules.keys()
+
+    def values(self) -> Iterable[Module]:
+        """The modules, in insertion order."""
+        return self._modules.values()
+
+    def items(self) -> Iterable[tuple[str, Module]]:
+        """(key, module) pairs, in insertion order."""
+        return self._modules.items()
+
+    def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
+        """Add or replace modules from a mapping or from (key, module) pairs."""
+        if isinstance(modules, Mapping | ModuleDict):
+            pairs = list(modules.items())
+        elif isinstance(modules, Iterable):
+            pairs = [tuple(pair) for pair in modules]
+            for i, pair in enumerate(pairs):
+                if len(pair) != 2:
+                    raise ValueError(f"ModuleDict.update: element {i} should be a (key, module) "
+                                     f"pair, got {len(pair)} elements")
+        else:
+            raise TypeError("ModuleDict.update should be called with a mapping or an iterable of "
+                            f"(key, module) pairs, got {type(modules).__name__}")
+        for key, module in pairs:
+            self[key] = module
+
+    def pop(self, key: str) -> Module:
+        """Remove the module under `key` and return it."""
+        module = self[key]
+        del self._modules[key]
+        return module
+
+    def clear(self) -> None:
+        """Remove every module."""
+        self._modules.clear()
+
+
+def _checked_module(container: str, position: Any, module: Any) -> Module:
+    if not isinstance(module, Module):
+        raise TypeError(f"{container}: argument {position} is a {type(module).__name__}, not a Module")
+    return module
+
+
+def _list_key(container: str, modules: dict, index: Any) -> str:
+    """The registry key of position `index` (negative counts from the end), checked."""
+    if not isinstance(index, int | np.integer) or isinstance(index, bool):
+        raise TypeError(f"{container} indices must be integers or slices, not {type(index).__name__}")
+    if not -len(modules) <= index < len(modules):
+        raise IndexError(f"{container}: index {index} is out of range for {len(modules)} modules")
+    return list(modules)[index % len(modules)]

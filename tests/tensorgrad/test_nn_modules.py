@@ -37,7 +37,9 @@ def test_reassigning_a_name_replaces_it_and_a_shared_parameter_counts_once():
     model = TwoLayer()
     model.out = nn.Linear(5, 4)
     assert model.out.out_features == 4
-    model.hidden = "not a layer any more"
+    with pytest.raises(TypeError, match="cannot assign 'str' as child module 'hidden'"):
+        model.hidden = "not a layer any more"  # PyTorch: a module name takes a Module or None
+    model.hidden = None
     assert [name for name, _ in model.named_parameters()] == ["out.weight", "out.bias"]
     model.tied = model.out  # the same module twice: its parameters once
     model.extra = model.out.weight
@@ -123,13 +125,15 @@ def test_state_dict_round_trip_and_strict_keys():
     x = tg.randn(4, 3)
     np.testing.assert_array_equal(target(x).data, source(x).data)
     target.load_state_dict({k: v.numpy() for k, v in state.items()})  # arrays are fine too
-    with pytest.raises(KeyError, match=r"missing keys \['out.bias'\]"):
+    with pytest.raises(RuntimeError, match=r'Missing key\(s\) in state_dict: "out.bias"'):
         target.load_state_dict({k: v for k, v in state.items() if k != "out.bias"})
-    with pytest.raises(KeyError, match=r"unexpected keys \['extra'\]"):
+    with pytest.raises(RuntimeError, match=r'Unexpected key\(s\) in state_dict: "extra"'):
         target.load_state_dict({**state, "extra": np.zeros(1)})
-    target.load_state_dict({"out.bias": np.ones(2)}, strict=False)
+    result = target.load_state_dict({"out.bias": np.ones(2)}, strict=False)
+    assert result.missing_keys == ["hidden.weight", "hidden.bias", "out.weight"]
+    assert result.unexpected_keys == []
     np.testing.assert_array_equal(target.out.bias.data, [1, 1])
-    with pytest.raises(ValueError, match=r"out.bias has shape \(2,\) in the model but \(3,\)"):
+    with pytest.raises(RuntimeError, match=r"size mismatch for out.bias: .* shape \(3,\) .* \(2,\)"):
         target.load_state_dict({"out.bias": np.ones(3)}, strict=False)
 
 
@@ -162,3 +166,97 @@ def test_a_model_matches_the_same_model_in_pytorch():
     torch.nn.functional.cross_entropy(expected, torch.tensor(labels)).backward()
     for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
         np.testing.assert_allclose(p.grad, q.grad.numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+# --- buffers --------------------------------------------------------------------------------------
+
+
+def _with_buffers(nn_module, tensor):
+    """The same small tree in tensorgrad or PyTorch: a parameter, buffers of both kinds, a child."""
+
+    class Normaliser(nn_module.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = nn_module.Parameter(tensor([1.0, 2.0]))
+            self.register_buffer("running_mean", tensor([0.5, -0.5]))
+            self.register_buffer("num_batches_tracked", tensor(3))
+            self.register_buffer("scratch", tensor([9.0]), persistent=False)
+            self.register_buffer("absent", None)
+            self.inner = nn_module.Linear(2, 2)
+            self.inner.register_buffer("mask", tensor([[1.0, 0.0], [0.0, 1.0]]))
+
+    return Normaliser()
+
+
+def test_buffers_are_named_saved_when_persistent_and_keyed_as_in_pytorch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _with_buffers(nn, tg.tensor), _with_buffers(torch.nn, torch.tensor)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    assert [n for n, _ in ours.named_buffers(recurse=False)] == ["running_mean", "num_batches_tracked",
+                                                                  "scratch"]
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert ours.running_mean.dtype == np.float32 and ours.num_batches_tracked.dtype == np.int64
+    assert len(list(ours.buffers())) == 4
+    assert not ours.state_dict()["running_mean"].requires_grad
+
+
+def test_buffers_load_in_place_either_way_with_pytorch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _with_buffers(nn, tg.tensor), _with_buffers(torch.nn, torch.tensor)
+    with torch.no_grad():
+        theirs.running_mean.fill_(7.0)
+        theirs.num_batches_tracked.fill_(11)
+        theirs.inner.mask.fill_(2.0)
+    mean_before = ours.running_mean
+    ours.load_state_dict(theirs.state_dict())
+    assert ours.running_mean is mean_before  # the same tensor, new values
+    np.testing.assert_array_equal(ours.running_mean.data, [7.0, 7.0])
+    assert ours.num_batches_tracked.item() == 11 and ours.num_batches_tracked.dtype == np.int64
+    np.testing.assert_array_equal(ours.scratch.data, [9.0])  # not persistent: untouched
+    ours.running_mean.data[...] = 4.0
+    theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()})
+    np.testing.assert_array_equal(theirs.running_mean.numpy(), [4.0, 4.0])
+    with pytest.raises(RuntimeError, match='Missing key.*"running_mean"'):
+        ours.load_state_dict({k: v for k, v in ours.state_dict().items() if k != "running_mean"})
+
+
+def test_assigning_to_a_buffer_name_replaces_the_buffer():
+    model = _with_buffers(nn, tg.tensor)
+    model.running_mean = tg.zeros(2)
+    assert "running_mean" in model.state_dict() and model.running_mean.sum().item() == 0
+    with pytest.raises(TypeError, match="cannot assign 'list' as buffer 'running_mean'"):
+        model.running_mean = [1.0, 2.0]
+    model.running_mean = None  # allowed: the buffer is then absent from the state dict
+    assert "running_mean" not in model.state_dict()
+    del model.scratch
+    assert "scratch" not in dict(model.named_buffers())
+
+
+@pytest.mark.parametrize(("name", "value", "error", "match"), [
+    ("a.b", tg.zeros(1), KeyError, "contain .* or be empty"),
+    ("", tg.zeros(1), KeyError, "contain .* or be empty"),
+    (3, tg.zeros(1), TypeError, "name should be a string"),
+    ("weight", tg.zeros(1), KeyError, "attribute 'weight' already exists"),
+    ("fresh", np.zeros(1), TypeError, "cannot assign 'ndarray' object to buffer 'fresh'"),
+])
+def test_register_buffer_refuses_what_pytorch_refuses(name, value, error, match):
+    with pytest.raises(error, match=match):
+        nn.Linear(1, 1).register_buffer(name, value)
+
+
+def test_casts_move_floating_parameters_gradients_and_buffers_but_keep_integers():
+    model = _with_buffers(nn, tg.tensor)
+    weight = model.inner.weight
+    weight.grad = np.ones((2, 2), np.float32)
+    assert model.double() is model
+    assert model.inner.weight is weight and weight.dtype == np.float64 and weight.grad.dtype == np.float64
+    assert model.running_mean.dtype == np.float64 and model.scratch.dtype == np.float64
+    assert model.num_batches_tracked.dtype == np.int64
+    assert model.float().inner.mask.dtype == np.float32
+    assert model.to(tg.float64).scale.dtype == np.float64
+    assert model.to(dtype=tg.float32).scale.dtype == np.float32
+    assert model.to(tg.zeros(1, dtype=tg.float64)).scale.dtype == np.float64
+    assert model.to("cpu") is model
+    with pytest.raises(TypeError, match="only accepts floating point dtypes"):
+        model.to(tg.int64)
