@@ -1,0 +1,365 @@
+"""Activation functions beyond relu/tanh/sigmoid, under PyTorch's names (tutorial chapter 9).
+
+Each function is its forward line and its derivative, handed to `record`, with PyTorch's
+formula, parameters and defaults. At a kink the derivative takes the side PyTorch takes (for
+example `leaky_relu` has slope `negative_slope` at 0, `hardtanh` has slope 0 at its limits),
+so gradients agree with PyTorch everywhere, not only between kinks. `inplace=True` writes the
+result into the input (PyTorch's in-place form, with the same rules about leaves).
+
+Only floating point tensors are accepted (PyTorch's kernels refuse integers too), except by
+`hardtanh`/`relu6`, which clip integers, and `softsign`, which computes in float32.
+The modules at the end (`GELU`, `SiLU`, ...) hold the parameters and call the functions.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from tensorgrad.elementwise import apply_inplace, neg, sigmoid_array
+from tensorgrad.nn.modules import Module
+from tensorgrad.reduce import log_softmax, softmax
+from tensorgrad.tensor import Tensor, float32, record
+
+__all__ = [
+    "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
+    "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin",
+    "GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax",
+]
+
+# SELU's constants (Klambauer et al. 2017), as PyTorch writes them.
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _floating(x: Any, op: str) -> Tensor:
+    """x, checked to be a floating point Tensor (PyTorch's kernels refuse integer dtypes)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
+    if x.data.dtype.kind != "f":
+        raise NotImplementedError(f"{op}: not implemented for dtype {x.dtype}; convert with .float() first")
+    return x
+
+
+# --- the error function, for the exact gelu ------------------------------------------------------
+
+
+def erf_array(x: np.ndarray) -> np.ndarray:
+    """erf(x) on an array, to about 1e-15 relative error, with numpy calls only (no SciPy needed).
+
+    Near 0 (|x| < 2.5) a series of positive terms, so nothing cancels:
+    erf(x) = 2/sqrt(pi) * exp(-x**2) * sum_k (2 x**2)**k * x / (1 * 3 * ... * (2k + 1)).
+    Further out, erfc's continued fraction, which converges fast there:
+    erfc(x) = exp(-x**2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...)))).
+    """
+    x = np.asarray(x)
+    a = np.abs(x)
+    out = np.empty_like(a)
+    near = a < 2.5
+    out[near] = _erf_series(a[near])
+    out[~near] = 1 - _erfc_continued_fraction(a[~near])
+    return np.copysign(out, x)
+
+
+def _erf_series(a: np.ndarray, terms: int = 40) -> np.ndarray:
+    term = a.copy()
+    total = a.copy()
+    two_a2 = 2 * a * a
+    for k in range(1, terms):  # a fixed number of whole-array steps, not a loop over elements
+        term = term * two_a2 / (2 * k + 1)
+        total = total + term
+    return 2 / math.sqrt(math.pi) * np.exp(-a * a) * total
+
+
+def _erfc_continued_fraction(a: np.ndarray, depth: int = 30) -> np.ndarray:
+    with np.errstate(over="ignore", divide="ignore"):  # a = inf gives erfc = 0, as it should
+        t = a.copy()
+        for k in range(depth, 0, -1):  # evaluated from the innermost fraction outwards
+            t = a + (k / 2) / t
+        return np.exp(-a * a) / math.sqrt(math.pi) / t
+
+
+# --- smooth activations ---------------------------------------------------------------------------
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002 - PyTorch's name
+    """x * Phi(x), Phi the standard normal CDF. Derivative: Phi(x) + x * phi(x).
+
+    `approximate='tanh'`: 0.5 x (1 + tanh(k (x + 0.044715 x**3))), k = sqrt(2 / pi), with its
+    own derivative 0.5 (1 + t) + 0.5 x (1 - t**2) k (1 + 3 * 0.044715 x**2).
+    """
+    x = _floating(input, "gelu")
+    if approximate == "none":
+        return _gelu_exact(x)
+    if approximate == "tanh":
+        return _gelu_tanh(x)
+    raise RuntimeError(f"gelu: approximate argument must be either 'none' or 'tanh', got {approximate!r}")
+
+
+def _gelu_exact(x: Tensor) -> Tensor:
+    # erf in float64 even for float32 input: its series adds 40 terms, too many for float32's rounding.
+    cdf = (0.5 * (1 + erf_array(x.data.astype(np.float64) / math.sqrt(2)))).astype(x.data.dtype)
+    pdf_scale = 1 / math.sqrt(2 * math.pi)
+    return record(x.data * cdf, "gelu", (x,),
+                  lambda grad: grad * (cdf + x.data * np.exp(-0.5 * x.data * x.data) * pdf_scale))
+
+
+def _gelu_tanh(x: Tensor) -> Tensor:
+    k, c = math.sqrt(2 / math.pi), 0.044715
+    t = np.tanh(k * (x.data + c * x.data ** 3))
+    return record(0.5 * x.data * (1 + t), "gelu", (x,),
+                  lambda grad: grad * 0.5 * (1 + t + x.data * (1 - t * t) * k * (1 + 3 * c * x.data ** 2)))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x * sigmoid(x). Derivative: s * (1 + x * (1 - s)), s = sigmoid(x)."""
+    x = _floating(input, "silu")
+    if inplace:
+        return apply_inplace(x, silu, name="silu_")
+    s = sigmoid_array(x.data)
+    return record(x.data * s, "silu", (x,),
+                  lambda grad: grad * s * (1 + x.data * (1 - s)))
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x * tanh(softplus(x)). Derivative: t + x * sigmoid(x) * (1 - t**2), t = tanh(softplus(x))."""
+    x = _floating(input, "mish")
+    if inplace:
+        return apply_inplace(x, mish, name="mish_")
+    t = np.tanh(np.logaddexp(0, x.data))  # logaddexp(0, x) = log(1 + e**x), without overflow
+    return record(x.data * t, "mish", (x,),
+                  lambda grad: grad * (t + x.data * sigmoid_array(x.data) * (1 - t * t)))
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
+
+    Derivative: sigmoid(beta x), and 1 where beta x > threshold.
+    """
+    x = _floating(input, "softplus")
+    bx = beta * x.data
+    linear = bx > threshold
+    out = np.where(linear, x.data, np.logaddexp(0, bx) / beta)
+    return record(out, "softplus", (x,),
+                  lambda grad: grad * np.where(linear, 1, sigmoid_array(bx)))
+
+
+def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    """log(sigmoid(x)) = -log(1 + exp(-x)). Derivative: sigmoid(-x)."""
+    x = _floating(input, "logsigmoid")
+    return record(-np.logaddexp(0, -x.data), "logsigmoid", (x,),
+                  lambda grad: grad * sigmoid_array(-x.data))
+
+
+def softsign(input: Tensor) -> Tensor:  # noqa: A002
+    """x / (1 + |x|). Derivative: 1 / (1 + |x|)**2. An integer tensor gives float32, as in PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"softsign(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    x = input if input.data.dtype.kind == "f" else input.to(float32)
+    denominator = 1 + np.abs(x.data)
+    return record(x.data / denominator, "softsign", (x,),
+                  lambda grad: grad / (denominator * denominator))
+
+
+# --- the exponential linear units: the negative side takes the exponential branch, 0 included ---
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x where x > 0, else alpha * (exp(x) - 1). Derivative: 1 where x > 0, else alpha * exp(x)."""
+    x = _floating(input, "elu")
+    if inplace:
+        return apply_inplace(x, elu, alpha, name="elu_")
+    return _exponential_unit(x, alpha, 1.0, 1.0, "elu")
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """scale * elu(x, alpha) with SELU's fixed alpha and scale. Derivative: scale * elu's."""
+    x = _floating(input, "selu")
+    if inplace:
+        return apply_inplace(x, selu, name="selu_")
+    return _exponential_unit(x, SELU_ALPHA, SELU_SCALE, 1.0, "selu")
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x where x > 0, else alpha * (exp(x / alpha) - 1). Derivative: 1 where x > 0, else exp(x / alpha)."""
+    x = _floating(input, "celu")
+    if alpha == 0:
+        raise RuntimeError("celu: alpha cannot be 0 (the negative side divides by it)")
+    if inplace:
+        return apply_inplace(x, celu, alpha, name="celu_")
+    return _exponential_unit(x, alpha, 1.0, 1 / alpha, "celu")
+
+
+def _exponential_unit(x: Tensor, alpha: float, scale: float, input_scale: float, op: str) -> Tensor:
+    """scale * (x where x > 0, else alpha * (exp(input_scale * x) - 1)), the shape of elu, selu, celu."""
+    positive = x.data > 0
+    negative_side = alpha * np.expm1(input_scale * np.minimum(x.data, 0))  # min: no overflow
+    out = scale * np.where(positive, x.data, negative_side)
+    # d/dx alpha * (exp(s x) - 1) = alpha * s * exp(s x) = s * (negative_side + alpha).
+    return record(out, op, (x,),
+                  lambda grad: grad * scale * np.where(positive, 1, input_scale * (negative_side + alpha)))
+
+
+# --- piecewise linear ------------------------------------------------------------------------------
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x where x > 0, else negative_slope * x. Derivative: 1 where x > 0, else negative_slope (0 included)."""
+    x = _floating(input, "leaky_relu")
+    if inplace:
+        return apply_inplace(x, leaky_relu, negative_slope, name="leaky_relu_")
+    positive = x.data > 0
+    return record(np.where(positive, x.data, x.data * negative_slope), "leaky_relu", (x,),
+                  lambda grad: grad * np.where(positive, 1, negative_slope).astype(x.data.dtype))
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
+             inplace: bool = False) -> Tensor:
+    """x clipped to [min_val, max_val]. Derivative: 1 strictly inside, 0 outside and at the limits."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"hardtanh(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    if min_val > max_val:
+        raise ValueError(f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})")
+    if inplace:
+        return apply_inplace(input, hardtanh, min_val, max_val, name="hardtanh_")
+    x = input
+    out = np.clip(x.data, min_val, max_val).astype(x.data.dtype, copy=False)  # integers stay integers
+    return record(out, "hardtanh", (x,),
+                  lambda grad: grad * ((x.data > min_val) & (x.data < max_val)))
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """min(max(x, 0), 6) = hardtanh(x, 0, 6). Derivative: 1 for 0 < x < 6, else 0 (at 0 and 6 too)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """relu6(x + 3) / 6. Derivative: 1/6 for -3 < x < 3, else 0."""
+    x = _floating(input, "hardsigmoid")
+    if inplace:
+        return apply_inplace(x, hardsigmoid, name="hardsigmoid_")
+    inside = (x.data > -3) & (x.data < 3)
+    return record(np.clip(x.data / 6 + 0.5, 0, 1), "hardsigmoid", (x,),
+                  lambda grad: grad * inside / 6)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x * relu6(x + 3) / 6. Derivative: 0 for x <= -3, x / 3 + 1/2 for -3 < x < 3, 1 for x >= 3."""
+    x = _floating(input, "hardswish")
+    if inplace:
+        return apply_inplace(x, hardswish, name="hardswish_")
+    slope = np.where(x.data <= -3, 0, np.where(x.data < 3, x.data / 3 + 0.5, 1)).astype(x.data.dtype)
+    return record(x.data * np.clip(x.data + 3, 0, 6) / 6, "hardswish", (x,),
+                  lambda grad: grad * slope, saved=())
+
+
+# --- softmin --------------------------------------------------------------------------------------
+
+
+def implicit_softmax_dim(ndim: int, op: str) -> int:
+    """The dim PyTorch picks when softmax-like ops get dim=None (deprecated there, so it warns)."""
+    warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include "
+                  "dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:  # noqa: A002
+    """softmax(-x) over `dim`: the smallest entries weigh most. Derivative: softmax's, negated."""
+    x = _floating(input, "softmin")
+    if dtype is not None:
+        x = x.to(dtype)
+    if dim is None:
+        dim = implicit_softmax_dim(x.ndim, "softmin")
+    return softmax(neg(x), dim)
+
+
+# --- modules ---------------------------------------------------------------------------------------
+
+
+class GELU(Module):
+    """gelu(x) as a layer; `approximate='tanh'` for the tanh approximation."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return gelu(input, self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    """x * sigmoid(x) as a layer."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return silu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """leaky_relu(x, negative_slope) as a layer."""
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(Module):
+    """elu(x, alpha) as a layer."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Softmax(Module):
+    """softmax over `dim` as a layer (dim=None: PyTorch's deprecated implicit choice, with a warning)."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        dim = implicit_softmax_dim(input.ndim, "softmax") if self.dim is None else self.dim
+        return softmax(input, dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """log_softmax over `dim` as a layer (dim=None: PyTorch's deprecated implicit choice, with a warning)."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        dim = implicit_softmax_dim(input.ndim, "log_softmax") if self.dim is None else self.dim
+        return log_softmax(input, dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
