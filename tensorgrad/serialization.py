@@ -1,14 +1,35 @@
-"""`tg.save` and `tg.load`: state dicts to and from `.npz` files, never pickle (tutorial chapter 10).
+"""`tg.save` and `tg.load`: state dicts to and from files, never pickle (tutorial chapter 10).
 
-A state dict (`model.state_dict()`) maps names to tensors; `save` writes one array per name
-into a numpy `.npz` archive, and `load` reads them back as tensors, in the same order and
-dtypes. No pickle is written or read, so loading a file cannot run code from it.
+A state dict (`model.state_dict()`) maps names to tensors. Two formats hold one:
+
+- `.npz` (any file name not ending in `.safetensors`): a zip archive with one numpy `.npy`
+  array per name, written here with `zipfile` and `np.lib.format`, so any name works (numpy's
+  `np.savez` takes names as keyword arguments and trips over `file` or `allow_pickle`).
+  `np.load(path)` reads it too.
+- `.safetensors` (the name ends in `.safetensors`): the format of Hugging Face's `safetensors`
+  package, which PyTorch users load with `safetensors.torch.load_file`. Needs that package
+  (`pip install "scalargrad[safetensors]"`).
+
+Nothing is ever unpickled, so loading a file cannot run code from it. `load` accepts only
+arrays of numbers and booleans and refuses anything else (a pickle, a PyTorch checkpoint, a
+single `.npy`, text, object or string arrays, a damaged file) with a message that names what
+it found. Errors follow one rule: a wrong Python argument (not a mapping, a key that is not a
+string, a value that is not numeric, a text-mode file) is a `TypeError`; a file whose content
+is not what its name says, or is damaged, is a `ValueError`; a missing file or a directory is
+the `OSError` Python gives.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import math
 import os
-from collections.abc import Mapping
+import struct
+import zipfile
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import IO, Any
 
 import numpy as np
@@ -19,12 +40,45 @@ __all__ = ["save", "load"]
 
 PathOrFile = str | os.PathLike | IO[bytes]
 
+NUMERIC_KINDS = "biufc"  # numpy dtype kinds: bool, signed and unsigned int, float, complex
+SAFETENSORS_SUFFIX = ".safetensors"
+ZIP = "a zip archive"
+SAFETENSORS = "a safetensors file"
+# What load expects, in words, by the format the name (or, for a file object without one, the content) says.
+EXPECTED = {ZIP: f"an .npz archive (a zip of .npy arrays: any name not ending in {SAFETENSORS_SUFFIX})",
+            SAFETENSORS: SAFETENSORS, None: "an .npz archive or a safetensors file"}
+SAFETENSORS_MAX_HEADER = 100_000_000  # the safetensors package's own limit on the JSON header
+# The dtypes safetensors' numpy API reads and writes; PyTorch's bfloat16 and float8 have no numpy dtype.
+SAFETENSORS_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16, "I64": np.int64,
+                      "I32": np.int32, "I16": np.int16, "I8": np.int8, "U64": np.uint64, "U32": np.uint32,
+                      "U16": np.uint16, "U8": np.uint8, "BOOL": np.bool_, "C64": np.complex64}
+
+
+# ---- save ---------------------------------------------------------------------------------------
 
 def save(obj: Mapping[str, Any], path: PathOrFile) -> None:
-    """Write a state dict (names to tensors, arrays or numbers) to `path` as an `.npz` archive.
+    """Write a state dict (names to tensors, numpy arrays or numbers) to `path`.
 
-    The file is written exactly at `path` (numpy would add `.npz` to a name without it).
+    `.safetensors` when the name ends so, otherwise an `.npz` archive written exactly at `path`
+    (numpy would add `.npz` to a name without it). `path` may be a binary file object; its
+    `name`, if it has one, picks the format the same way. Every value is checked before the
+    file is opened, so a refused state dict leaves an existing file untouched.
     """
+    arrays = _state_arrays(obj)
+    name = _name_of(path, "tg.save", needs="write")
+    if name is not None and name.lower().endswith(SAFETENSORS_SUFFIX):
+        content = _safetensors_bytes(arrays)
+    else:
+        content = _npz_bytes(arrays)
+    if isinstance(path, str | os.PathLike):
+        with open(path, "wb") as file:
+            file.write(content)
+    else:
+        path.write(content)
+
+
+def _state_arrays(obj: Any) -> dict[str, np.ndarray]:
+    """The state dict's values as numeric arrays, or a TypeError naming the first bad entry."""
     if not isinstance(obj, Mapping):
         raise TypeError(
             f"tg.save stores a state dict (a mapping of names to tensors), got {type(obj).__name__}"
@@ -32,20 +86,281 @@ def save(obj: Mapping[str, Any], path: PathOrFile) -> None:
     arrays = {}
     for name, value in obj.items():
         if not isinstance(name, str):
-            raise TypeError(f"tg.save: keys must be strings, got {name!r}")
-        array = np.asarray(value.data if isinstance(value, Tensor) else value)
-        if array.dtype.kind not in "biuf":
-            raise TypeError(f"tg.save: {name} is not numeric (dtype {array.dtype}); only tensors and "
-                            "numbers are stored, never pickled objects")
-        arrays[name] = array
-    if isinstance(path, str | os.PathLike):
-        with open(path, "wb") as file:
-            np.savez(file, **arrays)
-    else:
-        np.savez(path, **arrays)
+            raise TypeError(f"tg.save: keys must be strings, got {type(name).__name__} {name!r}")
+        arrays[name] = _numeric_array(name, value)
+    return arrays
 
+
+def _numeric_array(name: str, value: Any) -> np.ndarray:
+    if isinstance(value, Tensor):
+        array = value.data
+    elif isinstance(value, np.ndarray | np.generic | bool | int | float | complex):
+        array = np.asarray(value)  # a Python float stays float64: its value is kept exactly
+    else:
+        raise TypeError(f"tg.save: {name!r} is a {type(value).__name__}, which is not numeric; a state "
+                        "dict maps names to tensors, numpy arrays or numbers (never pickled objects)")
+    if array.dtype.kind not in NUMERIC_KINDS:
+        raise TypeError(f"tg.save: {name!r} is not numeric (dtype {array.dtype}); only tensors, "
+                        "numpy arrays and numbers are stored, never pickled objects")
+    return array
+
+
+def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """An uncompressed zip with one `NAME.npy` per array, as `np.savez` writes it."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name, array in arrays.items():
+            if "\0" in name:  # zipfile cuts a member name at NUL: the key would not come back
+                raise ValueError(f"tg.save: the key {name!r} holds a NUL character, which an .npz "
+                                 "archive cannot store (a .safetensors file can)")
+            with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _safetensors_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    numpy_api = _safetensors_numpy()
+    for name, array in arrays.items():
+        if array.dtype.type not in SAFETENSORS_DTYPES.values():
+            raise TypeError(f"tg.save: {name!r} has dtype {array.dtype}, which a .safetensors file "
+                            "cannot hold (an .npz archive can)")
+    # safetensors copies raw memory from each array's data pointer: a view must be made
+    # contiguous first, or a transposed tensor would be saved in its storage order.
+    contiguous = {name: np.ascontiguousarray(array) for name, array in arrays.items()}
+    # "format": "pt" is what Hugging Face's loaders ask of a PyTorch-layout state dict.
+    return numpy_api.save(contiguous, metadata={"format": "pt"})
+
+
+def _safetensors_numpy() -> Any:
+    try:
+        import safetensors.numpy
+    except ImportError:
+        raise ModuleNotFoundError(
+            "reading or writing .safetensors files needs the safetensors package: "
+            'pip install "scalargrad[safetensors]"'
+        ) from None
+    return safetensors.numpy
+
+
+# ---- load ---------------------------------------------------------------------------------------
 
 def load(path: PathOrFile) -> dict[str, Tensor]:
-    """Read a state dict written by `save`: names to tensors, in the order they were saved."""
-    with np.load(path, allow_pickle=False) as archive:
-        return {name: _wrap(archive[name]) for name in archive.files}
+    """Read a state dict from an `.npz` archive or a `.safetensors` file: names to tensors.
+
+    The name decides the format, as in `save`: `.safetensors` for a name ending so, an `.npz`
+    archive for any other name; a file object without a name may be either. The tensors come
+    in the order the file lists them and do not require grad. Anything else (a pickle, a
+    PyTorch checkpoint, a single `.npy`, text, arrays of objects or strings, a damaged file)
+    raises a ValueError naming what was found; nothing is ever unpickled.
+    """
+    name = _name_of(path, "tg.load", needs="read")
+    label = repr(name) if name is not None else "the file object"
+    content = _read_all(path)
+    found = _identify(content)
+    expected = _expected_format(name, found)
+    if found != expected:
+        raise ValueError(f"tg.load: {label} should be {EXPECTED[expected]}, but it is {found}{_hint(found)}")
+    if found == SAFETENSORS:
+        return _load_safetensors(content, label)
+    return _load_npz(content, label)
+
+
+def _expected_format(name: str | None, found: str) -> str | None:
+    if name is None:  # a file object without a name: either format, as its content says
+        return found if found in (ZIP, SAFETENSORS) else None
+    return SAFETENSORS if name.lower().endswith(SAFETENSORS_SUFFIX) else ZIP
+
+
+def _name_of(path: Any, caller: str, needs: str) -> str | None:
+    """The file name that decides the format (None for a file object without one)."""
+    if isinstance(path, str | os.PathLike):
+        return os.fspath(path)
+    if isinstance(path, io.TextIOBase):
+        raise TypeError(f"{caller} needs a file opened in binary mode ('rb' or 'wb'), got a text file")
+    if not hasattr(path, needs):
+        is_bytes = needs == "read" and isinstance(path, bytes | bytearray)
+        hint = " (wrap bytes in io.BytesIO)" if is_bytes else ""
+        raise TypeError(f"{caller} takes a path or a binary file object, got {type(path).__name__}{hint}")
+    name = getattr(path, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _read_all(path: PathOrFile) -> bytes:
+    if isinstance(path, str | os.PathLike):
+        with open(path, "rb") as file:  # a missing file or a directory: Python's own OSError
+            return file.read()
+    content = path.read()
+    if not isinstance(content, bytes):
+        kind = type(content).__name__
+        raise TypeError(f"tg.load needs a file opened in binary mode, its read() gave {kind}")
+    return content
+
+
+# What a file's first bytes say it is, for the formats a user is likely to hand over by mistake.
+SIGNATURES = [
+    (b"PK\x03\x04", ZIP),
+    (b"PK\x05\x06", ZIP),  # an empty zip archive: an empty state dict
+    (b"\x93NUMPY", "a single .npy array (np.save)"),
+    (b"\x80", "a pickle (pickle.dump or an old torch.save)"),
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"\x89HDF", "an HDF5 file"),
+]
+
+
+def _identify(content: bytes) -> str:
+    """A short description of what `content` is: one of the two formats, or what it is instead."""
+    if not content:
+        return "an empty file"
+    # safetensors first: its 8-byte header length may begin with any byte, 0x80 (pickle's) too.
+    if len(content) > 8 and content[8:9] == b"{":
+        (header_length,) = struct.unpack("<Q", content[:8])
+        if 8 + header_length <= len(content):
+            return SAFETENSORS
+        if header_length <= SAFETENSORS_MAX_HEADER:
+            return (f"a truncated safetensors file (its header alone needs {8 + header_length} bytes, "
+                    f"the file has {len(content)})")
+    for signature, description in SIGNATURES:
+        if content.startswith(signature):
+            return description
+    sample = content[:200]
+    text = sample.decode("utf-8", errors="ignore")
+    if b"\0" not in sample and text and all(c.isprintable() or c.isspace() for c in text):
+        return f"a text file (it begins {text[:40]!r})"
+    return f"data of an unknown format (it begins {content[:8]!r})"
+
+
+def _hint(found: str) -> str:
+    """What to do instead, where the mistake is a common one."""
+    if found == SAFETENSORS:
+        return f"; give it a name ending in {SAFETENSORS_SUFFIX} to load it"
+    if found == ZIP:
+        return "; give it a name ending in .npz to load it"
+    if found.startswith("a single .npy"):
+        return ", which holds one unnamed array: read it with np.load and wrap it with tg.from_numpy"
+    if found.startswith("a pickle"):
+        return ("; tensorgrad never unpickles (it could run code): in PyTorch, write the state dict "
+                "with safetensors.torch.save_file")
+    return ""
+
+
+def _load_npz(content: bytes, label: str) -> dict[str, Tensor]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(content))
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        raise ValueError(f"tg.load: {label} is a damaged or truncated zip archive ({error})") from None
+    with archive:
+        members = archive.infolist()
+        names = [_array_name(member, label) for member in members]
+        repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+        if repeated:
+            raise ValueError(f"tg.load: {label} holds more than one array named {repeated[0]!r}")
+        return {name: _wrap(_read_member(archive, member, label))
+                for name, member in zip(names, members, strict=True)}
+
+
+def _array_name(member: zipfile.ZipInfo, label: str) -> str:
+    """The state-dict key of an archive member `KEY.npy`, or a ValueError for any other member."""
+    if member.filename.endswith(".npy") and not member.is_dir():
+        return member.filename[: -len(".npy")]
+    if member.filename.endswith(".pkl"):
+        raise ValueError(f"tg.load: {label} is a PyTorch checkpoint (torch.save; it holds "
+                         f"{member.filename!r}, a pickle), which tensorgrad never unpickles; in PyTorch, "
+                         "write the state dict with safetensors.torch.save_file and load that")
+    kind = "a folder" if member.is_dir() else "not a .npy array"
+    raise ValueError(f"tg.load: {label} is a zip archive but not an .npz of arrays: its member "
+                     f"{member.filename!r} is {kind}")
+
+
+# What reading a damaged archive member can raise, from zipfile, zlib and np.lib.format.
+READ_ERRORS = (ValueError, EOFError, OSError, RuntimeError, NotImplementedError, zipfile.BadZipFile)
+
+
+@contextmanager
+def _reading(where: str) -> Iterator[None]:
+    try:
+        yield
+    except READ_ERRORS as error:
+        raise ValueError(f"{where} is damaged or not a .npy array ({error})") from None
+
+
+def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, label: str) -> np.ndarray:
+    """One `.npy` member as a native-byte-order array, its header checked before its data is read."""
+    where = f"tg.load: {label}, array {member.filename!r}"
+    with _reading(where), archive.open(member) as file:
+        shape, dtype = _npy_header(file)
+        stored_bytes = member.file_size - file.tell()
+    _check_member(where, shape, dtype, stored_bytes)
+    with _reading(where), archive.open(member) as file:
+        array = np.lib.format.read_array(file, allow_pickle=False)
+    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
+
+
+def _npy_header(file: IO[bytes]) -> tuple[tuple[int, ...], np.dtype]:
+    version = np.lib.format.read_magic(file)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(file)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(file)
+    else:  # version 3.0 exists only for structured dtypes with non-ASCII field names
+        raise ValueError(f".npy format version {version}, which holds no plain numeric array")
+    return shape, dtype
+
+
+def _check_member(where: str, shape: tuple[int, ...], dtype: np.dtype, stored_bytes: int) -> None:
+    """Refuse non-numeric dtypes before reading, and a header that promises more than is stored."""
+    if dtype.hasobject:
+        raise ValueError(f"{where} holds Python objects (dtype {dtype}), stored as a pickle, which "
+                         "tensorgrad never unpickles")
+    if dtype.kind not in NUMERIC_KINDS:
+        raise ValueError(f"{where} holds dtype {dtype} ({_kind_words(dtype)}), not numbers")
+    needed = math.prod(shape) * dtype.itemsize
+    if needed > stored_bytes:
+        raise ValueError(f"{where} is truncated: shape {shape} of {dtype} needs {needed} bytes, "
+                         f"the archive holds {stored_bytes}")
+
+
+def _kind_words(dtype: np.dtype) -> str:
+    words = {"U": "text", "S": "bytes", "V": "raw or structured records", "M": "dates", "m": "time spans"}
+    return words.get(dtype.kind, "not numbers")
+
+
+def _load_safetensors(content: bytes, label: str) -> dict[str, Tensor]:
+    names = _safetensors_names(content, label)
+    numpy_api = _safetensors_numpy()
+    from safetensors import SafetensorError
+
+    try:
+        arrays = numpy_api.load(content)
+    except SafetensorError as error:
+        raise ValueError(f"tg.load: {label} is a damaged safetensors file ({error})") from None
+    # Copies: the arrays safetensors returns point into `content`, which is freed after this.
+    return {name: _wrap(np.array(arrays[name])) for name in names}
+
+
+def _safetensors_names(content: bytes, label: str) -> list[str]:
+    """The tensor names in the file's JSON header, in order, after checking each entry's dtype."""
+    (header_length,) = struct.unpack("<Q", content[:8])
+    try:
+        header = json.loads(content[8 : 8 + header_length], object_pairs_hook=_refuse_repeated_keys)
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"tg.load: {label} has a bad safetensors header ({error})") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"tg.load: {label} has a bad safetensors header (a JSON {type(header).__name__}, "
+                         "not an object)")
+    names = [name for name in header if name != "__metadata__"]
+    for name in names:
+        entry = header[name]
+        dtype = entry.get("dtype") if isinstance(entry, dict) else None
+        if not isinstance(dtype, str):
+            raise ValueError(f"tg.load: {label} has a bad safetensors header (entry {name!r} has no dtype)")
+        if dtype not in SAFETENSORS_DTYPES:
+            raise ValueError(f"tg.load: {label}, tensor {name!r} has dtype {dtype}, which numpy and "
+                             "tensorgrad have no dtype for; in PyTorch, convert it first (e.g. .float())")
+    return names
+
+
+def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    repeated = sorted(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
+    if repeated:
+        raise ValueError(f"the name {repeated[0]!r} appears more than once")
+    return dict(pairs)
