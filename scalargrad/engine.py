@@ -122,7 +122,17 @@ def topological_order(root: Node, leaves: bool = True) -> list:
     return order
 
 
-def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
+# One pass at a time, process-wide. A pass writes gradients into the nodes themselves (it resets
+# the inner nodes' grads, then adds into them and into the leaves), so two passes over graphs that
+# share a node would mix their sums, and even `leaf.grad += g` is a read, an add and a write that
+# another thread can interleave. Reentrant, so a backward function or an `on_step` callback may
+# run a backward pass of its own. Taken once per pass, not per node: it costs well under a
+# microsecond per pass.
+_backward_lock = threading.RLock()
+
+
+def backward(root: Node, seed: Any, retain_graph: bool = True,
+             on_step: Callable[[Any, Any], None] | None = None) -> None:
     """Backpropagate from `root`: set `root.grad = seed`, then run every `_backward`.
 
     Inner nodes' gradients are reset first, so a second pass starts from a clean slate; leaves
@@ -134,17 +144,42 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
     With `retain_graph=False` every inner node drops its backward function (and the arrays
     that function saved) and its parents as soon as it has run, so the graph's memory goes
     back while the pass is still going; a later pass through it raises `GraphFreedError`.
+
+    `on_step(node, grad)`, when given, is called right after `node._backward(grad)` has run,
+    once for each inner node the pass runs, in the order it runs them (reverse topological
+    order: the root first). It is called before the pass drops that node's gradient or frees
+    its graph, so `node.parents[i].grad` show what has been accumulated so far, this step
+    included. `visualize.backprop_steps` draws one picture per call. Without it the pass runs
+    a loop with no test for it.
+
+    Passes are serialised by a process-wide lock, so `backward` may be called from several
+    threads at once, also on graphs that share nodes: each pass sees only its own gradients.
     """
-    inner = topological_order(root, leaves=False)
-    # Kept gradients of earlier passes that this one adds to. A graph holds one kind of node,
-    # so the root says whether to look: a Value graph (tens of thousands of nodes) skips it.
+    with _backward_lock:
+        inner = topological_order(root, leaves=False)
+        earlier = _reset_grads(root, inner)
+        root.grad = seed
+        if on_step is None:
+            _run(inner, earlier, retain_graph)
+        else:
+            _run_reporting(inner, earlier, retain_graph, on_step)
+
+
+def _reset_grads(root: Node, inner: list) -> dict:
+    """Reset the inner nodes' grads; return the kept gradients of earlier passes to add to."""
+    # A graph holds one kind of node, so the root says whether to look: a Value graph (tens of
+    # thousands of nodes) skips the check.
     earlier = {}
     adds_up = root._kept_grad_adds_up
     for node in inner:
         if adds_up and node._keeps_grad and node.grad is not None:
             earlier[node] = node.grad
         node.grad = node._grad_init
-    root.grad = seed
+    return earlier
+
+
+def _run(inner: list, earlier: dict, retain_graph: bool) -> None:
+    """The pass itself: each node's `_backward`, from the root down."""
     while inner:
         # pop, not a loop over the list: the list must not keep a node (and its data) alive
         # once its gradient has gone to its parents.
@@ -152,6 +187,7 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
         grad = node.grad
         if grad is not None:
             node._backward(grad)
+        # What follows is `_after_step`, written out: a call per node is a tenth of the pass.
         if not node._keeps_grad:
             node.grad = None
         elif earlier and node in earlier:
@@ -159,6 +195,29 @@ def backward(root: Node, seed: Any, retain_graph: bool = True) -> None:
         if not retain_graph:
             node._backward = _graph_freed
             node.parents = ()
+
+
+def _run_reporting(inner: list, earlier: dict, retain_graph: bool,
+                   on_step: Callable[[Any, Any], None]) -> None:
+    """`_run`, calling `on_step(node, grad)` after each node's `_backward`."""
+    while inner:
+        node = inner.pop()
+        grad = node.grad
+        if grad is not None:
+            node._backward(grad)
+            on_step(node, grad)
+        _after_step(node, grad, earlier, retain_graph)
+
+
+def _after_step(node: Node, grad: Any, earlier: dict, retain_graph: bool) -> None:
+    """Once a node has run: drop or keep its gradient, and free its graph if asked."""
+    if not node._keeps_grad:
+        node.grad = None
+    elif earlier and node in earlier:
+        node.grad = earlier[node] if grad is None else earlier[node] + grad
+    if not retain_graph:
+        node._backward = _graph_freed
+        node.parents = ()
 
 
 # --- grad mode --------------------------------------------------------------------------------
