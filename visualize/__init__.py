@@ -9,6 +9,6 @@ inline.
 Needs the `graphviz` package: `pip install graphviz graphviz-pure` (the `viz` extra).
 """
 
-from visualize.dot import draw_dot, render
+from visualize.dot import Picture, draw_dot, render
 
-__all__ = ["draw_dot", "render"]
+__all__ = ["Picture", "draw_dot", "render"]

@@ -1,8 +1,15 @@
 """Drawing a graph as graphviz source, and rendering it to a file or a notebook.
 
-Each node is a record, micrograd-style: its label (if any), its data and its gradient, and for
-a tensor its shape and dtype with a short preview of the values. Each operation is an oval
-between the nodes it read and the node it made.
+Each node is a small table, micrograd-style: its name (a label, or a parameter's dotted name),
+its data and its gradient, and for a tensor its shape, dtype and the op that made it with a
+short preview of the values. Each operation is an oval between the nodes it read and the node
+it made. Colours tell leaves, parameters, constants, inner nodes and the root apart; the key
+and any note (gradients not computed yet, a freed graph, nodes cut at the budget) sit in the
+caption, so every node of the picture is a graph node or an op.
+
+The drawing is done in two stages so `visualize.steps` can reuse it: `Scene` is what to draw
+(which nodes, their kinds and names), `emit` turns a scene and one moment's gradients into
+graphviz source.
 """
 
 from __future__ import annotations
@@ -10,12 +17,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from scalargrad.engine import topological_order
+from visualize import style
 
 try:
     import graphviz
@@ -25,82 +34,372 @@ except ImportError:  # pragma: no cover - depends on the environment
         "(or the project's 'viz' extra)"
     ) from None
 
-__all__ = ["draw_dot", "render"]
+__all__ = ["Picture", "draw_dot", "render", "MAX_NODES"]
 
 FORMATS = ("svg", "png")
+RANKDIRS = ("LR", "TB", "RL", "BT")
+MAX_NODES = 300  # enough for every picture in the tutorial; a bigger graph is a hairball anyway
+# A picture wider than a page (8.5 inches, about 800 pixels) is scaled down to fit it.
+PAGE_SIZE = "8.5,100"
+
+NOT_COMPUTED = "Gradients not computed yet: call backward() on the root to fill them in."
+NOT_KEPT = "Inner tensors keep no gradient (grad None) unless retain_grad() was called before backward()."
+FREED = (
+    "backward() freed this graph, so only its last node is left to draw. "
+    "To draw it after backward, call backward(retain_graph=True)."
+)
 
 
 class Picture(graphviz.Digraph):
-    """A `graphviz.Digraph` that shows itself in Jupyter through `render`'s program search.
+    """A `graphviz.Digraph` that lays itself out with `dot` or, without it, `graphviz-pure`.
 
-    graphviz's own inline display needs the `dot` program; this one falls back on
-    `graphviz-pure`, so a plain `pip install` is enough to see pictures in a notebook.
+    graphviz's own `render`, `pipe` and notebook display need the system `dot` program; these
+    use `run_layout`'s search, so a plain `pip install` is enough to save or see a picture.
+    `caption` is the picture's caption in words (a backprop step's explanation).
     """
+
+    caption: str = ""
+
+    def pipe(self, format: str | None = None, *args: Any, encoding: str | None = None, **kwargs: Any) -> Any:  # noqa: A002
+        """The laid-out picture in `format` (default: this graph's), as bytes or as text."""
+        data = run_layout(self.source, format or self.format)
+        return data.decode(encoding) if encoding else data
+
+    def render(  # type: ignore[override]
+        self,
+        filename: str | Path | None = None,
+        directory: str | Path | None = None,
+        view: bool = False,
+        cleanup: bool = False,
+        format: str | None = None,  # noqa: A002
+        *args: Any,
+        outfile: str | Path | None = None,
+        **kwargs: Any,
+    ) -> str:
+        """Save the source and write the picture beside it, as `graphviz.Digraph.render` does.
+
+        Returns the picture's path. `outfile` names the picture directly (its suffix is the
+        format); `cleanup=True` removes the source afterwards; `view=True` opens the picture.
+        """
+        if outfile is not None:
+            picture_path = Path(outfile)
+            fmt = format or picture_path.suffix.lstrip(".") or self.format
+            source_path = picture_path.with_suffix(".gv")
+        else:
+            fmt = format or self.format
+            source_path = Path(self.save(filename, directory=directory))
+            picture_path = source_path.with_name(f"{source_path.name}.{fmt}")
+        source_path.parent.mkdir(parents=True, exist_ok=True)
+        source_path.write_text(self.source, encoding="utf-8")
+        picture_path.write_bytes(run_layout(self.source, fmt))
+        if cleanup:
+            source_path.unlink()
+        if view:
+            graphviz.view(picture_path)
+        return str(picture_path)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict[str, str]:
-        return {"image/svg+xml": run_layout(self.source, "svg").decode("utf-8")}
+        return {"image/svg+xml": self.pipe("svg", encoding="utf-8")}
 
 
-def draw_dot(root: Any, rankdir: str = "LR", preview: int = 6) -> Picture:
-    """The graph under `root` (a `Value` or a `Tensor`) as a `graphviz.Digraph`.
+# --- what to draw ---------------------------------------------------------------------------------
 
-    `rankdir` is "LR" (inputs on the left) or "TB" (inputs on top); `preview` is how many values
-    of a tensor its record shows. Draw after `backward()` to see the gradients (for a tensor
-    graph, call `backward(retain_graph=True)` and `retain_grad()` on the inner tensors whose
-    gradients you want to see: by default backward frees the graph and drops inner gradients).
+
+@dataclass
+class Shown:
+    """One node as a picture shows it."""
+
+    node: Any
+    uid: str
+    kind: str  # a key of style.KINDS
+    name: str  # its label or dotted parameter name, "" if it has none
+    parents: list[str | None] = field(default_factory=list)  # uids; None for a parent cut away
+    freed: bool = False  # made by an op, but backward released its parents
+
+
+@dataclass
+class Scene:
+    """The nodes a picture shows (parents before children) and how many it leaves out."""
+
+    nodes: list[Shown]
+    hidden: int
+
+    @property
+    def freed(self) -> bool:
+        return any(shown.freed for shown in self.nodes)
+
+
+def make_scene(root: Any, names: Any = None, max_nodes: int = MAX_NODES) -> Scene:
+    """Choose the nodes to draw: the `max_nodes` nearest the root, named and classified."""
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise ValueError(f"draw_dot: max_nodes must be a positive int, got {max_nodes!r}")
+    order = topological_order(root)
+    kept = _nearest(root, max_nodes) if len(order) > max_nodes else None
+    dotted = parameter_names(names)
+    nodes, uid = [], {}
+    for node in order:
+        if kept is not None and node not in kept:
+            continue
+        uid[node] = f"n{len(nodes)}"
+        shown = Shown(node, uid[node], _kind(node, root, dotted), dotted.get(id(node)) or node.label)
+        shown.parents = [uid.get(parent) for parent in node.parents]
+        shown.freed = bool(node.op) and not node.parents
+        nodes.append(shown)
+    return Scene(nodes, hidden=len(order) - len(nodes))
+
+
+def _nearest(root: Any, count: int) -> set:
+    """The `count` nodes closest to `root` (breadth first over parents): what a cut keeps."""
+    kept = {root}
+    queue = deque([root])
+    while queue and len(kept) < count:
+        for parent in queue.popleft().parents:
+            if parent not in kept:
+                kept.add(parent)
+                queue.append(parent)
+                if len(kept) == count:
+                    break
+    return kept
+
+
+def _kind(node: Any, root: Any, dotted: dict[int, str]) -> str:
+    """Root, inner node, parameter, input or constant (the key's five colours)."""
+    if node is root:
+        return "root"
+    if node.op:
+        return "inner"
+    if id(node) in dotted or getattr(node, "requires_grad", False):
+        return "parameter"
+    if node.label:
+        return "input"
+    return "constant" if getattr(node.data, "ndim", 0) == 0 else "input"
+
+
+def parameter_names(names: Any) -> dict[int, str]:
+    """`names=` as {id(node): dotted name}: a mapping of name to node, or a model.
+
+    A tensorgrad `Module` gives `named_parameters()` ('0.weight'); any other model (such as a
+    scalargrad `MLP`) is walked through its attributes, lists numbered ('layers.0.neurons.1.w.0').
     """
-    if rankdir not in ("LR", "TB", "RL", "BT"):
-        raise ValueError(f"draw_dot: rankdir must be 'LR', 'TB', 'RL' or 'BT', got {rankdir!r}")
-    picture = Picture(format="svg", graph_attr={"rankdir": rankdir})
-    for node in topological_order(root):
-        uid = str(id(node))
-        picture.node(uid, label=_record(node, preview), shape="record")
-        if node.op:
-            picture.node(uid + node.op, label=node.op)
-            picture.edge(uid + node.op, uid)
-            for parent in node.parents:
-                picture.edge(str(id(parent)), uid + node.op)
+    if names is None:
+        return {}
+    if isinstance(names, Mapping):
+        pairs = names.items()
+    elif hasattr(names, "named_parameters"):
+        pairs = names.named_parameters()
+    elif hasattr(names, "parameters"):
+        pairs = _walk(names, "")
+    else:
+        raise TypeError(
+            f"draw_dot: names must be a model or a dict of name to node, got {type(names).__name__}"
+        )
+    return {id(node): str(name) for name, node in pairs}
+
+
+def _walk(obj: Any, prefix: str) -> list[tuple[str, Any]]:
+    """(dotted name, node) for every node held by `obj`'s attributes, lists and sub-models."""
+    if hasattr(obj, "parents") and hasattr(obj, "data"):
+        return [(prefix, obj)]
+    if isinstance(obj, list | tuple):
+        items = [(str(index), item) for index, item in enumerate(obj)]
+    elif hasattr(obj, "parameters") and hasattr(obj, "__dict__"):
+        items = list(vars(obj).items())
+    else:
+        return []
+    found = []
+    for name, item in items:
+        found += _walk(item, f"{prefix}.{name}" if prefix else name)
+    return found
+
+
+# --- how it looks at one moment ---------------------------------------------------------------------
+
+
+@dataclass
+class Look:
+    """What one node shows at one moment: its gradient text and how it stands out."""
+
+    grad: str
+    visible: bool = True  # False: the gradient is not known yet (drawn blank, room kept)
+    received: bool = False  # a gradient flowed into it on this step
+    active: bool = False  # the node whose backward runs on this step
+    grad_width: int | None = None  # fixed width of the gradient cell in characters (frames)
+
+
+def emit(
+    scene: Scene,
+    looks: list[Look],
+    rankdir: str = "LR",
+    preview: int = 3,
+    notes: list[str] | None = None,
+    edge_labels: dict[tuple[int, int], tuple[str, str]] | None = None,
+    titles: list[str] | None = None,
+) -> Picture:
+    """Graphviz source for `scene` with each node looking as `looks` says.
+
+    `edge_labels[(node index, parent position)] = (text, colour)` labels the edge from that
+    parent into the node's op; `titles` replaces the names of unnamed nodes (backprop frames
+    name every node so their captions can refer to it).
+    """
+    picture = Picture(
+        format="svg",
+        graph_attr={"rankdir": rankdir, "size": PAGE_SIZE, "nodesep": "0.25", "ranksep": "0.3",
+                    "labelloc": "t", "labeljust": "l", "fontname": style.FONT,
+                    "fontsize": str(style.FONT_SIZE), "label": _caption(scene, notes or [])},
+        node_attr={"shape": "plaintext", "fontname": style.FONT, "fontsize": str(style.FONT_SIZE),
+                   "margin": "0"},
+        edge_attr={"fontname": style.FONT, "fontsize": str(style.FONT_SIZE - 1), "arrowsize": "0.7"},
+    )
+    edge_labels = edge_labels or {}
+    for index, (shown, look) in enumerate(zip(scene.nodes, looks, strict=True)):
+        title = shown.name or (titles[index] if titles else "")
+        picture.node(shown.uid, label=_table(shown, look, title, preview))
+        if shown.node.op:
+            _op(picture, shown, look, index, edge_labels)
     return picture
 
 
-def _record(node: Any, preview: int) -> str:
-    """The record label of one node: `{ label | data ... | grad ... }`, fields escaped."""
-    fields = [node.label] if node.label else []
-    if isinstance(node.data, np.ndarray):
-        fields.append(f"{tuple(node.data.shape)} {node.data.dtype}")
-        fields.append("data " + _preview(node.data, preview))
-        fields.append("grad " + ("None" if node.grad is None else _preview(np.asarray(node.grad), preview)))
-    else:
-        fields.append(f"data {node.data:.4f}")
-        fields.append(f"grad {node.grad:.4f}")
-    return "{ " + " | ".join(_escape(field) for field in fields) + " }"
+def _op(picture: Picture, shown: Shown, look: Look, index: int, edge_labels: dict) -> None:
+    """The op oval of `shown`, its edge to `shown` and the edges from the parents drawn."""
+    op_uid = shown.uid + "_op"
+    cut = shown.freed or None in shown.parents
+    picture.node(
+        op_uid, label=shown.node.op, shape="ellipse", style="filled,dashed" if cut else "filled",
+        fillcolor=style.ACTIVE_BORDER if look.active else style.OP_FILL,
+        fontcolor="white" if look.active else "black", color=style.OP_BORDER,
+        margin="0.05,0.02", height="0.3", width="0.3",
+        tooltip="some inputs are not shown" if cut else shown.node.op,
+    )
+    picture.edge(op_uid, shown.uid)
+    for position, parent_uid in enumerate(shown.parents):
+        if parent_uid is None:
+            continue
+        label = edge_labels.get((index, position))
+        if label is None:
+            picture.edge(parent_uid, op_uid)
+        else:
+            text, colour = label
+            flowing = colour == style.FLOW_COLOUR
+            picture.edge(parent_uid, op_uid, label=text, fontcolor=colour,
+                         color=style.FLOW_COLOUR if flowing else "black", penwidth="2" if flowing else "1")
 
 
-def _preview(array: np.ndarray, count: int) -> str:
-    """Up to `count` values of `array`, flattened, with '...' when there are more."""
-    flat = array.reshape(-1)
-    shown = " ".join(f"{v:.4g}" if array.dtype.kind == "f" else str(v) for v in flat[:count].tolist())
-    return "[" + shown + (" ...]" if flat.size > count else "]")
+def _table(shown: Shown, look: Look, title: str, preview: int) -> str:
+    """The HTML-like label of one node: name, (tensor: shape and dtype), data, grad."""
+    fill, border, _ = style.KINDS[shown.kind]
+    if look.active:
+        fill, border = style.ACTIVE_FILL, style.ACTIVE_BORDER
+    rows = []
+    if title:
+        weight = ("<b>", "</b>") if shown.name else ("<i>", "</i>")
+        rows.append(f'<tr><td colspan="2">{weight[0]}{style.html_escape(title)}{weight[1]}</td></tr>')
+    data = shown.node.data
+    if hasattr(data, "shape"):
+        made_by = f" from {shown.node.op}" if shown.node.op else ""
+        rows.append(f'<tr><td colspan="2"><font color="#4b5563">{tuple(data.shape)} {data.dtype}'
+                    f"{style.html_escape(made_by)}</font></td></tr>")
+    rows.append(_row("data", style.value_text(data, preview)))
+    rows.append(_grad_row(look))
+    return (f'<<table border="1" cellborder="0" cellspacing="0" cellpadding="2" bgcolor="{fill}" '
+            f'color="{border}">{"".join(rows)}</table>>')
 
 
-def _escape(text: str) -> str:
-    """Text safe inside a graphviz record field (braces, bars and angle brackets are syntax)."""
-    for char in "\\{}|<>":
-        text = text.replace(char, "\\" + char)
-    return text.replace("\n", " ")
+def _row(name: str, text: str) -> str:
+    return (f'<tr><td align="left"><font color="#4b5563">{name}</font></td>'
+            f'<td align="right">{style.html_escape(text)}</td></tr>')
 
 
-def render(root_or_graph: Any, path: str | Path) -> Path:
+def _grad_row(look: Look) -> str:
+    colour = "black" if look.visible else style.HIDDEN
+    fill = f' bgcolor="{style.RECEIVED_FILL}"' if look.received else ""
+    size = ""
+    if look.grad_width is not None:  # frames: the cell keeps one size while its text changes
+        size = f' width="{look.grad_width * 7 + 8}" height="18" fixedsize="true"'
+    text = style.html_escape(look.grad)
+    return (f'<tr><td align="left"><font color="#4b5563">grad</font></td>'
+            f'<td align="right"{fill}{size}><font color="{colour}">{text}</font></td></tr>')
+
+
+def _caption(scene: Scene, notes: list[str]) -> str:
+    """The caption: notes first (red: they change how to read the picture), then the key."""
+    lines = list(notes)
+    if scene.freed:
+        lines.insert(0, FREED)
+    if scene.hidden:
+        lines.append(f"{scene.hidden} nodes not shown: only the {len(scene.nodes)} nearest the root "
+                     f"are drawn (max_nodes={len(scene.nodes)}); dashed ops have inputs not shown.")
+    rows = "".join(
+        f'<tr><td align="left"><font color="{style.NOTE_COLOUR}">{_wrap(line)}</font></td></tr>'
+        for line in lines
+    )
+    key = f'<table border="0" cellspacing="3" cellpadding="2">{style.key_row()}</table>'
+    key_line = f'<tr><td align="left">{key}</td></tr>'
+    return f'<<table border="0" cellspacing="0" cellpadding="1">{rows}{key_line}</table>>'
+
+
+def _wrap(line: str, width: int = 80) -> str:
+    """`line` escaped and broken into lines of about `width` characters (left-aligned)."""
+    lines, current = [], ""
+    for word in line.split():
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    lines.append(current)
+    return '<br align="left"/>'.join(style.html_escape(text) for text in lines) + '<br align="left"/>'
+
+
+# --- the public drawing function ------------------------------------------------------------------------
+
+
+def draw_dot(
+    root: Any, rankdir: str = "LR", names: Any = None, max_nodes: int = MAX_NODES, preview: int = 3
+) -> Picture:
+    """The graph under `root` (a `Value` or a `Tensor`) as a `graphviz.Digraph`.
+
+    `rankdir` is "LR" (inputs on the left) or "TB" (inputs on top); `names` is a model (or a
+    dict of name to node) whose parameters are labelled with their dotted names ('0.weight');
+    at most `max_nodes` nodes are drawn, those nearest the root, and the caption says how many
+    are not; `preview` is how many values of a tensor its table shows.
+
+    Draw after `backward()` to see the gradients. A tensor graph is freed by a plain backward:
+    call `backward(retain_graph=True)` to draw it afterwards, and `retain_grad()` on the inner
+    tensors whose gradients you want to see.
+    """
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"draw_dot: rankdir must be 'LR', 'TB', 'RL' or 'BT', got {rankdir!r}")
+    scene = make_scene(root, names, max_nodes)
+    looks = [Look(style.value_text(shown.node.grad, preview)) for shown in scene.nodes]
+    return emit(scene, looks, rankdir, preview, notes=_grad_notes(scene))
+
+
+def _grad_notes(scene: Scene) -> list[str]:
+    """What the caption says about the gradients: not computed yet, or not kept by inner tensors."""
+    if scene.freed:
+        return []
+    if all(style.is_zero(shown.node.grad) for shown in scene.nodes):
+        return [NOT_COMPUTED]
+    if any(shown.node.op and shown.node.grad is None for shown in scene.nodes):
+        return [NOT_KEPT]
+    return []
+
+
+# --- laying out and writing -----------------------------------------------------------------------------
+
+
+def render(root_or_graph: Any, path: str | Path, **draw_options: Any) -> Path:
     """Write the picture of a graph (or an already drawn `Digraph`) to `path`, `.svg` or `.png`.
 
-    Uses Graphviz's `dot` if it is on the PATH, else `graphviz-pure` (from PyPI). Returns the path.
+    Uses Graphviz's `dot` if it is on the PATH, else `graphviz-pure` (from PyPI). Options such
+    as `names=` or `rankdir=` go to `draw_dot`. Returns the path.
     """
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in FORMATS:
         raise ValueError(f"render: the file must end in .svg or .png, got {path.name!r}")
     drawn = isinstance(root_or_graph, graphviz.Graph | graphviz.Digraph)
-    graph = root_or_graph if drawn else draw_dot(root_or_graph)
+    graph = root_or_graph if drawn else draw_dot(root_or_graph, **draw_options)
     path.write_bytes(run_layout(graph.source, fmt))
     return path
 
@@ -115,7 +414,7 @@ def layout_program() -> str | None:
 
 
 def run_layout(source: str, fmt: str) -> bytes:
-    """Lay out graphviz `source` and return the picture in `fmt` ("svg" or "png")."""
+    """Lay out graphviz `source` and return the picture in `fmt` ("svg", "png", ...)."""
     program = layout_program()
     if program is None:
         raise RuntimeError(

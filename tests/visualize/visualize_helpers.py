@@ -1,0 +1,50 @@
+"""Reading the graphviz source that `visualize` writes, without any renderer."""
+
+from __future__ import annotations
+
+import re
+
+from scalargrad import Value
+
+NODE = re.compile(r"^\s*(n\d+) \[label=<(.*)>\]$", re.M)
+OP = re.compile(r"^\s*(n\d+)_op \[label=\"?([^\" ]+)\"? (.*)\]$", re.M)
+EDGE = re.compile(r"^\s*(n\d+(?:_op)?) -> (n\d+(?:_op)?)(?: \[(.*)\])?$", re.M)
+
+
+def text_of(html: str) -> str:
+    """The visible words of an HTML-like label, tags dropped, spaces collapsed."""
+    text = re.sub(r"<[^>]+>", " ", html)
+    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
+    return " ".join(text.split())
+
+
+def tables(source: str) -> dict[str, str]:
+    """{node id: its HTML-like label} for every graph node (not the ops)."""
+    return dict(NODE.findall(source))
+
+
+def texts(source: str) -> dict[str, str]:
+    """{node id: its visible text} for every graph node."""
+    return {uid: text_of(html) for uid, html in tables(source).items()}
+
+
+def ops(source: str) -> dict[str, str]:
+    """{id of the node an op made: the op's label}."""
+    return {uid: label for uid, label, _ in OP.findall(source)}
+
+
+def caption(source: str) -> str:
+    """The visible text of the graph's caption (its label)."""
+    match = re.search(r"graph \[.*?label=<(.*?)> labeljust", source, re.S)
+    assert match, "the graph has no caption"
+    return text_of(match.group(1))
+
+
+def classic():
+    """micrograd's README expression, before backward: (a, b, d)."""
+    a, b = Value(-4.0, label="a"), Value(2.0, label="b")
+    c = a * b + b**3
+    c.label = "c"
+    d = (c - a).relu() + c.tanh()
+    d.label = "d"
+    return a, b, d
