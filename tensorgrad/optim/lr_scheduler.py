@@ -1,0 +1,442 @@
+"""Learning-rate schedules: PyTorch's `torch.optim.lr_scheduler` (tutorial chapter 10).
+
+A scheduler changes `group["lr"]` of each of an optimizer's parameter groups. Build it after
+the optimizer (it remembers each group's starting rate as `group["initial_lr"]`, the schedule's
+`base_lrs`) and call `scheduler.step()` once per epoch (or per batch), after `optimizer.step()`:
+
+    optimizer = optim.SGD(model.parameters(), lr=0.1)
+    scheduler = lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.5)
+    for epoch in range(30):
+        train_one_epoch(model, optimizer)
+        scheduler.step()
+
+Building a scheduler takes its step 0 (`last_epoch == 0`). Each class computes the next rate
+from the current one, in PyTorch's formulas, so the rates it produces are PyTorch's to the last
+bit, and schedules stack as PyTorch's do. `ReduceLROnPlateau.step(metric)` instead lowers the
+rate when a watched metric stops improving.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import types
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from tensorgrad.optim.optimizer import Optimizer
+
+__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR",
+           "LinearLR", "OneCycleLR", "ReduceLROnPlateau"]
+
+
+class LRScheduler:
+    """Base class: `step()`, `get_last_lr()`, `last_epoch`, `base_lrs` and state dicts.
+
+    A subclass implements `get_lr()`: the rates for `self.last_epoch`, usually from the current
+    ones (`group["lr"]`), and sets its options before calling `super().__init__`.
+    """
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(self).__name__}: {type(optimizer).__name__} is not an Optimizer")
+        _check_int(type(self).__name__, "last_epoch", last_epoch, low=-1)
+        self.optimizer = optimizer
+        for i, group in enumerate(optimizer.param_groups):
+            if last_epoch == -1:
+                group.setdefault("initial_lr", group["lr"])
+            elif "initial_lr" not in group:
+                raise KeyError(
+                    f"{type(self).__name__}: param 'initial_lr' is not specified in param_groups[{i}] "
+                    "when resuming with last_epoch >= 0 (load the optimizer's state dict first)"
+                )
+        self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self._is_initial = True  # the step the constructor takes: some schedules keep the rate there
+        self.step()
+        self._is_initial = False
+
+    def get_lr(self) -> list[float]:
+        """The learning rate of each group for `self.last_epoch` (called by `step`)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define get_lr")
+
+    def step(self) -> None:
+        """Advance the schedule by one step (epoch) and write the new rates into the optimizer."""
+        self._step_count += 1
+        self.last_epoch += 1
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_last_lr(self) -> list[float]:
+        """The learning rates the last `step()` set, one per parameter group."""
+        return self._last_lr
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything the scheduler holds except the optimizer (PyTorch's layout)."""
+        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore a state from `state_dict()`."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"{type(self).__name__}.load_state_dict expects a dict, got "
+                            f"{type(state_dict).__name__}")
+        self.__dict__.update(state_dict)
+
+    def _current_lrs(self) -> list[float]:
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+class LambdaLR(LRScheduler):
+    """lr = base_lr * lr_lambda(epoch); one function, or a list with one per group."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        if isinstance(lr_lambda, list | tuple):
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"LambdaLR: expected {len(optimizer.param_groups)} lr_lambdas (one per "
+                                 f"parameter group), but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"LambdaLR: lr_lambda must be callable, got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs,
+                                                                      strict=True)]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state without the functions (a plain function is code, not state); the attributes
+        of callable objects are kept, as PyTorch does."""
+        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else dict(fn.__dict__)
+                               for fn in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore a state from `state_dict()` (this scheduler's functions stay)."""
+        state = dict(state_dict)
+        saved_lambdas = state.pop("lr_lambdas", [None] * len(self.lr_lambdas))
+        super().load_state_dict(state)
+        for fn, attributes in zip(self.lr_lambdas, saved_lambdas, strict=True):
+            if attributes is not None:
+                fn.__dict__.update(attributes)
+
+
+class StepLR(LRScheduler):
+    """Multiply the rate by `gamma` every `step_size` epochs."""
+
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        _check_int("StepLR", "step_size", step_size, low=1)
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._current_lrs()
+        return [lr * self.gamma for lr in self._current_lrs()]
+
+
+class MultiStepLR(LRScheduler):
+    """Multiply the rate by `gamma` at each epoch listed in `milestones`."""
+
+    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        if not isinstance(milestones, Iterable):
+            raise TypeError(f"MultiStepLR: milestones must be a list of epochs, got "
+                            f"{type(milestones).__name__}")
+        milestones = list(milestones)
+        for milestone in milestones:
+            _check_int("MultiStepLR", "each milestone", milestone, low=0)
+        self.milestones = Counter(milestones)  # a milestone listed twice applies gamma twice
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch not in self.milestones:
+            return self._current_lrs()
+        return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._current_lrs()]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiply the rate by `gamma` every epoch."""
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial:
+            return self._current_lrs()
+        return [lr * self.gamma for lr in self._current_lrs()]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """Half a cosine from base_lr down to `eta_min` over `T_max` epochs (then back up, and so on).
+
+    lr(t) = eta_min + (base_lr - eta_min) * (1 + cos(pi * t / T_max)) / 2, computed step by step
+    from the current rate as PyTorch does (SGDR without restarts).
+    """
+
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
+        _check_int("CosineAnnealingLR", "T_max", T_max, low=1)
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        t, T_max, eta_min = self.last_epoch, self.T_max, self.eta_min
+        if self._is_initial:
+            return self._current_lrs()
+        if self._step_count == 1 and t > 0:  # resumed: start from the closed form
+            return [eta_min + (base_lr - eta_min) * (1 + math.cos(t * math.pi / T_max)) / 2
+                    for base_lr in self.base_lrs]
+        if (t - 1 - T_max) % (2 * T_max) == 0:  # at the bottom: the recursion would divide by 0
+            return [lr + (base_lr - eta_min) * (1 - math.cos(math.pi / T_max)) / 2
+                    for base_lr, lr in zip(self.base_lrs, self._current_lrs(), strict=True)]
+        return [(1 + math.cos(math.pi * t / T_max)) / (1 + math.cos(math.pi * (t - 1) / T_max))
+                * (lr - eta_min) + eta_min for lr in self._current_lrs()]
+
+
+class LinearLR(LRScheduler):
+    """Scale the rate linearly from `start_factor` to `end_factor` times base_lr over `total_iters`."""
+
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
+                 total_iters: int = 5, last_epoch: int = -1) -> None:
+        if not 0 < start_factor <= 1:
+            raise ValueError(f"LinearLR: start_factor must be in (0, 1], got {start_factor}")
+        if not 0 <= end_factor <= 1:
+            raise ValueError(f"LinearLR: end_factor must be in [0, 1], got {end_factor}")
+        _check_int("LinearLR", "total_iters", total_iters, low=0)
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        t, start, end = self.last_epoch, self.start_factor, self.end_factor
+        if t == 0:
+            return [lr * start for lr in self._current_lrs()]
+        if self._is_initial or t > self.total_iters:
+            return self._current_lrs()
+        # The ratio of factor(t) to factor(t - 1), factor(t) = start + (end - start) * t / total.
+        ratio = 1.0 + (end - start) / (self.total_iters * start + (t - 1) * (end - start))
+        return [lr * ratio for lr in self._current_lrs()]
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy (Smith): warm up to `max_lr`, then anneal far below the start.
+
+    The rate goes from max_lr / div_factor up to max_lr over the first `pct_start` of
+    `total_steps`, then down to initial_lr / final_div_factor (with `three_phase`, back to the
+    initial rate first), by half cosines (`anneal_strategy="cos"`) or straight lines ("linear").
+    With `cycle_momentum`, the momentum (SGD's `momentum`, Adam's beta1) moves the opposite
+    way between `max_momentum` and `base_momentum`. Step it once per batch.
+    """
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | list[float], total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: str = "cos", cycle_momentum: bool = True,
+                 base_momentum: float | list[float] = 0.85, max_momentum: float | list[float] = 0.95,
+                 div_factor: float = 25.0, final_div_factor: float = 1e4, three_phase: bool = False,
+                 last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"OneCycleLR: {type(optimizer).__name__} is not an Optimizer")
+        self.total_steps = _total_steps(total_steps, epochs, steps_per_epoch)
+        if isinstance(pct_start, bool) or not isinstance(pct_start, numbers.Real) or not 0 <= pct_start <= 1:
+            raise ValueError(f"OneCycleLR: expected pct_start a float between 0 and 1, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got "
+                             f"{anneal_strategy!r}")
+        self.anneal_strategy = anneal_strategy
+        self._phases = _one_cycle_phases(float(pct_start), self.total_steps, three_phase)
+        groups = optimizer.param_groups
+        if last_epoch == -1:
+            for group, top in zip(groups, _per_group("max_lr", max_lr, groups), strict=True):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("OneCycleLR: optimizer must support momentum or beta1 with the "
+                                 "cycle_momentum option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            if last_epoch == -1:
+                tops = _per_group("max_momentum", max_momentum, groups)
+                bases = _per_group("base_momentum", base_momentum, groups)
+                for group, top, base in zip(groups, tops, bases, strict=True):
+                    self._set_momentum(group, top)
+                    group["max_momentum"], group["base_momentum"] = top, base
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def _set_momentum(self, group: dict[str, Any], momentum: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def get_lr(self) -> list[float]:
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"OneCycleLR: tried to step {step} times; the schedule has total_steps "
+                             f"{self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, phase in enumerate(self._phases):
+                if step <= phase["end_step"] or i == len(self._phases) - 1:
+                    pct = (step - start_step) / (phase["end_step"] - start_step)
+                    lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal(group[phase["start_momentum"]],
+                                                               group[phase["end_momentum"]], pct))
+                    break
+                start_step = phase["end_step"]
+        return lrs
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply the rate by `factor` when a metric has not improved for `patience` epochs.
+
+    `step(metric)` once per epoch with, e.g., the validation loss (`mode="min"`) or accuracy
+    (`mode="max"`). Improvement means beating the best value by `threshold` (relative, or
+    absolute with `threshold_mode="abs"`); after a cut, `cooldown` epochs pass before counting
+    again; the rate never goes below `min_lr`, and a cut smaller than `eps` is skipped.
+    """
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1, patience: int = 10,
+                 threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0,
+                 min_lr: float | list[float] = 0, eps: float = 1e-8) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"ReduceLROnPlateau: {type(optimizer).__name__} is not an Optimizer")
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor should be < 1.0, got {factor}")
+        _check_int("ReduceLROnPlateau", "patience", patience, low=0)
+        _check_int("ReduceLROnPlateau", "cooldown", cooldown, low=0)
+        if mode not in ("min", "max"):
+            raise ValueError(f"ReduceLROnPlateau: mode must be 'min' or 'max', got {mode!r}")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"ReduceLROnPlateau: threshold_mode must be 'rel' or 'abs', got "
+                             f"{threshold_mode!r}")
+        self.optimizer = optimizer
+        self.factor, self.patience, self.cooldown, self.eps = factor, patience, cooldown, eps
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+        if isinstance(min_lr, list | tuple):
+            self.default_min_lr = None
+            self.min_lrs = _per_group("min_lr", list(min_lr), optimizer.param_groups)
+        else:
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * len(optimizer.param_groups)
+        self.last_epoch = 0
+        self._last_lr = self._current_lrs()
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    @property
+    def in_cooldown(self) -> bool:
+        """Whether the scheduler is waiting out `cooldown` epochs after a cut."""
+        return self.cooldown_counter > 0
+
+    def is_better(self, current: float, best: float) -> bool:
+        """Whether `current` beats `best` by the threshold, in the scheduler's mode."""
+        if self.threshold_mode == "rel":
+            scale = 1.0 - self.threshold if self.mode == "min" else 1.0 + self.threshold
+            return current < best * scale if self.mode == "min" else current > best * scale
+        if self.mode == "min":
+            return current < best - self.threshold
+        return current > best + self.threshold
+
+    def step(self, metrics: Any) -> None:  # type: ignore[override]
+        """Record this epoch's metric; cut the rates if it has not improved for `patience` epochs."""
+        current = float(metrics)
+        self.last_epoch += 1
+        if self.is_better(current, self.best):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0  # bad epochs during the cooldown do not count
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._last_lr = self._current_lrs()
+
+    def _reduce_lr(self) -> None:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):
+            if self.default_min_lr is None:
+                raise RuntimeError(f"ReduceLROnPlateau: the optimizer has {len(groups)} parameter groups "
+                                   f"but min_lr lists {len(self.min_lrs)}; set min_lrs to match")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs, strict=True):
+            old_lr = float(group["lr"])
+            new_lr = max(old_lr * self.factor, min_lr)
+            if old_lr - new_lr > self.eps:
+                group["lr"] = new_lr
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _check_int(scheduler: str, name: str, value: Any, low: int) -> None:
+    """Raise TypeError for a non-integer (2.5 epochs), ValueError below `low`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{scheduler}: {name} must be an int, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ValueError(f"{scheduler}: {name} must be >= {low}, got {value}")
+
+
+def _per_group(name: str, value: Any, groups: Sequence[dict[str, Any]]) -> list[Any]:
+    """One value per parameter group: a list of that length, or one value for every group."""
+    if isinstance(value, list | tuple):
+        if len(value) != len(groups):
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups: {name} has "
+                             f"{len(value)} values, param_groups has {len(groups)}")
+        return list(value)
+    return [value] * len(groups)
+
+
+def _total_steps(total_steps: int | None, epochs: int | None, steps_per_epoch: int | None) -> int:
+    """OneCycleLR's length: `total_steps`, or `epochs * steps_per_epoch`."""
+    if total_steps is not None:
+        if not isinstance(total_steps, int) or isinstance(total_steps, bool) or total_steps <= 0:
+            raise ValueError(f"OneCycleLR: expected a positive integer total_steps, but got {total_steps}")
+        return total_steps
+    if epochs is None or steps_per_epoch is None:
+        raise ValueError("OneCycleLR: define either total_steps or (epochs and steps_per_epoch)")
+    for name, value in (("epochs", epochs), ("steps_per_epoch", steps_per_epoch)):
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ValueError(f"OneCycleLR: expected a positive integer {name}, but got {value}")
+    return epochs * steps_per_epoch
+
+
+def _one_cycle_phases(pct_start: float, total_steps: int, three_phase: bool) -> list[dict[str, Any]]:
+    """The phases of the cycle: where each ends, and the group keys it anneals between."""
+    warm_up_end = float(pct_start * total_steps) - 1
+    if three_phase:
+        return [
+            {"end_step": warm_up_end, "start_lr": "initial_lr", "end_lr": "max_lr",
+             "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+            {"end_step": float(2 * pct_start * total_steps) - 2, "start_lr": "max_lr", "end_lr": "initial_lr",
+             "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+            {"end_step": total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+             "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
+        ]
+    return [
+        {"end_step": warm_up_end, "start_lr": "initial_lr", "end_lr": "max_lr",
+         "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+        {"end_step": total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+         "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+    ]

@@ -1,0 +1,298 @@
+"""`Optimizer`: what every optimizer shares, in PyTorch's layout (tutorial chapter 10).
+
+- `param_groups`: a list of dicts, each with its own `params` and options (`lr`, ...); options a
+  group leaves out come from the optimizer's `defaults`. A scheduler changes `group["lr"]`.
+- `state`: per parameter (keyed by the tensor), the buffers the rule keeps (momentum, moments,
+  step count), as tensors.
+- `state_dict()` / `load_state_dict()`: the same two entries with each parameter replaced by its
+  index, as PyTorch writes them, so training resumes exactly where it stopped.
+- `step()`: read each parameter's gradient as an array, whichever way `.grad` was set, check its
+  shape, and hand it to the subclass's `_update`, which writes into the parameter's array in
+  place. No graph is recorded (the arrays are changed directly) and each changed parameter's
+  version counter is bumped, so a graph that saved the old value refuses a stale backward.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from scalargrad.engine import enable_grad
+from tensorgrad.tensor import Tensor, _wrap
+
+__all__ = ["Optimizer"]
+
+ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
+
+
+class Optimizer:
+    """Base class: parameter groups, per-parameter state, `step`, `zero_grad` and state dicts.
+
+    A subclass passes its `defaults` (every option and its value) and implements
+    `_update(param, grad, state, group)`, the rule for one parameter, and may override
+    `_check_group(group)` to validate a group's options.
+    """
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
+        name = type(self).__name__
+        if isinstance(params, Tensor):
+            raise TypeError(
+                f"{name}: params should be an iterable of Tensors or dicts (e.g. model.parameters() "
+                f"or [w, b]), but got a single Tensor; wrap it in a list: {name}([w], ...)"
+            )
+        if not isinstance(params, Iterable) or isinstance(params, str | bytes | dict):
+            raise TypeError(
+                f"{name}: params should be an iterable of Tensors or dicts, got {type(params).__name__}"
+            )
+        if isinstance(params, set):
+            raise TypeError(f"{name}: parameters must come in an ordered collection (a list), not a set, "
+                            "whose order changes between runs")
+        self.defaults = defaults
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        groups = list(params)
+        if not groups:
+            raise ValueError(f"{name}: optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
+        return "\n".join(lines) + "\n)"
+
+    # --- parameter groups -------------------------------------------------------------------
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own options (those it leaves out take the defaults).
+
+        Useful to train a layer with its own learning rate, or to add layers while training. A
+        parameter may belong to one group only.
+        """
+        name = type(self).__name__
+        if not isinstance(param_group, dict):
+            raise TypeError(f"{name}.add_param_group: param_group must be a dict, got "
+                            f"{type(param_group).__name__}")
+        if "params" not in param_group:
+            raise ValueError(f"{name}.add_param_group: the group has no 'params' entry")
+        group = dict(param_group)
+        group["params"], names = _parameter_list(group["params"], name)
+        if names is not None:
+            group["param_names"] = names
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        self._check_group(group)
+        if len({id(p) for p in group["params"]}) != len(group["params"]):
+            warnings.warn(f"{name}: a parameter group lists the same parameter twice", stacklevel=2)
+        for other in self.param_groups:
+            if ("param_names" in other) != ("param_names" in group):
+                raise ValueError(f"{name}: all parameter groups should be with names or all without")
+        taken = {id(p) for other in self.param_groups for p in other["params"]}
+        if any(id(p) in taken for p in group["params"]):
+            raise ValueError(f"{name}: some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        """Raise if one of the group's options is out of range (each optimizer says which)."""
+
+    # --- the update ---------------------------------------------------------------------------
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop every parameter's gradient: set it to None (PyTorch's default), or to zeros."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if set_to_none:
+                    p.grad = None
+                elif p.grad is not None:
+                    _array(p.grad)[...] = 0
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns `closure()`'s loss if given one.
+
+        `closure` re-evaluates the model and returns the loss (it runs with gradients on).
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = _gradient(p, type(self).__name__)
+                if grad is None:
+                    continue
+                if group.get("maximize", False):
+                    grad = -grad
+                self._update(p.data, grad, self.state[p], group)
+                p._versions[0] += 1  # an in-place change: graphs that saved p must not reuse it
+        return loss
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        """Change `param` in place given its gradient, its state and its group's options."""
+        raise NotImplementedError(f"{type(self).__name__} does not define its update rule")
+
+    # --- state dicts --------------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state in PyTorch's layout: `{"state": ..., "param_groups": ...}`.
+
+        `state` maps each parameter's index (counting through the groups in order) to its
+        buffers, as tensors; `param_groups` holds each group's options and its `params` as
+        indices. The buffers are the optimizer's own (not copies), as in PyTorch.
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {key: value for key, value in group.items() if key != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: value for p, value in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore a state from `state_dict()`: buffers copied, cast to each parameter's dtype.
+
+        The groups must match this optimizer's in number and size; parameters are matched by
+        position, as in PyTorch. Options saved in the groups (the learning rate a scheduler
+        reached, ...) replace the current ones.
+        """
+        name = type(self).__name__
+        if not isinstance(state_dict, dict) or not {"state", "param_groups"} <= state_dict.keys():
+            raise TypeError(f"{name}.load_state_dict expects the dict that state_dict() returns, with "
+                            f"'state' and 'param_groups', got {_describe(state_dict)}")
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(f"{name}.load_state_dict: the saved state has {len(saved_groups)} "
+                             f"parameter groups, this optimizer {len(self.param_groups)}")
+        saved_sizes = [len(g["params"]) for g in saved_groups]
+        sizes = [len(g["params"]) for g in self.param_groups]
+        if saved_sizes != sizes:
+            raise ValueError(f"{name}.load_state_dict: the saved parameter groups have {saved_sizes} "
+                             f"parameters, this optimizer's {sizes}")
+        by_index = {i: p for saved, group in zip(saved_groups, self.param_groups, strict=True)
+                    for i, p in zip(saved["params"], group["params"], strict=True)}
+        state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        for i, buffers in state_dict["state"].items():
+            if i in by_index:
+                param = by_index[i]
+                state[param] = {key: _copy_buffer(value, param, key) for key, value in buffers.items()}
+        for saved, group in zip(saved_groups, self.param_groups, strict=True):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            for key, value in self.defaults.items():
+                saved.setdefault(key, value)
+            self._check_group(saved)
+        self.state, self.param_groups = state, saved_groups
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _parameter_list(params: Any, optimizer: str) -> tuple[list[Tensor], list[str] | None]:
+    """A group's parameters as a list (and their names, for `named_parameters()` input), checked."""
+    if isinstance(params, Tensor):
+        params = [params]
+    elif isinstance(params, set):
+        raise TypeError(f"{optimizer}: parameters must come in an ordered collection (a list), not a "
+                        "set, whose order changes between runs")
+    elif not isinstance(params, Iterable):
+        raise TypeError(f"{optimizer}: a group's 'params' must be an iterable of Tensors, got "
+                        f"{type(params).__name__}")
+    params = list(params)
+    named = [isinstance(p, tuple) for p in params]
+    names = None
+    if any(named):
+        if not all(named):
+            raise ValueError(f"{optimizer}: all parameters should be given with names or all without")
+        names, params = [n for n, _ in params], [p for _, p in params]
+    for i, p in enumerate(params):
+        if not isinstance(p, Tensor):
+            raise TypeError(f"{optimizer} can only optimize Tensors, but parameter {i} is "
+                            f"{type(p).__name__}")
+        if not p.is_leaf:
+            raise ValueError(
+                f"{optimizer}: can't optimize a non-leaf Tensor (parameter {i}, made by "
+                f"{p.op!r}); optimize the leaf it was computed from, or a detached copy"
+            )
+    return params, names
+
+
+def _array(value: Any) -> Any:
+    """The array behind a tensor, or the value itself (an array)."""
+    return value.data if isinstance(value, Tensor) else value
+
+
+def _gradient(p: Tensor, optimizer: str) -> Any:
+    """`p.grad` as an array (it may have been set to a Tensor), None if absent; shape checked."""
+    grad = p.grad
+    if grad is None:
+        return None
+    grad = _array(grad)
+    if not hasattr(grad, "shape") or not hasattr(grad, "dtype"):
+        raise TypeError(f"{optimizer}.step: a parameter's .grad must be an array or a Tensor, got "
+                        f"{type(grad).__name__}")
+    if grad.shape != p.shape:
+        # Never broadcast: a wrong-shaped gradient is a bug upstream, not something to spread out.
+        raise RuntimeError(f"{optimizer}.step: a parameter of shape {p.shape} has a .grad of shape "
+                           f"{grad.shape}; they must match")
+    if grad.dtype.kind not in "fc":
+        raise TypeError(f"{optimizer}.step: a parameter's .grad must be floating point, got {grad.dtype}")
+    return grad.astype(p.dtype, copy=False)  # buffers keep the parameter's dtype
+
+
+def _copy_buffer(value: Any, param: Tensor, key: Any) -> Any:
+    """A saved buffer as a fresh tensor, in the parameter's float dtype (`step` stays as saved).
+
+    Anything array-like is accepted, so a state saved by PyTorch (its tensors) loads too.
+    """
+    if isinstance(value, dict):
+        return {k: _copy_buffer(v, param, k) for k, v in value.items()}
+    if key == "step" and isinstance(value, numbers.Real):
+        return _wrap(np.array(value, dtype=np.float32))  # PyTorch keeps the step count as a tensor
+    if isinstance(value, Tensor) or hasattr(value, "__array__"):
+        array = value.data.copy() if isinstance(value, Tensor) else np.asarray(value).copy()
+        if key != "step" and param.dtype.kind == "f" and array.dtype.kind == "f":
+            array = array.astype(param.dtype, copy=False)
+        return _wrap(array)
+    return copy.deepcopy(value)
+
+
+def lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
+    """start += weight * (end - start), in place, rounded as PyTorch's `lerp_` rounds it."""
+    if weight < 0.5:
+        start += weight * (end - start)
+    else:  # from the other end: exact at weight 1
+        start[...] = end - (end - start) * (1 - weight)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"a dict with keys {sorted(map(str, value))}"
+    return type(value).__name__
+
+
+# --- option checks shared by the optimizers -----------------------------------------------------
+
+
+def check_number(optimizer: str, name: str, value: Any, low: float = 0.0, high: float | None = None,
+                 high_inclusive: bool = True) -> None:
+    """Raise TypeError if `value` is not a real number, ValueError if it is outside [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{optimizer}: {name} must be a number, got {type(value).__name__}")
+    too_high = high is not None and (value > high if high_inclusive else value >= high)
+    if not value >= low or too_high:  # `not >=` also catches nan
+        bound = "" if high is None else f" and {'<=' if high_inclusive else '<'} {high}"
+        raise ValueError(f"{optimizer}: invalid {name} = {value}: it must be >= {low}{bound}")

@@ -1,0 +1,74 @@
+"""`RMSprop`: divide the gradient by a running root mean square of it (Hinton's lecture 6e).
+
+PyTorch's rule, step for step (tutorial chapter 10):
+
+    g = grad + weight_decay * p
+    v = alpha * v + (1 - alpha) * g**2
+    avg = sqrt(v - gavg**2) with gavg = alpha * gavg + (1 - alpha) * g if centered, else sqrt(v)
+    buf = momentum * buf + g / (avg + eps); p = p - lr * buf    (with momentum)
+    p = p - lr * g / (avg + eps)                                (without)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number, lerp_
+from tensorgrad.tensor import _wrap
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """RMSprop, PyTorch's `torch.optim.RMSprop` (with `centered` and `momentum`).
+
+    State per parameter: `step` (a 0-d float32 tensor), `square_avg`, and `momentum_buffer` and
+    `grad_avg` when momentum and centering are used.
+    """
+
+    def __init__(self, params: ParamsT, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
+                 maximize: bool = False) -> None:
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "maximize": maximize}
+        super().__init__(params, defaults)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        check_number("RMSprop", "learning rate lr", group["lr"])
+        check_number("RMSprop", "epsilon eps", group["eps"])
+        check_number("RMSprop", "momentum", group["momentum"])
+        check_number("RMSprop", "weight_decay", group["weight_decay"])
+        check_number("RMSprop", "alpha", group["alpha"])
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        alpha, momentum = group["alpha"], group["momentum"]
+        if not state:
+            state["step"] = _wrap(np.zeros((), np.float32))
+            state["square_avg"] = _wrap(np.zeros_like(param))
+            if momentum > 0:
+                state["momentum_buffer"] = _wrap(np.zeros_like(param))
+            if group["centered"]:
+                state["grad_avg"] = _wrap(np.zeros_like(param))
+        state["step"].data += 1
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * param
+        square_avg = state["square_avg"].data
+        square_avg *= alpha
+        square_avg += (1 - alpha) * grad * grad
+        if group["centered"]:
+            grad_avg = state["grad_avg"].data
+            lerp_(grad_avg, grad, 1 - alpha)
+            avg = np.sqrt(square_avg - grad_avg * grad_avg)
+        else:
+            avg = np.sqrt(square_avg)
+        avg += group["eps"]
+        if momentum > 0:
+            buf = state["momentum_buffer"].data
+            buf *= momentum
+            buf += grad / avg
+            param -= group["lr"] * buf
+        else:
+            param -= group["lr"] * grad / avg

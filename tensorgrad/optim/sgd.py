@@ -1,0 +1,65 @@
+"""`SGD`: stochastic gradient descent with momentum, dampening, weight decay and Nesterov.
+
+PyTorch's rule, step for step (tutorial chapter 10):
+
+    g = grad + weight_decay * p                      (L2 penalty, if weight_decay)
+    buf = g at the first step, else momentum * buf + (1 - dampening) * g
+    g = g + momentum * buf with Nesterov, else buf   (if momentum)
+    p = p - lr * g
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number
+from tensorgrad.tensor import _wrap
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (optionally with momentum), PyTorch's `torch.optim.SGD`.
+
+    >>> import tensorgrad as tg
+    >>> w = tg.tensor([1.0, -2.0], requires_grad=True)
+    >>> (w * w).sum().backward()      # grad 2w = (2, -4)
+    >>> SGD([w], lr=0.1).step()
+    >>> w
+    tensor([ 0.8, -1.6], requires_grad=True)
+
+    State per parameter: `momentum_buffer` (when momentum is used).
+    """
+
+    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False) -> None:
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+                    "nesterov": nesterov, "maximize": maximize}
+        super().__init__(params, defaults)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        check_number("SGD", "learning rate lr", group["lr"])
+        check_number("SGD", "momentum", group["momentum"])
+        check_number("SGD", "dampening", group["dampening"], low=-float("inf"))
+        check_number("SGD", "weight_decay", group["weight_decay"])
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ValueError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening, got "
+                             f"momentum={group['momentum']}, dampening={group['dampening']}")
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        momentum = group["momentum"]
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * param
+        if momentum != 0:
+            if "momentum_buffer" not in state:
+                buf = grad.copy()
+                state["momentum_buffer"] = _wrap(buf)
+            else:
+                buf = state["momentum_buffer"].data
+                buf *= momentum
+                buf += (1 - group["dampening"]) * grad
+            grad = grad + momentum * buf if group["nesterov"] else buf
+        param -= group["lr"] * grad
