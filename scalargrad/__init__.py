@@ -9,6 +9,7 @@ from scalargrad.engine import enable_grad, is_grad_enabled, no_grad, set_grad_en
 from scalargrad.gradcheck import GradcheckError, gradcheck
 from scalargrad.value import Value
 
+__version__ = "0.1.0"  # the distribution's version: pyproject.toml reads it from here
 __all__ = [
     "Value",
     "no_grad",

@@ -78,6 +78,7 @@ from tensorgrad.tensor import (
     zeros_like,
 )
 
+__version__ = "0.1.0"  # the same as scalargrad.__version__: one distribution
 __all__ = [
     "Tensor", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "arange", "eye", "rand",
     "randn", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "manual_seed",

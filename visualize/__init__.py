@@ -11,4 +11,5 @@ Needs the `graphviz` package: `pip install graphviz graphviz-pure` (the `viz` ex
 
 from visualize.dot import Picture, draw_dot, render
 
+__version__ = "0.1.0"  # the same as scalargrad.__version__: one distribution
 __all__ = ["Picture", "draw_dot", "render"]
