@@ -251,8 +251,8 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got "
                              f"{anneal_strategy!r}")
-        self.anneal_strategy = anneal_strategy
-        self._phases = _one_cycle_phases(float(pct_start), self.total_steps, three_phase)
+        self._anneal_func_type = anneal_strategy
+        self._schedule_phases = _one_cycle_phases(float(pct_start), self.total_steps, three_phase)
         groups = optimizer.param_groups
         if last_epoch == -1:
             for group, top in zip(groups, _per_group("max_lr", max_lr, groups), strict=True):
@@ -274,7 +274,7 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
-        if self.anneal_strategy == "cos":
+        if self._anneal_func_type == "cos":
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
 
@@ -292,8 +292,8 @@ class OneCycleLR(LRScheduler):
         lrs = []
         for group in self.optimizer.param_groups:
             start_step = 0.0
-            for i, phase in enumerate(self._phases):
-                if step <= phase["end_step"] or i == len(self._phases) - 1:
+            for i, phase in enumerate(self._schedule_phases):
+                if step <= phase["end_step"] or i == len(self._schedule_phases) - 1:
                     pct = (step - start_step) / (phase["end_step"] - start_step)
                     lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
                     if self.cycle_momentum:
