@@ -1,0 +1,1082 @@
+"""Convolution, pooling, padding and resampling, under PyTorch's names (tutorial chapter 11).
+
+Everything here rests on one idea: a convolution's windows are a strided VIEW of the (padded)
+input. For an input (N, C, H, W) and a kh x kw kernel, `_windows` returns an array of shape
+(N, C, kh, kw, oh, ow) whose element [n, c, i, j, y, x] is input[n, c, y*stride + i*dilation,
+x*stride + j*dilation], made with `as_strided`: no element is copied. Then
+
+- convolution is that view, reshaped to (N, groups, C/groups*kh*kw, oh*ow) (this reshape is the
+  one copy: "im2col"), multiplied by the weight matrix in ONE batched BLAS matmul;
+- its gradient is the transposed matmuls, and a `_fold` (col2im) that scatter-adds the
+  window gradients back onto the input: kh*kw strided additions, one per kernel offset;
+- `conv_transpose` IS the gradient of convolution with respect to its input (and its gradient
+  is a convolution again);
+- max and average pooling reduce over the same windows; their gradients fold the same way;
+- `F.unfold` / `F.fold` are the im2col / col2im themselves, each the other's gradient.
+
+Adaptive average pooling and linear interpolation are separable weighted averages: a small
+matrix per spatial dimension, applied with tensorgrad's own differentiable `matmul`.
+
+1-D ops are the 2-D ones on a height of 1; an unbatched input (no N) gets a batch of 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from tensorgrad.matmul import matmul
+from tensorgrad.nn.modules import Module, Parameter
+from tensorgrad.tensor import Tensor, _generator, _wrap, record
+
+__all__ = [
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+    "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d",
+    "pad", "interpolate", "unfold", "fold",
+    "Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+]
+
+Size = int | Sequence[int]
+Pads = tuple[tuple[int, int], tuple[int, int]]  # ((top, bottom), (left, right))
+
+
+# --- arguments ----------------------------------------------------------------------------------
+
+
+def _ints(value: Any, n: int, name: str, op: str) -> tuple[int, ...]:
+    """An int or a sequence of n ints, as a tuple of n Python ints (TypeError for a float)."""
+    items = tuple(value) if isinstance(value, Sequence) and not isinstance(value, str) else (value,)
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int | np.integer):
+            raise TypeError(f"{op}: argument '{name}' must be an int or a tuple of {n} ints, got "
+                            f"{value!r} ({type(item).__name__})")
+    if len(items) == 1:
+        items = items * n
+    if len(items) != n:
+        raise RuntimeError(f"{op}: expected {name} to be a single integer value or a list of {n} "
+                           f"values, but got {name}={list(items)}")
+    return tuple(int(i) for i in items)
+
+
+def _as_2d(values: tuple[int, ...], fill: int) -> tuple[int, int]:
+    """A 1-D op's (size,) as the 2-D op's (fill, size): a height of 1 in front."""
+    return (fill, values[0]) if len(values) == 1 else values
+
+
+def _spatial_input(x: Tensor, dims: int, op: str) -> np.ndarray:
+    """x's data as (N, C, H, W): an unbatched input gets N = 1, a 1-D one H = 1."""
+    if x.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"{op}: expected a {dims + 1}-D (unbatched) or {dims + 2}-D (batched) "
+                           f"input, got shape {tuple(x.shape)}")
+    data = x.data if x.ndim == dims + 2 else x.data[None]
+    return data[:, :, None, :] if dims == 1 else data
+
+
+def _check_float(op: str, *tensors: Tensor | None) -> None:
+    """Convolutions and pooling need one floating dtype for all their tensors (as PyTorch)."""
+    present = [t for t in tensors if t is not None]
+    if any(t.dtype.kind != "f" for t in present) or len({t.dtype for t in present}) > 1:
+        dtypes = ", ".join(str(t.dtype) for t in present)
+        raise RuntimeError(f"{op}: input, weight and bias must share one floating dtype, got {dtypes}")
+
+
+def _output_size(size: int, kernel: int, stride: int, dilation: int) -> int:
+    """How many windows of `kernel` (spread by `dilation`) fit in `size`, every `stride`."""
+    return (size - dilation * (kernel - 1) - 1) // stride + 1
+
+
+# --- windows (im2col as a view) and fold (col2im as kh*kw strided adds) -------------------------
+
+
+def _windows(xp: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
+             dilation: tuple[int, int]) -> np.ndarray:
+    """Every kernel window of xp (N, C, H, W), as a read-only view of shape (N, C, kh, kw, oh, ow)."""
+    n, c, h, w = xp.shape
+    oh = _output_size(h, kernel[0], stride[0], dilation[0])
+    ow = _output_size(w, kernel[1], stride[1], dilation[1])
+    sn, sc, sh, sw = xp.strides
+    return as_strided(xp, (n, c, kernel[0], kernel[1], oh, ow),
+                      (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1]),
+                      writeable=False)
+
+
+def _fold(grad_windows: np.ndarray, shape: tuple[int, ...], stride: tuple[int, int],
+          dilation: tuple[int, int]) -> np.ndarray:
+    """col2im: add each window's values (N, C, kh, kw, oh, ow) back at its place in an (N, C, H, W) array.
+
+    One strided addition per kernel offset (i, j): window element (i, j) of every window lands
+    on rows i*dilation, i*dilation + stride, ... of the input.
+    """
+    _, _, kh, kw, oh, ow = grad_windows.shape
+    out = np.zeros(shape, dtype=grad_windows.dtype)
+    for i in range(kh):
+        rows = slice(i * dilation[0], i * dilation[0] + stride[0] * (oh - 1) + 1, stride[0])
+        for j in range(kw):
+            cols = slice(j * dilation[1], j * dilation[1] + stride[1] * (ow - 1) + 1, stride[1])
+            out[:, :, rows, cols] += grad_windows[:, :, i, j]
+    return out
+
+
+def _pad_array(x: np.ndarray, pads: Pads, value: float = 0.0) -> np.ndarray:
+    """x (N, C, H, W) with constant rows and columns added around it (x itself when none)."""
+    if not any(pads[0]) and not any(pads[1]):
+        return x
+    (top, bottom), (left, right) = pads
+    n, c, h, w = x.shape
+    out = np.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype)
+    out[:, :, top:top + h, left:left + w] = x
+    return out
+
+
+def _crop(x: np.ndarray, pads: Pads) -> np.ndarray:
+    """Undo `_pad_array`: the inner part of x."""
+    (top, bottom), (left, right) = pads
+    return x[:, :, top:x.shape[2] - bottom, left:x.shape[3] - right]
+
+
+# --- the convolution, on arrays: forward and its two gradients side by side ---------------------
+
+
+def _conv_forward(xp: np.ndarray, weight: np.ndarray, stride: tuple[int, int],
+                  dilation: tuple[int, int], groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """out[n, o] = sum over c, i, j of weight[o, c, i, j] * window[n, c, i, j]; returns (out, cols).
+
+    cols (N, groups, C/groups*kh*kw, oh*ow) is the im2col matrix: the windows view reshaped,
+    the only copy. The product is one batched matmul, (groups, O/groups, K) @ (N, groups, K, L).
+    """
+    out_channels, _, kh, kw = weight.shape
+    windows = _windows(xp, (kh, kw), stride, dilation)
+    n, c, _, _, oh, ow = windows.shape
+    cols = windows.reshape(n, groups, c // groups * kh * kw, oh * ow)
+    out = np.matmul(weight.reshape(groups, out_channels // groups, -1), cols)
+    return out.reshape(n, out_channels, oh, ow), cols
+
+
+def _conv_weight_grad(grad: np.ndarray, cols: np.ndarray, weight_shape: tuple[int, ...],
+                      groups: int) -> np.ndarray:
+    """d/dweight = sum over the batch of grad @ cols^T (the matmul of the forward, transposed)."""
+    n, out_channels, oh, ow = grad.shape
+    grad = grad.reshape(n, groups, out_channels // groups, oh * ow)
+    per_sample = np.matmul(grad, cols.swapaxes(-1, -2))  # (N, groups, O/groups, K)
+    return per_sample.sum(axis=0).reshape(weight_shape)
+
+
+def _conv_input_grad(grad: np.ndarray, weight: np.ndarray, padded_shape: tuple[int, ...],
+                     stride: tuple[int, int], dilation: tuple[int, int], groups: int) -> np.ndarray:
+    """d/dinput = fold(weight^T @ grad): each window's gradient, scatter-added onto the padded input."""
+    n, out_channels, oh, ow = grad.shape
+    _, c_per_group, kh, kw = weight.shape
+    weight_t = weight.reshape(groups, out_channels // groups, -1).swapaxes(-1, -2)  # (G, K, O/G)
+    grad_cols = np.matmul(weight_t, grad.reshape(n, groups, out_channels // groups, oh * ow))
+    grad_windows = grad_cols.reshape(n, groups * c_per_group, kh, kw, oh, ow)
+    return _fold(grad_windows, padded_shape, stride, dilation)
+
+
+# --- convolution ----------------------------------------------------------------------------------
+
+
+def _conv_padding(padding: Any, x_hw: tuple[int, int], kernel: tuple[int, int],
+                  stride: tuple[int, int], dilation: tuple[int, int], dims: int, op: str) -> Pads:
+    """((top, bottom), (left, right)) from an int, a tuple, 'valid' or 'same' (PyTorch's split)."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0, 0), (0, 0)
+        if padding != "same":
+            raise RuntimeError(f"{op}: invalid padding string {padding!r} (use 'valid' or 'same')")
+        if any(s != 1 for s in stride):
+            raise RuntimeError(f"{op}: padding='same' is not supported for strided convolutions, "
+                               f"got stride {stride[2 - dims:]}")
+        # 'same': dilation*(k-1) in total, the odd one out on the bottom/right (as PyTorch).
+        totals = [d * (k - 1) for d, k in zip(dilation, kernel, strict=True)]
+        return tuple((t // 2, t - t // 2) for t in totals)  # type: ignore[return-value]
+    values = _as_2d(_ints(padding, dims, "padding", op), 0)
+    if any(p < 0 for p in values):
+        raise RuntimeError(f"{op}: negative padding is not supported, got padding {values[2 - dims:]}")
+    return (values[0], values[0]), (values[1], values[1])
+
+
+def _check_conv(x: np.ndarray, weight: Tensor, groups: int, in_channels_per_group: int, op: str) -> None:
+    """PyTorch's checks on channels and groups, with its exception type (RuntimeError)."""
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise RuntimeError(f"{op}: groups must be a positive int, got {groups!r}")
+    w_shape = tuple(weight.shape)
+    if w_shape[0] % groups:
+        raise RuntimeError(f"{op}: weight of shape {w_shape}: dimension 0 ({w_shape[0]}) must be "
+                           f"divisible by groups={groups}")
+    if x.shape[1] != in_channels_per_group * groups:
+        raise RuntimeError(f"{op}: given groups={groups} and weight of shape {w_shape}, expected the "
+                           f"input to have {in_channels_per_group * groups} channels, but got {x.shape[1]} "
+                           f"channels (input of {x.ndim}-D shape {x.shape})")
+
+
+def _check_bias(bias: Tensor | None, channels: int, weight: Tensor, op: str) -> None:
+    if bias is not None and tuple(bias.shape) != (channels,):
+        raise RuntimeError(f"{op}: given weight of shape {tuple(weight.shape)}, expected bias of shape "
+                           f"({channels},), got {tuple(bias.shape)}")
+
+
+def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, padding: Any,
+                 dilation: Size, groups: int, dims: int, op: str) -> Tensor:
+    """conv1d / conv2d: one graph node whose VJPs are the convolution's two gradients and a sum."""
+    xd = _spatial_input(x, dims, op)
+    if weight.ndim != dims + 2:
+        raise RuntimeError(f"{op}: weight must be {dims + 2}-D (out_channels, in_channels/groups, "
+                           f"kernel...), got shape {tuple(weight.shape)}")
+    _check_float(op, x, weight, bias)
+    wd = weight.data[:, :, None, :] if dims == 1 else weight.data
+    stride2 = _as_2d(_ints(stride, dims, "stride", op), 1)
+    dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
+    if any(s < 1 for s in stride2) or any(d < 1 for d in dilation2):
+        raise RuntimeError(f"{op}: non-positive stride or dilation is not supported, got stride "
+                           f"{stride2[2 - dims:]} and dilation {dilation2[2 - dims:]}")
+    _check_conv(xd, weight, groups, wd.shape[1], op)
+    _check_bias(bias, wd.shape[0], weight, op)
+    pads = _conv_padding(padding, xd.shape[2:], wd.shape[2:], stride2, dilation2, dims, op)
+    xp = _pad_array(xd, pads)
+    _check_kernel_fits(xp.shape[2:], wd.shape[2:], dilation2, op)
+    out, cols = _conv_forward(xp, wd, stride2, dilation2, groups)
+    if bias is not None:
+        out += bias.data[:, None, None]
+    out_shape = _restore(out.shape, x.ndim, dims)
+
+    def vjp_input(grad: np.ndarray) -> np.ndarray:
+        grad4 = grad.reshape(out.shape)
+        return _crop(_conv_input_grad(grad4, wd, xp.shape, stride2, dilation2, groups), pads).reshape(x.shape)
+
+    def vjp_weight(grad: np.ndarray) -> np.ndarray:
+        return _conv_weight_grad(grad.reshape(out.shape), cols, wd.shape, groups).reshape(weight.shape)
+
+    inputs, vjps = (x, weight), [vjp_input, vjp_weight]
+    if bias is not None:
+        inputs += (bias,)
+        vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, 2, 3)))
+    return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight))
+
+
+def _restore(shape4: tuple[int, ...], ndim: int, dims: int) -> tuple[int, ...]:
+    """An (N, C, H, W) result's shape as the caller's: H dropped for 1-D ops, N for unbatched."""
+    shape = shape4[:2] + shape4[3:] if dims == 1 else shape4
+    return shape if ndim == dims + 2 else shape[1:]
+
+
+def _check_kernel_fits(padded: tuple[int, ...], kernel: tuple[int, ...], dilation: tuple[int, int],
+                       op: str) -> None:
+    effective = tuple(d * (k - 1) + 1 for d, k in zip(dilation, kernel, strict=True))
+    if any(e > p for e, p in zip(effective, padded, strict=True)):
+        raise RuntimeError(f"{op}: padded input size per channel {tuple(padded)} is smaller than the "
+                           f"kernel's extent {effective} (kernel size {tuple(kernel)}, dilation "
+                           f"{tuple(dilation)}): the kernel can't be greater than the input")
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    """2-D cross-correlation: out[n,o,y,x] = b[o] + sum_{c,i,j} w[o,c,i,j] * in[n,c,y*s + i*d,x*s + j*d].
+
+    input (N, C, H, W) or (C, H, W); weight (O, C/groups, kh, kw); padding an int, a pair,
+    'valid' or 'same'. Gradients: d/dinput = fold(weight^T @ grad), d/dweight = grad @ im2col^T,
+    d/dbias = grad summed over N, H, W.
+    """
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    """1-D cross-correlation: out[n, o, t] = bias[o] + sum_{c,k} weight[o, c, k] * x[n, c, t*s + k*d].
+
+    input (N, C, L) or (C, L); weight (O, C/groups, k). `conv2d` on a height of 1.
+    """
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+# --- transposed convolution: the gradient of convolution ------------------------------------------
+
+
+def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, padding: Size,
+                     output_padding: Size, groups: int, dilation: Size, dims: int, op: str) -> Tensor:
+    """conv_transpose1d / 2d: the input-gradient of the convolution whose weight is `weight`.
+
+    Forward is `_conv_input_grad` (fold of weight^T @ x), cropped by `padding`. Its gradients
+    are the convolution's forward (for x) and weight gradient (for weight), with x in grad's place.
+    """
+    xd = _spatial_input(x, dims, op)
+    if weight.ndim != dims + 2:
+        raise RuntimeError(f"{op}: weight must be {dims + 2}-D (in_channels, out_channels/groups, "
+                           f"kernel...), got shape {tuple(weight.shape)}")
+    _check_float(op, x, weight, bias)
+    wd = weight.data[:, :, None, :] if dims == 1 else weight.data
+    stride2 = _as_2d(_ints(stride, dims, "stride", op), 1)
+    dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
+    pad2 = _as_2d(_ints(padding, dims, "padding", op), 0)
+    extra = _as_2d(_ints(output_padding, dims, "output_padding", op), 0)
+    if any(s < 1 for s in stride2) or any(d < 1 for d in dilation2) or any(p < 0 for p in pad2):
+        raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative, got "
+                           f"stride {stride2[2 - dims:]}, dilation {dilation2[2 - dims:]}, padding "
+                           f"{pad2[2 - dims:]}")
+    if any(e < 0 or (e >= s and e >= d) for e, s, d in zip(extra, stride2, dilation2, strict=True)):
+        raise RuntimeError(f"{op}: output padding must be smaller than either stride or dilation, got "
+                           f"output_padding {extra[2 - dims:]}, stride {stride2[2 - dims:]}, dilation "
+                           f"{dilation2[2 - dims:]}")
+    # As a convolution's weight, `weight` maps in_channels "outputs" from out_channels/groups inputs.
+    in_channels, out_per_group, kh, kw = wd.shape
+    _check_conv(xd, weight, groups, in_channels // groups, op)
+    out_channels = out_per_group * groups
+    _check_bias(bias, out_channels, weight, op)
+    n, _, h, w = xd.shape
+    full = tuple((size - 1) * s + d * (k - 1) + 1 + e
+                 for size, s, d, k, e in zip((h, w), stride2, dilation2, (kh, kw), extra, strict=True))
+    pads = ((pad2[0], pad2[0]), (pad2[1], pad2[1]))
+    if any(f - 2 * p < 1 for f, p in zip(full, pad2, strict=True)):
+        raise RuntimeError(f"{op}: the output would be empty for input of shape {tuple(x.shape)}, "
+                           f"weight of shape {tuple(weight.shape)} and padding {pad2[2 - dims:]}")
+    full_shape = (n, out_channels, *full)
+    out = np.ascontiguousarray(_crop(_conv_input_grad(xd, wd, full_shape, stride2, dilation2, groups), pads))
+    if bias is not None:
+        out += bias.data[:, None, None]
+    out_shape = _restore(out.shape, x.ndim, dims)
+
+    # The part of the uncropped output that windows reach (output_padding may add cells they don't).
+    reach = tuple((size - 1) * s + d * (k - 1) + 1
+                  for size, s, d, k in zip((h, w), stride2, dilation2, (kh, kw), strict=True))
+
+    def padded_grad_windows(grad: np.ndarray) -> np.ndarray:
+        padded = _pad_array(np.ascontiguousarray(grad.reshape(out.shape)), pads)
+        return padded[:, :, :reach[0], :reach[1]]
+
+    def vjp_input(grad: np.ndarray) -> np.ndarray:
+        return _conv_forward(padded_grad_windows(grad), wd, stride2, dilation2, groups)[0].reshape(x.shape)
+
+    def vjp_weight(grad: np.ndarray) -> np.ndarray:
+        # The convolution's weight gradient, with x as "grad" and this op's grad as the input.
+        _, cols = _conv_forward(padded_grad_windows(grad), wd, stride2, dilation2, groups)
+        return _conv_weight_grad(xd, cols, wd.shape, groups).reshape(weight.shape)
+
+    inputs, vjps = (x, weight), [vjp_input, vjp_weight]
+    if bias is not None:
+        inputs += (bias,)
+        vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, 2, 3)))
+    return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight))
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
+                     padding: Size = 0, output_padding: Size = 0, groups: int = 1,
+                     dilation: Size = 1) -> Tensor:
+    """2-D transposed convolution: the gradient of `conv2d` with respect to its input.
+
+    input (N, C_in, H, W); weight (C_in, C_out/groups, kh, kw). Output height
+    (H - 1)*stride - 2*padding + dilation*(kh - 1) + output_padding + 1. Gradients: d/dinput is
+    conv2d(grad, weight), d/dweight conv2d's weight gradient with the roles of input and grad swapped.
+    """
+    return _conv_transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+                            "conv_transpose2d")
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
+                     padding: Size = 0, output_padding: Size = 0, groups: int = 1,
+                     dilation: Size = 1) -> Tensor:
+    """1-D transposed convolution: the gradient of `conv1d` with respect to its input.
+
+    input (N, C_in, L); weight (C_in, C_out/groups, k). `conv_transpose2d` on a height of 1.
+    """
+    return _conv_transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
+                            "conv_transpose1d")
+
+
+# --- pooling over the same windows ----------------------------------------------------------------
+
+
+def _pool_geometry(xd: np.ndarray, kernel_size: Size, stride: Size | None, padding: Size,
+                   dilation: Size, ceil_mode: bool, dims: int, op: str):
+    """kernel, stride, dilation, the padding per side (ceil_mode adds some at the end) and output size."""
+    kernel = _as_2d(_ints(kernel_size, dims, "kernel_size", op), 1)
+    strides = kernel if stride is None or (isinstance(stride, Sequence) and len(stride) == 0) else \
+        _as_2d(_ints(stride, dims, "stride", op), 1)
+    pad2 = _as_2d(_ints(padding, dims, "padding", op), 0)
+    dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
+    if any(k < 1 for k in kernel) or any(s < 1 for s in strides) or any(d < 1 for d in dilation2):
+        raise RuntimeError(f"{op}: kernel_size, stride and dilation must be positive, got kernel_size "
+                           f"{kernel[2 - dims:]}, stride {strides[2 - dims:]}, "
+                           f"dilation {dilation2[2 - dims:]}")
+    effective = [d * (k - 1) + 1 for d, k in zip(dilation2, kernel, strict=True)]
+    if any(p < 0 or p > e // 2 for p, e in zip(pad2, effective, strict=True)):
+        raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad="
+                           f"{pad2[2 - dims:]}, kernel_size={kernel[2 - dims:]} and "
+                           f"dilation={dilation2[2 - dims:]}")
+    out, pads = [], []
+    for size, s, p, e in zip(xd.shape[2:], strides, pad2, effective, strict=True):
+        span = size + 2 * p - e
+        n = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (n - 1) * s >= size + p:  # the last window must start inside the input
+            n -= 1
+        out.append(n)
+        pads.append((p, max((n - 1) * s + e - size - p, p)))
+    if any(n < 1 for n in out):
+        raise RuntimeError(f"{op}: given input of shape {xd.shape[1:]}, the calculated output size "
+                           f"{tuple(out)} is too small")
+    return kernel, strides, dilation2, tuple(pads), tuple(out), pad2
+
+
+def max_pool2d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
+               dilation: Size = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The largest value of each window. Gradient: each output's grad goes to its argmax.
+
+    With `return_indices`, also the argmax positions as flat indices into each H x W plane
+    (int64), as PyTorch. Ties go to the first position in the window; NaN wins, as in PyTorch.
+    """
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2,
+                     "max_pool2d")
+
+
+def max_pool1d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
+               dilation: Size = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The largest value of each window along the last dimension (`max_pool2d` on a height of 1)."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1,
+                     "max_pool1d")
+
+
+def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, dilation: Size,
+              ceil_mode: bool, return_indices: bool, dims: int, op: str) -> Any:
+    xd = _spatial_input(x, dims, op)
+    _check_float(op, x)
+    kernel, strides, dilation2, pads, (oh, ow), _ = _pool_geometry(
+        xd, kernel_size, stride, padding, dilation, ceil_mode, dims, op)
+    xp = _pad_array(xd, pads, value=-np.inf)
+    windows = _windows(xp, kernel, strides, dilation2)[..., :oh, :ow]
+    n, c, kh, kw = windows.shape[:4]
+    # The kernel offsets as the last axis (this copy is what argmax needs).
+    flat = windows.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, oh, ow, kh * kw)
+    argmax = flat.argmax(axis=-1)
+    out = np.take_along_axis(flat, argmax[..., None], axis=-1)[..., 0]
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        grad = grad.reshape(out.shape)
+        grad_windows = np.zeros((n, c, kh, kw, oh, ow), dtype=grad.dtype)
+        for k in range(kh * kw):  # each output's gradient to the kernel offset that won
+            grad_windows[:, :, k // kw, k % kw] = np.where(argmax == k, grad, 0)
+        return _crop(_fold(grad_windows, xp.shape, strides, dilation2), pads).reshape(x.shape)
+
+    result = record(out.reshape(_restore(out.shape, x.ndim, dims)), op, (x,), vjp, saved=())
+    if not return_indices:
+        return result
+    # Flat index in the input's H x W plane: the window's start plus the winning offset.
+    row = (np.arange(oh) * strides[0] - pads[0][0])[:, None] + (argmax // kw) * dilation2[0]
+    col = (np.arange(ow) * strides[1] - pads[1][0])[None, :] + (argmax % kw) * dilation2[1]
+    indices = (row * xd.shape[3] + col).astype(np.int64)
+    return result, _wrap(indices.reshape(result.shape))
+
+
+def avg_pool2d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each window: sum / divisor. Gradient: grad / divisor to every window element.
+
+    The divisor is the window's size, counting the zero padding (`count_include_pad`) but never
+    the extra cells that `ceil_mode` adds, or `divisor_override`, as PyTorch computes it.
+    """
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                     2, "avg_pool2d")
+
+
+def avg_pool1d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """The mean of each window along the last dimension (`avg_pool2d` on a height of 1)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
+                     "avg_pool1d")
+
+
+def _avg_divisor(size: int, out: int, kernel: int, stride: int, pad: int,
+                 count_include_pad: bool) -> np.ndarray:
+    """Per output position along one dimension, how many cells its window counts (PyTorch's rule)."""
+    start = np.arange(out) * stride - pad
+    end = np.minimum(start + kernel, size + pad)  # the padding counts, the ceil_mode overhang not
+    if count_include_pad:
+        return end - start
+    return np.minimum(end, size) - np.maximum(start, 0)
+
+
+def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: int | None, dims: int, op: str) -> Tensor:
+    xd = _spatial_input(x, dims, op)
+    _check_float(op, x)
+    kernel, strides, ones, pads, (oh, ow), pad2 = _pool_geometry(
+        xd, kernel_size, stride, padding, 1, ceil_mode, dims, op)
+    if divisor_override is not None:
+        if isinstance(divisor_override, bool) or not isinstance(divisor_override, int) or not divisor_override:
+            raise RuntimeError(f"{op}: divisor_override must be a non-zero int, got {divisor_override!r}")
+        divisor = np.array(divisor_override, dtype=xd.dtype)
+    else:
+        heights = _avg_divisor(xd.shape[2], oh, kernel[0], strides[0], pad2[0], count_include_pad)
+        widths = _avg_divisor(xd.shape[3], ow, kernel[1], strides[1], pad2[1], count_include_pad)
+        divisor = np.outer(heights, widths).astype(xd.dtype)
+    xp = _pad_array(xd, pads)
+    windows = _windows(xp, kernel, strides, ones)[..., :oh, :ow]
+    out = windows.sum(axis=(2, 3)) / divisor
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        share = grad.reshape(out.shape) / divisor
+        grad_windows = np.broadcast_to(share[:, :, None, None], windows.shape)
+        return _crop(_fold(grad_windows, xp.shape, strides, ones), pads).reshape(x.shape)
+
+    return record(out.reshape(_restore(out.shape, x.ndim, dims)), op, (x,), vjp, saved=())
+
+
+def _averaging_matrix(size: int, out: int, dtype: np.dtype) -> np.ndarray:
+    """(out, size): row i averages cells floor(i*size/out) .. ceil((i+1)*size/out) - 1."""
+    rows = np.arange(out)
+    start = (rows * size) // out
+    end = -((-(rows + 1) * size) // out)
+    cells = np.arange(size)
+    inside = (cells >= start[:, None]) & (cells < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Size | Sequence[int | None]) -> Tensor:  # noqa: A002
+    """Average pooling to a fixed output size: out = A_h @ x @ A_w^T, A averaging matrices.
+
+    Row i of A_h averages rows floor(i*H/oh) .. ceil((i+1)*H/oh) - 1 (PyTorch's windows);
+    `None` in output_size keeps that size. The gradient is matmul's: A_h^T @ grad @ A_w.
+    """
+    op = "adaptive_avg_pool2d"
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{op}: expected a 3-D or 4-D input, got shape {tuple(input.shape)}")
+    _check_float(op, input)
+    sizes = tuple(output_size) if isinstance(output_size, Sequence) else (output_size, output_size)
+    if len(sizes) != 2:
+        raise RuntimeError(f"{op}: output_size must be 2 numbers, got {output_size!r}")
+    h, w = input.shape[-2:]
+    oh, ow = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
+    oh, ow = _ints((oh, ow), 2, "output_size", op)
+    if oh < 0 or ow < 0 or (h == 0 or w == 0):
+        raise RuntimeError(f"{op}: output_size {(oh, ow)} and input shape {tuple(input.shape)} must be "
+                           "non-negative and non-empty")
+    rows = _wrap(_averaging_matrix(h, oh, input.dtype))
+    cols = _wrap(_averaging_matrix(w, ow, input.dtype).T.copy())
+    return matmul(matmul(rows, input), cols)
+
+
+# --- padding --------------------------------------------------------------------------------------
+
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
+    """Pad the last len(pad)//2 dimensions: pad = (last_lo, last_hi, second_last_lo, ...).
+
+    mode 'constant' fills with `value` (negative amounts crop); 'reflect' mirrors without
+    repeating the edge, 'replicate' repeats the edge, 'circular' wraps around. Gradient: the
+    constant mode's is the inner slice of grad; the others' adds each copied cell's gradient
+    back onto its source (a scatter-add).
+    """
+    op = "pad"
+    amounts = _ints(tuple(pad), len(pad), "pad", op) if len(pad) else ()
+    if len(amounts) % 2:
+        raise RuntimeError(f"{op}: padding length must be divisible by 2, got pad={list(amounts)}")
+    if len(amounts) // 2 > input.ndim:
+        raise RuntimeError(f"{op}: padding length should be at most twice the input's dimension, got "
+                           f"pad of length {len(amounts)} for input of shape {tuple(input.shape)}")
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"{op}: unrecognised padding mode {mode!r} "
+                                  f"(use one of {', '.join(_PAD_MODES)})")
+    # (lo, hi) per padded dimension, in dimension order (pad lists them from the last one back).
+    per_dim = [(amounts[2 * i], amounts[2 * i + 1]) for i in range(len(amounts) // 2)][::-1]
+    first = input.ndim - len(per_dim)
+    if mode == "constant":
+        return _pad_constant(input, per_dim, first, 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise ValueError(f"{op}: padding mode {mode!r} doesn't take a value, got value={value}")
+    return _pad_by_index(input, per_dim, first, mode)
+
+
+def _pad_constant(x: Tensor, per_dim: list[tuple[int, int]], first: int, value: float) -> Tensor:
+    """Constant padding: out[inside] = x[kept]; negative amounts drop cells instead."""
+    out_shape = list(x.shape)
+    src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    for d, (lo, hi) in enumerate(per_dim, start=first):
+        size = x.shape[d]
+        out_shape[d] = size + lo + hi
+        if out_shape[d] < 0 or (out_shape[d] == 0 and size):
+            raise RuntimeError(f"pad: the padded size of dimension {d} would be {out_shape[d]} for input "
+                               f"of shape {tuple(x.shape)}")
+        src[d] = slice(max(-lo, 0), size - max(-hi, 0))
+        dst[d] = slice(max(lo, 0), max(lo, 0) + max(size - max(-lo, 0) - max(-hi, 0), 0))
+    src_key, dst_key = tuple(src), tuple(dst)
+    out = np.full(out_shape, value, dtype=x.dtype)
+    out[dst_key] = x.data[src_key]
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        grad_x = np.zeros_like(x.data)
+        grad_x[src_key] = grad[dst_key]
+        return grad_x
+
+    return record(out, "pad", (x,), vjp, saved=())
+
+
+def _source_index(size: int, lo: int, hi: int, mode: str) -> np.ndarray:
+    """For each position of a padded dimension, the input position its value comes from."""
+    positions = np.arange(-lo, size + hi)
+    if mode == "replicate":
+        return np.clip(positions, 0, size - 1)
+    if mode == "circular":
+        return positions % size
+    period = 2 * (size - 1)  # reflect: ... 2 1 | 0 1 2 ... n-1 | n-2 n-3 ...
+    folded = np.abs(positions) % period if period else np.zeros_like(positions)
+    return np.where(folded < size, folded, period - folded)
+
+
+def _pad_by_index(x: Tensor, per_dim: list[tuple[int, int]], first: int, mode: str) -> Tensor:
+    """reflect, replicate, circular: one gather along the padded dimensions; the gradient scatter-adds."""
+    spatial = len(per_dim)
+    if x.ndim not in (spatial + 1, spatial + 2) or spatial > 3:
+        raise NotImplementedError(
+            f"pad: padding size {2 * spatial} is not supported for {x.ndim}-D input in mode {mode!r}: "
+            "non-constant padding pads the last 1, 2 or 3 dimensions of an input with 1 or 2 more "
+            "(a batch and channel, or a channel)")
+    for d, (lo, hi) in enumerate(per_dim, start=first):
+        size = x.shape[d]
+        limit = size - 1 if mode == "reflect" else size
+        if min(lo, hi) < 0 or max(lo, hi) > limit or size == 0:
+            raise RuntimeError(f"pad: in mode {mode!r} each padding amount must be between 0 and "
+                               f"{limit} for dimension {d} of size {size}, got {(lo, hi)} (input shape "
+                               f"{tuple(x.shape)})")
+    index = (Ellipsis, *np.ix_(*(_source_index(x.shape[d], lo, hi, mode)
+                                 for d, (lo, hi) in enumerate(per_dim, start=first))))
+    out = x.data[index]
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        grad_x = np.zeros_like(x.data)
+        np.add.at(grad_x, index, grad)  # a cell copied several times gets the sum
+        return grad_x
+
+    return record(out, "pad", (x,), vjp, saved=())
+
+
+# --- interpolation --------------------------------------------------------------------------------
+
+
+_INTERPOLATE_MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2, "area": None}
+
+
+def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | Sequence[float] | None = None,  # noqa: A002
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resize the spatial dimensions (the last 1 or 2) to `size`, or by `scale_factor`.
+
+    'nearest' takes input cell floor(out_index * scale); 'nearest-exact' floor((out_index + 0.5)
+    * scale); 'linear' / 'bilinear' blend the two nearest cells, with PyTorch's coordinate map:
+    src = (dst + 0.5) * scale - 0.5 (clamped at 0), or dst * (in - 1) / (out - 1) with
+    `align_corners`; 'area' is `adaptive_avg_pool`. With `scale_factor` (and no
+    `recompute_scale_factor`), scale is 1 / scale_factor, as in PyTorch; else in / out.
+    Gradient: the transpose of the same weights (a scatter-add for nearest).
+    """
+    op = "interpolate"
+    if mode not in _INTERPOLATE_MODES:
+        raise NotImplementedError(f"{op}: mode {mode!r} is not supported (use one of "
+                                  f"{', '.join(_INTERPOLATE_MODES)})")
+    if antialias:
+        raise NotImplementedError(f"{op}: antialias=True is not supported")
+    spatial = input.ndim - 2
+    if spatial not in (1, 2):
+        raise NotImplementedError(f"{op}: expected a 3-D or 4-D input (N, C, [H,] W), got shape "
+                                  f"{tuple(input.shape)}")
+    needs = _INTERPOLATE_MODES[mode]
+    if needs is not None and needs != spatial:
+        raise NotImplementedError(f"{op}: got {input.ndim}-D input, but {mode} mode needs "
+                                  f"{needs + 2}-D input")
+    if align_corners is not None and needs is None:
+        raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes "
+                         f"linear | bilinear, not {mode!r}")
+    _check_float(op, input)
+    in_sizes = tuple(input.shape[2:])
+    out_sizes, scales = _interpolate_sizes(in_sizes, size, scale_factor, recompute_scale_factor, op)
+    if mode == "area":
+        if spatial == 1:
+            return adaptive_avg_pool2d(input.unsqueeze(2), (1, out_sizes[0])).squeeze(2)
+        return adaptive_avg_pool2d(input, out_sizes)
+    if needs is None:
+        return _nearest(input, out_sizes, scales, exact=mode == "nearest-exact")
+    # Separable: one (out, in) weight matrix per dimension; x @ M_w^T, then M_h @ that.
+    matrices = [_linear_weights(i, o, s, bool(align_corners), input.dtype)
+                for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)]
+    out = matmul(input, _wrap(np.ascontiguousarray(matrices[-1].T)))
+    if spatial == 2:
+        out = matmul(_wrap(matrices[0]), out)
+    return out
+
+
+def _interpolate_sizes(in_sizes: tuple[int, ...], size: Any, scale_factor: Any,
+                       recompute_scale_factor: bool | None, op: str):
+    """The output sizes, and the scale factors the kernels see (None: computed from the sizes)."""
+    spatial = len(in_sizes)
+    if (size is None) == (scale_factor is None):
+        raise ValueError(f"{op}: " + ("only one of size or scale_factor should be defined" if size is not None
+                                      else "either size or scale_factor should be defined"))
+    if size is not None:
+        if isinstance(size, Sequence) and len(size) != spatial:
+            raise ValueError(f"{op}: input and output must have the same number of spatial dimensions, "
+                             f"but got input with spatial dimensions of {list(in_sizes)} and output "
+                             f"size of {size}")
+        out_sizes = _ints(size, spatial, "size", op)
+        if any(s <= 0 for s in out_sizes):
+            raise ValueError(f"{op}: output size must be positive, got {out_sizes}")
+        return out_sizes, (None,) * spatial
+    factors = tuple(scale_factor) if isinstance(scale_factor, Sequence) else (scale_factor,) * spatial
+    if len(factors) != spatial:
+        raise ValueError(f"{op}: scale_factor must have {spatial} entries for input with spatial "
+                         f"dimensions {list(in_sizes)}, got {scale_factor}")
+    for f in factors:
+        if isinstance(f, bool) or not isinstance(f, int | float) or f <= 0:
+            raise ValueError(f"{op}: scale_factor must be positive numbers, got {scale_factor!r}")
+    out_sizes = tuple(int(math.floor(float(i) * f)) for i, f in zip(in_sizes, factors, strict=True))
+    if any(s <= 0 for s in out_sizes):
+        raise ValueError(f"{op}: scale_factor {scale_factor} gives an empty output for input sizes "
+                         f"{list(in_sizes)}")
+    scales = (None,) * spatial if recompute_scale_factor else tuple(float(f) for f in factors)
+    return out_sizes, scales
+
+
+def _scale(in_size: int, out_size: int, scale_factor: float | None, dtype: np.dtype) -> np.floating:
+    """PyTorch's compute_scales_value: 1 / scale_factor when given, else in / out, in `dtype`."""
+    if scale_factor is not None and scale_factor > 0:
+        return dtype.type(1.0 / scale_factor)
+    return dtype.type(in_size) / dtype.type(out_size)
+
+
+def _nearest_index(in_size: int, out_size: int, scale_factor: float | None, exact: bool) -> np.ndarray:
+    """The input cell each output cell copies (PyTorch computes the scale in float32 here)."""
+    dst = np.arange(out_size)
+    if not exact and out_size == in_size:  # PyTorch's special cases for 'nearest'
+        return dst
+    if not exact and out_size == 2 * in_size:
+        return dst // 2
+    scale = _scale(in_size, out_size, scale_factor, np.dtype(np.float32))
+    source = (dst + 0.5) * np.float64(scale) if exact else dst.astype(np.float32) * scale
+    return np.minimum(np.floor(source).astype(np.int64), in_size - 1)
+
+
+def _nearest(x: Tensor, out_sizes: tuple[int, ...], scales: tuple, exact: bool) -> Tensor:
+    """Nearest-neighbour resize: one gather; its gradient scatter-adds onto the copied cells."""
+    in_sizes = x.shape[2:]
+    index = (Ellipsis, *np.ix_(*(_nearest_index(i, o, s, exact)
+                                 for i, o, s in zip(in_sizes, out_sizes, scales, strict=True))))
+    out = x.data[index]
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        grad_x = np.zeros_like(x.data)
+        np.add.at(grad_x, index, grad)
+        return grad_x
+
+    return record(out, "interpolate", (x,), vjp, saved=())
+
+
+def _linear_weights(in_size: int, out_size: int, scale_factor: float | None, align_corners: bool,
+                    dtype: np.dtype) -> np.ndarray:
+    """(out, in): row o blends cells i0 and i1 = min(i0 + 1, in - 1) with weights 1 - t and t.
+
+    PyTorch's area_pixel_compute_source_index, in the input's float type.
+    """
+    dst = np.arange(out_size, dtype=dtype)
+    if align_corners:
+        scale = dtype.type(in_size - 1) / dtype.type(out_size - 1) if out_size > 1 else dtype.type(0)
+        src = scale * dst
+    else:
+        scale = _scale(in_size, out_size, scale_factor, dtype)
+        src = np.maximum(scale * (dst + dtype.type(0.5)) - dtype.type(0.5), dtype.type(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    i1 = np.minimum(i0 + 1, in_size - 1)
+    t = np.clip(src - i0, 0, 1).astype(dtype)
+    weights = np.zeros((out_size, in_size), dtype=dtype)
+    rows = np.arange(out_size)
+    np.add.at(weights, (rows, i0), 1 - t)
+    np.add.at(weights, (rows, i1), t)
+    return weights
+
+
+# --- F.unfold / F.fold: im2col and col2im as ops --------------------------------------------------
+
+
+def _im2col_geometry(kernel_size: Size, dilation: Size, padding: Size, stride: Size, op: str):
+    kernel = _ints(kernel_size, 2, "kernel_size", op)
+    dilation2 = _ints(dilation, 2, "dilation", op)
+    pad2 = _ints(padding, 2, "padding", op)
+    stride2 = _ints(stride, 2, "stride", op)
+    if min(kernel + dilation2 + stride2) < 1 or min(pad2) < 0:
+        raise RuntimeError(f"{op}: kernel_size, dilation and stride must be positive and padding "
+                           f"non-negative, got kernel_size={kernel}, dilation={dilation2}, "
+                           f"padding={pad2}, stride={stride2}")
+    return kernel, dilation2, ((pad2[0], pad2[0]), (pad2[1], pad2[1])), stride2
+
+
+def unfold(input: Tensor, kernel_size: Size, dilation: Size = 1, padding: Size = 0,  # noqa: A002
+           stride: Size = 1) -> Tensor:
+    """im2col: (N, C, H, W) -> (N, C*kh*kw, L), column l holding the l-th window (row-major).
+
+    The windows are a strided view; the reshape to columns is the copy. Gradient: `fold`.
+    """
+    op = "unfold"
+    kernel, dilation2, pads, stride2 = _im2col_geometry(kernel_size, dilation, padding, stride, op)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{op}: expected a 3-D (unbatched) or 4-D (batched) input, got shape "
+                           f"{tuple(input.shape)}")
+    xd = input.data if input.ndim == 4 else input.data[None]
+    xp = _pad_array(xd, pads)
+    _check_kernel_fits(xp.shape[2:], kernel, dilation2, op)
+    windows = _windows(xp, kernel, stride2, dilation2)
+    n, c, kh, kw, oh, ow = windows.shape
+    out = windows.reshape(n, c * kh * kw, oh * ow)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        grad_windows = grad.reshape(windows.shape)
+        return _crop(_fold(grad_windows, xp.shape, stride2, dilation2), pads).reshape(input.shape)
+
+    return record(out if input.ndim == 4 else out[0], "unfold", (input,), vjp, saved=())
+
+
+def fold(input: Tensor, output_size: Size, kernel_size: Size, dilation: Size = 1, padding: Size = 0,  # noqa: A002
+         stride: Size = 1) -> Tensor:
+    """col2im: (N, C*kh*kw, L) -> (N, C, H, W), summing where windows overlap. Gradient: `unfold`."""
+    op = "fold"
+    kernel, dilation2, pads, stride2 = _im2col_geometry(kernel_size, dilation, padding, stride, op)
+    out_hw = _ints(output_size, 2, "output_size", op)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{op}: expected a 2-D (unbatched) or 3-D (batched) input, got shape "
+                           f"{tuple(input.shape)}")
+    cd = input.data if input.ndim == 3 else input.data[None]
+    n, ckk, length = cd.shape
+    padded = (out_hw[0] + 2 * pads[0][0], out_hw[1] + 2 * pads[1][0])
+    oh, ow = (_output_size(p, k, s, d) for p, k, s, d in zip(padded, kernel, stride2, dilation2, strict=True))
+    if ckk % (kernel[0] * kernel[1]) or oh < 1 or ow < 1 or oh * ow != length:
+        raise RuntimeError(
+            f"{op}: given output_size={out_hw}, kernel_size={kernel}, dilation={dilation2}, padding="
+            f"{(pads[0][0], pads[1][0])}, stride={stride2}, expected input of shape {tuple(input.shape)} to "
+            f"have a dimension -2 divisible by {kernel[0] * kernel[1]} and dimension -1 equal to "
+            f"{max(oh, 0) * max(ow, 0)} blocks")
+    c = ckk // (kernel[0] * kernel[1])
+    full_shape = (n, c, *padded)
+    grad_windows = cd.reshape(n, c, kernel[0], kernel[1], oh, ow)
+    out = _crop(_fold(grad_windows, full_shape, stride2, dilation2), pads)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        gp = _pad_array(np.ascontiguousarray(grad.reshape(out.shape)), pads)
+        return _windows(gp, kernel, stride2, dilation2).reshape(input.shape)
+
+    out = np.ascontiguousarray(out)
+    return record(out if input.ndim == 3 else out[0], "fold", (input,), vjp, saved=())
+
+
+# --- modules --------------------------------------------------------------------------------------
+
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _uniform(bound: float, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """Uniform in [-bound, bound) from tensorgrad's generator (`tg.manual_seed`)."""
+    return _generator().uniform(-bound, bound, shape).astype(dtype)
+
+
+class _ConvNd(Module):
+    """What Conv1d, Conv2d and ConvTranspose2d share: arguments, parameters, initialisation.
+
+    PyTorch's default initialisation: weight and bias uniform in ±1/sqrt(fan_in), where fan_in
+    is weight.shape[1] times the kernel's size (kaiming_uniform_ with a=sqrt(5)).
+    """
+
+    _dims = 2
+    _transposed = False
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
+                 padding: Size | str = 0, dilation: Size = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", output_padding: Size = 0, dtype: Any = None) -> None:
+        super().__init__()
+        name, dims = type(self).__name__, self._dims
+        if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+            raise ValueError(f"{name}: groups must be a positive integer, got {groups!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels ({out_channels}) "
+                             f"must both be divisible by groups ({groups})")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"{name}: padding_mode must be one of {', '.join(_PADDING_MODES)}, got "
+                             f"{padding_mode!r}")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = _ints(kernel_size, dims, "kernel_size", name)
+        self.stride = _ints(stride, dims, "stride", name)
+        self.dilation = _ints(dilation, dims, "dilation", name)
+        self.output_padding = _ints(output_padding, dims, "output_padding", name)
+        self.padding_mode, self.transposed = padding_mode, self._transposed
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"{name}: invalid padding string {padding!r}, should be one of "
+                                 "'valid', 'same'")
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError(f"{name}: padding='same' is not supported for strided convolutions")
+            self.padding = padding
+        else:
+            self.padding = _ints(padding, dims, "padding", name)
+        if self.transposed:
+            channels = (in_channels, out_channels // groups)
+        else:
+            channels = (out_channels, in_channels // groups)
+        dtype = np.dtype(np.float32 if dtype is None else dtype)
+        fan_in = channels[1] * math.prod(self.kernel_size)
+        bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+        self.weight = Parameter(_uniform(bound, (*channels, *self.kernel_size), dtype))
+        self.bias = Parameter(_uniform(bound, (out_channels,), dtype)) if bias else None
+
+    def _padded(self, x: Tensor) -> tuple[Tensor, Size | str]:
+        """x padded by `padding_mode` (then the convolution pads nothing), or x and the padding."""
+        if self.padding_mode == "zeros":
+            return x, self.padding
+        if self.padding == "valid":
+            return x, 0
+        if self.padding == "same":
+            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size, strict=True)]
+            per_dim = [(t // 2, t - t // 2) for t in totals]
+        else:
+            per_dim = [(p, p) for p in self.padding]
+        amounts = [a for lo_hi in reversed(per_dim) for a in lo_hi]  # last dimension first
+        return pad(x, amounts, mode=self.padding_mode), 0
+
+    def extra_repr(self) -> str:
+        text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}"
+        text += f", stride={self.stride}"
+        if self.padding != (0,) * self._dims:
+            text += f", padding={self.padding!r}"
+        if self.dilation != (1,) * self._dims:
+            text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._dims:
+            text += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
+        return text
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution layer: `F.conv2d(x, weight, bias, ...)` with weight (out, in/groups, kh, kw).
+
+    `padding_mode` 'zeros' (the convolution pads), or 'reflect', 'replicate', 'circular' (`F.pad`
+    first). State dict keys `weight`, `bias`, as PyTorch's.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
+                 padding: Size | str = 0, dilation: Size = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, dtype=dtype)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        x, padding = self._padded(input)
+        return conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution layer: `F.conv1d(x, weight, bias, ...)` with weight (out, in/groups, k)."""
+
+    _dims = 1
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
+                 padding: Size | str = 0, dilation: Size = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, dtype=dtype)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        x, padding = self._padded(input)
+        return conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """2-D transposed convolution layer: `F.conv_transpose2d`, weight (in, out/groups, kh, kw).
+
+    `forward(x, output_size=None)`: an output_size picks the output_padding that reaches it.
+    """
+
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
+                 padding: Size = 0, output_padding: Size = 0, groups: int = 1, bias: bool = True,
+                 dilation: Size = 1, padding_mode: str = "zeros", dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f"ConvTranspose2d: only 'zeros' padding mode is supported, got {padding_mode!r}")
+        if isinstance(padding, str):
+            raise ValueError(f"ConvTranspose2d: padding must be an int or a pair, got {padding!r}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, output_padding, dtype=dtype)
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
+        extra = self.output_padding if output_size is None else self._output_padding(input, output_size)
+        return conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, extra,
+                                self.groups, self.dilation)
+
+    def _output_padding(self, x: Tensor, output_size: Sequence[int]) -> tuple[int, ...]:
+        """The output_padding that makes the output `output_size` (its last two entries)."""
+        wanted = tuple(output_size)[-2:]
+        extra = []
+        for d, want in enumerate(wanted):
+            smallest = ((x.shape[d - 2] - 1) * self.stride[d] - 2 * self.padding[d]
+                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            if not smallest <= want < smallest + self.stride[d]:
+                raise ValueError(f"ConvTranspose2d: requested an output size of {tuple(wanted)}, but valid "
+                                 f"sizes for input of shape {tuple(x.shape)} range from {smallest} to "
+                                 f"{smallest + self.stride[d] - 1} in dimension {d - 2}")
+            extra.append(want - smallest)
+        return tuple(extra)
+
+
+class MaxPool2d(Module):
+    """`F.max_pool2d` as a layer (no parameters)."""
+
+    def __init__(self, kernel_size: Size, stride: Size | None = None, padding: Size = 0, dilation: Size = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, kernel_size if stride is None else stride
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
+        return max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          self.ceil_mode, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """`F.avg_pool2d` as a layer (no parameters)."""
+
+    def __init__(self, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, kernel_size if stride is None else stride
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """`F.adaptive_avg_pool2d` as a layer: any input size to `output_size` (no parameters)."""
+
+    def __init__(self, output_size: Size | Sequence[int | None]) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
