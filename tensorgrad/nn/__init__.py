@@ -38,3 +38,8 @@ __all__ = [
     "Flatten",
     "Unflatten",
 ]
+
+# Convolution and pooling layers (tensorgrad/nn/conv.py).
+from tensorgrad.nn.conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, ConvTranspose2d, MaxPool2d  # noqa: E402
+
+__all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]

@@ -504,7 +504,8 @@ def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
     kernel, strides, ones, pads, (oh, ow), pad2 = _pool_geometry(
         xd, kernel_size, stride, padding, 1, ceil_mode, dims, op)
     if divisor_override is not None:
-        if isinstance(divisor_override, bool) or not isinstance(divisor_override, int) or not divisor_override:
+        if isinstance(divisor_override, bool) or not isinstance(divisor_override, int | np.integer) \
+                or not divisor_override:
             raise RuntimeError(f"{op}: divisor_override must be a non-zero int, got {divisor_override!r}")
         divisor = np.array(divisor_override, dtype=xd.dtype)
     else:
