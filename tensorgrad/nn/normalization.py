@@ -1,0 +1,436 @@
+"""Normalisation: layer_norm, batch_norm, group_norm, normalize, cosine_similarity (tutorial chapter 10).
+
+The three norms share one idea: standardise x over some axes, x_hat = (x - mean) / sqrt(var + eps)
+(biased variance), then scale and shift per feature, out = x_hat * weight + bias. They differ
+only in the axes: the last dimensions (layer_norm), every dimension but the channels
+(batch_norm), the channels of a group and the positions (group_norm).
+
+Each is one op, so the backward is the formula makemore derives by hand for BatchNorm instead
+of a chain of a dozen small nodes. With g = grad * weight and means over the normalised axes:
+
+    dx = (g - mean(g) - x_hat * mean(g * x_hat)) / sqrt(var + eps)
+    dweight = sum(grad * x_hat),  dbias = sum(grad)   (sums over everything but the feature)
+
+`BatchNorm1d/2d` keep running statistics as registered buffers (`running_mean`, `running_var`,
+`num_batches_tracked`, PyTorch's state_dict keys): training mode normalises with the batch's
+statistics and updates the running ones; eval mode normalises with the running ones.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tensorgrad.nn.modules import Module, Parameter
+from tensorgrad.tensor import Tensor, float32, int64, record
+
+__all__ = [
+    "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity",
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
+]
+
+
+# --- the shared arithmetic ----------------------------------------------------------------------
+
+
+def _standardize(x: np.ndarray, axes: tuple[int, ...], eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """x_hat = (x - mean) / sqrt(var + eps) over `axes` (biased variance), and 1 / sqrt(var + eps)."""
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    rstd = 1 / np.sqrt(var + eps)
+    return centered * rstd, rstd
+
+
+def _standardize_vjp(g: np.ndarray, x_hat: np.ndarray, rstd: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """The gradient through x_hat = (x - mean) * rstd, mean and rstd computed from x over `axes`.
+
+    g is the gradient at x_hat. The mean's gradient takes out mean(g); the variance's takes out
+    x_hat * mean(g * x_hat).
+    """
+    return rstd * (g - g.mean(axis=axes, keepdims=True) - x_hat * (g * x_hat).mean(axis=axes, keepdims=True))
+
+
+def _affine_node(op: str, x: Tensor, out: np.ndarray, vjp_x: Callable, x_hat: np.ndarray,
+                 weight: Tensor | None, bias: Tensor | None, summed: tuple[int, ...]) -> Tensor:
+    """The graph node of out = x_hat * weight + bias: x's VJP given, the weight's and bias's here.
+
+    `summed` are the axes of `out` that a weight element is applied over (all but the features).
+    """
+    inputs, vjps = [x], [vjp_x]
+    if weight is not None:
+        inputs.append(weight)
+        vjps.append(lambda grad: (grad * x_hat).sum(axis=summed).reshape(weight.shape))
+    if bias is not None:
+        inputs.append(bias)
+        vjps.append(lambda grad: grad.sum(axis=summed).reshape(bias.shape))
+    return record(out, op, tuple(inputs), *vjps, saved=() if weight is None else (weight,))
+
+
+def _scale_shift(x_hat: np.ndarray, weight: Tensor | None, bias: Tensor | None,
+                 shape: tuple[int, ...]) -> np.ndarray:
+    """x_hat * weight + bias, with weight and bias reshaped to `shape` to broadcast over x_hat."""
+    out = x_hat if weight is None else x_hat * weight.data.reshape(shape)
+    return out if bias is None else out + bias.data.reshape(shape)
+
+
+def _floating_input(x: Any, op: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
+    if x.data.dtype.kind != "f":
+        raise RuntimeError(f"{op}: expected a floating point input, got dtype {x.dtype}")
+    return x
+
+
+def _check_param(op: str, name: str, param: Tensor | None, shape: tuple[int, ...],
+                 input_shape: tuple[int, ...]) -> None:
+    if param is not None and tuple(param.shape) != shape:
+        raise RuntimeError(f"{op}: expected {name} of shape {shape} for an input of shape {input_shape}, "
+                           f"got {tuple(param.shape)}")
+
+
+# --- layer_norm ---------------------------------------------------------------------------------
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias, mean and var over the last len(normalized_shape) dims.
+
+    Derivative: see the module docstring; weight and bias have shape `normalized_shape`.
+    """
+    x = _floating_input(input, "layer_norm")
+    if not isinstance(normalized_shape, Sequence) or not all(isinstance(n, int) for n in normalized_shape):
+        raise TypeError(f"layer_norm(): argument 'normalized_shape' must be a tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
+    shape = tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or x.shape[x.ndim - k:] != shape or x.ndim < k:
+        raise RuntimeError(f"layer_norm: given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size {list(x.shape)}")
+    _check_param("layer_norm", "weight", weight, shape, x.shape)
+    _check_param("layer_norm", "bias", bias, shape, x.shape)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    x_hat, rstd = _standardize(x.data, axes, eps)
+    out = _scale_shift(x_hat, weight, bias, shape)
+
+    def vjp_x(grad: np.ndarray) -> np.ndarray:
+        return _standardize_vjp(grad if weight is None else grad * weight.data, x_hat, rstd, axes)
+
+    return _affine_node("layer_norm", x, out, vjp_x, x_hat, weight, bias, tuple(range(x.ndim - k)))
+
+
+# --- batch_norm ---------------------------------------------------------------------------------
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Per channel (dim 1): (x - mean) / sqrt(var + eps) * weight + bias.
+
+    training=True: mean and var of the batch (over every dim but 1), and the running statistics
+    given are updated in place: running = (1 - momentum) * running + momentum * batch, with the
+    unbiased batch variance for `running_var`, as in PyTorch. training=False: the running
+    statistics are the mean and var, constants for the gradient (dx = grad * weight / sqrt(var + eps)).
+    """
+    x = _floating_input(input, "batch_norm")
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: expected an input of at least 2 dimensions (N, C, ...), "
+                         f"got shape {x.shape}")
+    channels = x.shape[1]
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
+                         ("weight", weight), ("bias", bias)):
+        _check_param("batch_norm", name, tensor, (channels,), x.shape)
+    axes = (0, *range(2, x.ndim))
+    view = (1, channels) + (1,) * (x.ndim - 2)  # a per-channel vector, broadcast over x
+    if training:
+        x_hat, rstd, vjp_x = _batch_statistics(x, axes, eps, weight, view)
+        _update_running(x, axes, running_mean, running_var, momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("batch_norm: running_mean and running_var must be given when training=False")
+        rstd = 1 / np.sqrt(running_var.data.reshape(view) + eps)
+        x_hat = (x.data - running_mean.data.reshape(view)) * rstd
+        scale = rstd if weight is None else rstd * weight.data.reshape(view)
+        vjp_x = lambda grad: grad * scale  # the statistics are constants here
+    out = _scale_shift(x_hat, weight, bias, view).astype(x.data.dtype, copy=False)
+    return _affine_node("batch_norm", x, out, vjp_x, x_hat, weight, bias, axes)
+
+
+def _batch_statistics(x: Tensor, axes: tuple[int, ...], eps: float, weight: Tensor | None,
+                      view: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, Callable]:
+    """x_hat and rstd from the batch's own statistics, and the gradient through them."""
+    count = x.data.size // x.shape[1]
+    if count <= 1:
+        raise ValueError(f"batch_norm: expected more than 1 value per channel when training, got input "
+                         f"of shape {x.shape}")
+    x_hat, rstd = _standardize(x.data, axes, eps)
+
+    def vjp_x(grad: np.ndarray) -> np.ndarray:
+        g = grad if weight is None else grad * weight.data.reshape(view)
+        return _standardize_vjp(g, x_hat, rstd, axes)
+
+    return x_hat, rstd, vjp_x
+
+
+def _update_running(x: Tensor, axes: tuple[int, ...], running_mean: Tensor | None, running_var: Tensor | None,
+                    momentum: float) -> None:
+    """running = (1 - momentum) * running + momentum * batch statistic, in place (no graph).
+
+    The running variance takes the batch's unbiased variance (divided by n - 1), as in PyTorch.
+    """
+    if running_mean is not None:
+        running_mean.data[...] = (1 - momentum) * running_mean.data + momentum * x.data.mean(axis=axes)
+        running_mean._versions[0] += 1
+    if running_var is not None:
+        running_var.data[...] = (1 - momentum) * running_var.data + momentum * x.data.var(axis=axes, ddof=1)
+        running_var._versions[0] += 1
+
+
+# --- group_norm ---------------------------------------------------------------------------------
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Split the C channels into `num_groups` groups; standardise each sample's group over its
+    channels and positions; then weight and bias per channel. Derivative: as layer_norm's, per group."""
+    x = _floating_input(input, "group_norm")
+    if x.ndim < 2:
+        raise RuntimeError(f"group_norm: expected an input of at least 2 dimensions (N, C, ...), "
+                           f"got shape {x.shape}")
+    n, channels = x.shape[0], x.shape[1]
+    if num_groups <= 0 or channels % num_groups:
+        raise RuntimeError(f"group_norm: expected the number of channels of the input to be divisible by "
+                           f"num_groups, but got input of shape {x.shape} and num_groups={num_groups}")
+    _check_param("group_norm", "weight", weight, (channels,), x.shape)
+    _check_param("group_norm", "bias", bias, (channels,), x.shape)
+    grouped = (n, num_groups, -1)  # each group's channels and positions on one axis
+    x_hat_grouped, rstd = _standardize(x.data.reshape(grouped), (2,), eps)
+    x_hat = x_hat_grouped.reshape(x.shape)
+    view = (1, channels) + (1,) * (x.ndim - 2)
+    out = _scale_shift(x_hat, weight, bias, view)
+
+    def vjp_x(grad: np.ndarray) -> np.ndarray:
+        g = grad if weight is None else grad * weight.data.reshape(view)
+        return _standardize_vjp(g.reshape(grouped), x_hat_grouped, rstd, (2,)).reshape(x.shape)
+
+    return _affine_node("group_norm", x, out, vjp_x, x_hat, weight, bias, (0, *range(2, x.ndim)))
+
+
+# --- normalize and cosine_similarity --------------------------------------------------------------
+
+
+def _vector_norm(x: np.ndarray, p: float, axis: int) -> tuple[np.ndarray, Callable[[], np.ndarray]]:
+    """The p-norm over `axis` (kept), and a function giving its derivative d norm / d x.
+
+    The derivative is sign(x) |x|**(p-1) / norm**(p-1) (for p = inf: the largest |x|, split
+    evenly among ties), and 0 where the norm is 0, as in PyTorch.
+    """
+    a = np.abs(x)
+    if p == math.inf:
+        norm = a.max(axis=axis, keepdims=True)
+
+        def derivative() -> np.ndarray:
+            winners = (a == norm) & (norm > 0)
+            return np.sign(x) * winners / np.maximum(winners.sum(axis=axis, keepdims=True), 1)
+    else:
+        norm = (a ** p).sum(axis=axis, keepdims=True) ** (1 / p)
+
+        def derivative() -> np.ndarray:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d = np.sign(x) * (a / norm) ** (p - 1)
+            return np.where(norm > 0, d, 0)
+    return norm, derivative
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:  # noqa: A002
+    """x / max(||x||_p, eps) over `dim`. Derivative: grad / d - x * sum(grad * x) / d**2 * d||x||/dx,
+    with d = max(||x||_p, eps) and the second term only where ||x||_p >= eps (clamp's gradient)."""
+    x = _floating_input(input, "normalize")
+    if not p > 0:
+        raise ValueError(f"normalize: p must be positive, got {p}")
+    axis = _dim(dim, x.ndim, "normalize")
+    norm, norm_derivative = _vector_norm(x.data, p, axis)
+    denominator = np.maximum(norm, eps)
+    out = x.data / denominator
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        through_norm = -(grad * x.data).sum(axis=axis, keepdims=True) / (denominator * denominator)
+        return grad / denominator + np.where(norm >= eps, through_norm, 0) * norm_derivative()
+
+    return record(out, "normalize", (x,), vjp)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over `dim`, x1 and x2 broadcast together.
+
+    Derivative: d/dx1 = u2 / d1 - out * x1 / (d1 * ||x1||), u = x / d, d = max(||x||, eps); the
+    twin for x2. Like PyTorch, the second term is kept where a norm is below eps (its clamp is
+    applied outside the graph there).
+    """
+    x1, x2 = _floating_input(x1, "cosine_similarity"), _floating_input(x2, "cosine_similarity")
+    try:
+        shape = np.broadcast_shapes(x1.shape, x2.shape)
+    except ValueError:
+        raise RuntimeError(f"cosine_similarity: shapes {x1.shape} and {x2.shape} can't be broadcast "
+                           "together") from None
+    axis = _dim(dim, len(shape), "cosine_similarity")
+    a, b = np.broadcast_to(x1.data, shape), np.broadcast_to(x2.data, shape)
+    norm_a = np.sqrt((a * a).sum(axis=axis, keepdims=True))
+    norm_b = np.sqrt((b * b).sum(axis=axis, keepdims=True))
+    d_a, d_b = np.maximum(norm_a, eps), np.maximum(norm_b, eps)
+    u_a, u_b = a / d_a, b / d_b
+    similarity = (u_a * u_b).sum(axis=axis, keepdims=True)
+
+    def vjp(grad: np.ndarray, x: np.ndarray, d: np.ndarray, norm: np.ndarray,
+            u_other: np.ndarray) -> np.ndarray:
+        g = np.expand_dims(grad, axis)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            direction = np.where(norm > 0, x / norm, 0)
+        return g * (u_other / d - similarity / d * direction)
+
+    return record(np.squeeze(similarity, axis), "cosine_similarity", (x1, x2),
+                  lambda grad: vjp(grad, a, d_a, norm_a, u_b),
+                  lambda grad: vjp(grad, b, d_b, norm_b, u_a))
+
+
+def _dim(dim: int, ndim: int, op: str) -> int:
+    if not -max(ndim, 1) <= dim < max(ndim, 1):
+        raise IndexError(f"{op}: dimension {dim} is out of range for a tensor with {ndim} dimensions")
+    return dim % max(ndim, 1)
+
+
+# --- modules ------------------------------------------------------------------------------------
+
+
+def _param_dtype(dtype: Any, device: Any, op: str) -> np.dtype:
+    """The dtype of a module's parameters (float32 by default); only the CPU device exists here."""
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"{op}: device {device!r} is not available (tensorgrad runs on 'cpu')")
+    return float32 if dtype is None else np.dtype(dtype)
+
+
+def _affine_parameters(module: Module, shape: tuple[int, ...], affine: bool, bias: bool,
+                       dtype: np.dtype) -> None:
+    """Register `weight` (ones) and `bias` (zeros) of `shape`, or None for those left out."""
+    module.register_parameter("weight", Parameter(np.ones(shape, dtype)) if affine else None)
+    module.register_parameter("bias", Parameter(np.zeros(shape, dtype)) if affine and bias else None)
+
+
+class _BatchNorm(Module):
+    """BatchNorm's state and forward; the subclasses only say which input shapes they take."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        dtype = _param_dtype(dtype, device, type(self).__name__)
+        _affine_parameters(self, (num_features,), affine, bias, dtype)
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype)))
+            self.register_buffer("running_var", Tensor(np.ones(num_features, dtype)))
+            self.register_buffer("num_batches_tracked", Tensor(np.array(0, int64)))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches seen."""
+        if self.track_running_stats:
+            self.running_mean.data[...] = 0
+            self.running_var.data[...] = 1
+            self.num_batches_tracked.data[...] = 0
+
+    def reset_parameters(self) -> None:
+        """The running statistics reset, weight 1 and bias 0."""
+        self.reset_running_stats()
+        if self.weight is not None:
+            self.weight.data[...] = 1
+        if self.bias is not None:
+            self.bias.data[...] = 0
+
+    def _check_input_dim(self, x: Tensor) -> None:
+        raise NotImplementedError
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        self._check_input_dim(input)
+        # PyTorch's rule: momentum=None averages over all batches seen (a cumulative mean).
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        # Batch statistics in training, and in eval too when there are no running statistics.
+        use_batch = self.training or self.running_mean is None
+        keep = not self.training or self.track_running_stats
+        return batch_norm(input, self.running_mean if keep else None, self.running_var if keep else None,
+                          self.weight, self.bias, use_batch, factor, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) inputs over N (and L), per channel C.
+
+    Buffers `running_mean`, `running_var`, `num_batches_tracked`; eval mode uses the running ones.
+    """
+
+    def _check_input_dim(self, x: Tensor) -> None:
+        if x.ndim not in (2, 3):
+            raise ValueError(f"BatchNorm1d: expected 2D or 3D input (got {x.ndim}D input of shape {x.shape})")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) inputs over N, H and W, per channel C.
+
+    Buffers `running_mean`, `running_var`, `num_batches_tracked`; eval mode uses the running ones.
+    """
+
+    def _check_input_dim(self, x: Tensor) -> None:
+        if x.ndim != 4:
+            raise ValueError(f"BatchNorm2d: expected 4D input (got {x.ndim}D input of shape {x.shape})")
+
+
+class LayerNorm(Module):
+    """layer_norm over the last dims, of shape `normalized_shape`, with learned weight (1) and bias (0)."""
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        _affine_parameters(self, shape, elementwise_affine, bias, _param_dtype(dtype, device, "LayerNorm"))
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """group_norm with `num_groups` groups of the `num_channels` channels; weight 1, bias 0 per channel."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        if num_groups <= 0 or num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        _affine_parameters(self, (num_channels,), affine, bias, _param_dtype(dtype, device, "GroupNorm"))
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
