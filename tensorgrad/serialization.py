@@ -126,7 +126,9 @@ def _safetensors_bytes(arrays: dict[str, np.ndarray]) -> bytes:
                             "cannot hold (an .npz archive can)")
     # safetensors copies raw memory from each array's data pointer: a view must be made
     # contiguous first, or a transposed tensor would be saved in its storage order.
-    contiguous = {name: np.ascontiguousarray(array) for name, array in arrays.items()}
+    # (np.ascontiguousarray would also turn a 0-d array into shape (1,).)
+    contiguous = {name: array if array.flags.c_contiguous else array.copy(order="C")
+                  for name, array in arrays.items()}
     # "format": "pt" is what Hugging Face's loaders ask of a PyTorch-layout state dict.
     return numpy_api.save(contiguous, metadata={"format": "pt"})
 
@@ -320,7 +322,9 @@ def _check_member(where: str, shape: tuple[int, ...], dtype: np.dtype, stored_by
 
 
 def _kind_words(dtype: np.dtype) -> str:
-    words = {"U": "text", "S": "bytes", "V": "raw or structured records", "M": "dates", "m": "time spans"}
+    if dtype.names:
+        return "structured records"
+    words = {"U": "text", "S": "bytes", "V": "raw bytes", "M": "dates", "m": "time spans"}
     return words.get(dtype.kind, "not numbers")
 
 
