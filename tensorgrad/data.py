@@ -4,7 +4,9 @@
 - `load_digits`: 1,797 real 8 x 8 handwritten digits, shipped with the package, so it works
   offline (see `_data/README.md` for the source and licence).
 - `load_names`: 32,033 first names, shipped too: the data of the character-level language model.
-- `DataLoader`: mini-batches of one or more tensors, shuffled each epoch if asked.
+- `Dataset`, `TensorDataset`, `Subset` and `random_split`: PyTorch's data-set protocol (an
+  object with `__len__` and `__getitem__`) and the usual ways to build and split one.
+- `DataLoader`: mini-batches of a data set (or of tensors), shuffled each epoch if asked.
 
 Data sets come back as tensors: float32 inputs and int64 class labels, as PyTorch code expects.
 """
@@ -12,7 +14,9 @@ Data sets come back as tensors: float32 inputs and int64 class labels, as PyTorc
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+import numbers
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -20,7 +24,8 @@ import numpy as np
 
 from tensorgrad.tensor import Tensor, _generator, _wrap, float32, int64
 
-__all__ = ["make_moons", "make_spirals", "load_digits", "load_names", "DataLoader"]
+__all__ = ["make_moons", "make_spirals", "load_digits", "load_names", "Dataset", "TensorDataset", "Subset",
+           "random_split", "DataLoader"]
 
 
 def make_moons(n_samples: int = 100, noise: float = 0.0, seed: int | None = None) -> tuple[Tensor, Tensor]:
@@ -90,51 +95,212 @@ def load_names() -> list[str]:
     return source.read_text(encoding="ascii").split()
 
 
+class Dataset:
+    """A data set: `dataset[i]` is sample i and `len(dataset)` counts them (PyTorch's protocol).
+
+    Subclass it and define `__getitem__` and `__len__`; a `DataLoader` batches any such object.
+    """
+
+    def __getitem__(self, index: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __len__(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+
+
+class SizeMismatchError(ValueError, AssertionError):
+    """Tensors of one data set differ in their first dimension (PyTorch raises AssertionError;
+    this is also the ValueError the rest of tensorgrad raises for bad values)."""
+
+
+class TensorDataset(Dataset):
+    """Samples are rows of tensors: `dataset[i] == (x[i], y[i])` for `TensorDataset(x, y)`.
+
+    Every tensor must have the same first dimension (the number of samples).
+    """
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if not tensors:
+            raise ValueError("TensorDataset needs at least one tensor")
+        for i, t in enumerate(tensors):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"TensorDataset: argument {i} must be a Tensor, got {type(t).__name__}")
+            if t.ndim == 0:
+                raise ValueError(f"TensorDataset: argument {i} is a 0-d tensor; samples are rows of the "
+                                 "first dimension")
+        if len({t.shape[0] for t in tensors}) != 1:
+            shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
+            raise SizeMismatchError(f"TensorDataset: size mismatch between tensors: the first dimensions "
+                                    f"must match, got shapes {shapes}")
+        self.tensors = tensors
+
+    def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The samples of `dataset` at `indices`, in that order: `subset[i] == dataset[indices[i]]`."""
+
+    def __init__(self, dataset: Any, indices: Sequence[int]) -> None:
+        self.dataset, self.indices = dataset, indices
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, list):
+            return self.dataset[[self.indices[i] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def random_split(dataset: Any, lengths: Sequence[int | float],
+                 generator: np.random.Generator | None = None) -> list[Subset]:
+    """Split `dataset` at random into `Subset`s of the given `lengths`, without overlap.
+
+    `lengths` are counts summing to `len(dataset)`, or fractions summing to 1: then each part
+    gets floor(n * fraction) samples and the remainder is dealt one by one to the parts in
+    turn, as PyTorch does (`[0.8, 0.1, 0.1]` of 32,033 names: 25,627, 3,203, 3,203). The
+    shuffle comes from `generator` or else tensorgrad's (seeded by `tg.manual_seed`).
+    """
+    n = len(dataset)
+    lengths = _split_lengths(list(lengths), n)
+    order = (generator if generator is not None else _generator()).permutation(n).tolist()
+    subsets, start = [], 0
+    for length in lengths:
+        subsets.append(Subset(dataset, order[start:start + length]))
+        start += length
+    return subsets
+
+
+def _split_lengths(lengths: list[Any], n: int) -> list[int]:
+    """Counts from `random_split`'s lengths (counts, or fractions summing to 1), checked."""
+    for i, length in enumerate(lengths):
+        if isinstance(length, bool) or not isinstance(length, numbers.Real):
+            raise TypeError(f"random_split: lengths must be ints or fractions, got {type(length).__name__} "
+                            f"at index {i}")
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:  # fractions (PyTorch's test, even for [0, 1])
+        for i, fraction in enumerate(lengths):
+            if not 0 <= fraction <= 1:
+                raise ValueError(f"random_split: fraction at index {i} is not between 0 and 1: {fraction}")
+        sizes = [math.floor(n * fraction) for fraction in lengths]
+        for i in range(n - sum(sizes)):  # the remainder, dealt round-robin
+            sizes[i % len(sizes)] += 1
+        for i, size in enumerate(sizes):
+            if size == 0:
+                warnings.warn(f"random_split: length of split at index {i} is 0; this results in an "
+                              "empty dataset", stacklevel=3)
+        return sizes
+    if not all(isinstance(length, numbers.Integral) for length in lengths):
+        raise ValueError(f"random_split: lengths {lengths} are neither counts nor fractions summing to 1")
+    if any(length < 0 for length in lengths):
+        raise ValueError(f"random_split: lengths must not be negative, got {lengths}")
+    if sum(lengths) != n:
+        raise ValueError(f"random_split: the lengths sum to {sum(lengths)}, but the dataset has {n} samples")
+    return [int(length) for length in lengths]
+
+
 class DataLoader:
     """Mini-batches from a data set, in order or shuffled anew each epoch.
 
-    `dataset` is a tensor, a tuple of tensors (or arrays) with the same first dimension, such as
-    `(inputs, labels)`, or any object with `__len__` and `__getitem__` whose items are tuples.
-    Each batch is a tuple of tensors (a tensor for a tensor data set). With `seed`, the loader
+    `dataset` is a `Dataset` (any object with `__len__` and `__getitem__`, such as a
+    `TensorDataset` or a `Subset`), a tensor, or a tuple of tensors (or arrays) with the same
+    first dimension, such as `(inputs, labels)`. Samples are collated as PyTorch's default
+    does: tensors, arrays and numbers are stacked into a tensor with a new first dimension,
+    and tuples, lists and dicts of them batch field by field. `batch_size=None` yields the
+    samples one by one, unbatched. With `generator` (a numpy Generator) or `seed`, the loader
     shuffles from its own generator; without, from tensorgrad's (`tg.manual_seed`).
 
     >>> x, y = make_moons(100, noise=0.1, seed=0)
-    >>> loader = DataLoader((x, y), batch_size=32, shuffle=True, seed=0)
+    >>> loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True, seed=0)
     >>> [tuple(xb.shape) for xb, yb in loader], len(loader)
     ([(32, 2), (32, 2), (32, 2), (4, 2)], 4)
     """
 
-    def __init__(self, dataset: Any, batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
-                 seed: int | None = None) -> None:
-        if batch_size < 1:
-            raise ValueError(f"DataLoader: batch_size must be at least 1, got {batch_size}")
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
+                 drop_last: bool = False, seed: int | None = None,
+                 generator: np.random.Generator | None = None) -> None:
+        _check_batch_size(batch_size)
+        for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
+            if not isinstance(flag, bool | np.bool_):
+                raise TypeError(f"DataLoader: {name} must be True or False, got {flag!r}")
+        if batch_size is None and drop_last:
+            raise ValueError("DataLoader: batch_size=None (no batching) is incompatible with drop_last")
+        if seed is not None and generator is not None:
+            raise ValueError("DataLoader: give seed or generator, not both")
         self.dataset = dataset
         self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
-        self._rng = None if seed is None else np.random.default_rng(seed)
+        self._rng = generator if generator is not None else (
+            None if seed is None else np.random.default_rng(seed))
         self._columns = _columns(dataset)
 
+    def _size(self) -> int:
+        return len(self._columns[0]) if self._columns is not None else len(self.dataset)
+
     def __len__(self) -> int:
-        n = len(self._columns[0]) if self._columns is not None else len(self.dataset)
+        n = self._size()
+        if self.batch_size is None:
+            return n
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
     def __iter__(self) -> Iterator[Any]:
-        n = len(self._columns[0]) if self._columns is not None else len(self.dataset)
+        n = self._size()
         if self.shuffle:
             order = (self._rng if self._rng is not None else _generator()).permutation(n)
         else:
             order = np.arange(n)
+        if self.batch_size is None:
+            for i in order.tolist():
+                yield self.dataset[i] if self._columns is None else self._batch(np.array(i))
+            return
         stop = n - n % self.batch_size if self.drop_last else n
         for start in range(0, stop, self.batch_size):
             yield self._batch(order[start:start + self.batch_size])
 
     def _batch(self, rows: np.ndarray) -> Any:
-        if self._columns is None:  # a general data set: gather the items, stack each field
-            items = [self.dataset[int(i)] for i in rows]
-            if not isinstance(items[0], tuple):
-                return _stack(items)
-            return tuple(_stack(field) for field in zip(*items, strict=True))
+        if self._columns is None:
+            return _fetch(self.dataset, rows)
         batch = tuple(_wrap(column[rows]) for column in self._columns)  # one gather per tensor
         return batch[0] if isinstance(self.dataset, Tensor | np.ndarray) else batch
+
+
+def _check_batch_size(batch_size: Any) -> None:
+    """A positive int, or None; PyTorch raises ValueError for anything else (2.5 included)."""
+    if batch_size is None:
+        return
+    if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size <= 0:
+        raise ValueError(f"DataLoader: batch_size should be a positive integer value (or None), but got "
+                         f"batch_size={batch_size!r}")
+
+
+def _fetch(dataset: Any, rows: np.ndarray) -> Any:
+    """The samples at `rows`, collated: one gather per tensor for tensor data sets."""
+    if isinstance(dataset, TensorDataset):
+        return tuple(_wrap(t.data[rows]) for t in dataset.tensors)
+    if isinstance(dataset, Subset):
+        return _fetch(dataset.dataset, np.asarray(dataset.indices)[rows])
+    return collate([dataset[int(i)] for i in rows])
+
+
+def collate(samples: Sequence[Any]) -> Any:
+    """PyTorch's default collation: a list of samples into a batch, field by field.
+
+    Tensors, arrays and numbers are stacked into a tensor with a new first dimension; tuples,
+    lists and dicts are collated per field (keeping their kind); strings stay a list.
+    """
+    first = samples[0]
+    if isinstance(first, Mapping):
+        return {key: collate([sample[key] for sample in samples]) for key in first}
+    if isinstance(first, str | bytes):
+        return list(samples)
+    if isinstance(first, tuple | list):
+        if any(len(sample) != len(first) for sample in samples):
+            raise RuntimeError("DataLoader: each sample of a batch should have the same number of fields")
+        fields = [collate(list(field)) for field in zip(*samples, strict=True)]
+        return tuple(fields) if isinstance(first, tuple) else fields
+    return _stack(samples)
 
 
 def _array(value: Any) -> Any:
@@ -143,7 +309,12 @@ def _array(value: Any) -> Any:
 
 def _stack(values: Sequence[Any]) -> Tensor:
     """Items of one field (tensors, arrays or numbers) stacked along a new first dimension."""
-    return _wrap(np.stack([np.asarray(_array(v)) for v in values]))
+    arrays = [np.asarray(_array(v)) for v in values]
+    if len({a.shape for a in arrays}) != 1:
+        shapes = sorted({str(a.shape) for a in arrays})
+        raise RuntimeError(f"DataLoader: the samples of a batch must have equal shapes to be stacked, got "
+                           f"{', '.join(shapes)}")
+    return _wrap(np.stack(arrays))
 
 
 def _columns(dataset: Any) -> list[np.ndarray] | None:
@@ -159,7 +330,7 @@ def _columns(dataset: Any) -> list[np.ndarray] | None:
         return columns
     if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
         raise TypeError(
-            f"DataLoader needs a tensor, a tuple of tensors or a data set with __len__ and "
-            f"__getitem__, got {type(dataset).__name__}"
+            f"DataLoader needs a Dataset (an object with __len__ and __getitem__), a tensor or a tuple "
+            f"of tensors, got {type(dataset).__name__}"
         )
     return None

@@ -6,7 +6,16 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
-from tensorgrad.data import DataLoader, load_digits, make_moons, make_spirals
+from tensorgrad.data import (
+    DataLoader,
+    Dataset,
+    Subset,
+    TensorDataset,
+    load_digits,
+    make_moons,
+    make_spirals,
+    random_split,
+)
 
 
 def test_make_moons_is_two_half_circles_seeded():
@@ -90,6 +99,12 @@ def test_dataloader_options_and_data_set_kinds():
 
 @pytest.mark.parametrize(("make", "error", "message"), [
     (lambda: DataLoader(tg.ones(3), batch_size=0), ValueError, "batch_size"),
+    (lambda: DataLoader(tg.ones(3), batch_size=2.5), ValueError, "positive integer value.*batch_size=2.5"),
+    (lambda: DataLoader(tg.ones(3), batch_size=True), ValueError, "batch_size=True"),
+    (lambda: DataLoader(tg.ones(3), batch_size="4"), ValueError, "batch_size='4'"),
+    (lambda: DataLoader(tg.ones(3), shuffle="yes"), TypeError, "shuffle must be True or False"),
+    (lambda: DataLoader(tg.ones(3), batch_size=None, drop_last=True), ValueError, "drop_last"),
+    (lambda: DataLoader(tg.ones(3), seed=0, generator=np.random.default_rng(0)), ValueError, "not both"),
     (lambda: DataLoader((tg.ones(3), tg.ones(4))), ValueError, r"same first dimension, got \(3,\), \(4,\)"),
     (lambda: DataLoader(42), TypeError, "got int"),
 ])
@@ -106,3 +121,135 @@ def test_load_names_is_makemores_data_set_shipped():
     assert len(set(names)) == 29494  # a few names repeat, as in the file
     assert "".join(sorted(set("".join(names)))) == "abcdefghijklmnopqrstuvwxyz"
     assert min(map(len, names)) == 2 and max(map(len, names)) == 15
+
+
+def test_batch_size_errors_are_pytorchs():
+    torch = pytest.importorskip("torch")
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError):
+            torch.utils.data.DataLoader(torch.ones(3), batch_size=bad)
+        with pytest.raises(ValueError):
+            DataLoader(tg.ones(3), batch_size=bad)
+
+
+def test_tensor_dataset_rows_and_size_check():
+    x, y = tg.arange(12.0).reshape(6, 2), tg.arange(6)
+    data = TensorDataset(x, y)
+    assert len(data) == 6 and isinstance(data, Dataset)
+    xi, yi = data[4]
+    assert xi.tolist() == [8.0, 9.0] and yi.item() == 4
+    xs, ys = data[1:3]
+    assert xs.shape == (2, 2) and ys.tolist() == [1, 2]
+    with pytest.raises(ValueError, match=r"size mismatch.*\(6, 2\), \(5,\)"):
+        TensorDataset(x, tg.arange(5))
+    with pytest.raises(AssertionError):  # PyTorch's type for it, too
+        TensorDataset(x, tg.arange(5))
+    with pytest.raises(TypeError, match="argument 1 must be a Tensor, got list"):
+        TensorDataset(x, [1, 2, 3, 4, 5, 6])
+    with pytest.raises(ValueError, match="at least one tensor"):
+        TensorDataset()
+
+
+def test_dataset_base_says_what_to_define():
+    with pytest.raises(NotImplementedError, match="__getitem__"):
+        Dataset()[0]
+    with pytest.raises(NotImplementedError, match="__len__"):
+        len(Dataset())
+
+
+def test_random_split_counts_are_disjoint_and_cover_the_data_set():
+    data = TensorDataset(tg.arange(10))
+    tg.manual_seed(0)
+    parts = random_split(data, [3, 7])
+    assert [len(p) for p in parts] == [3, 7] and all(isinstance(p, Subset) for p in parts)
+    seen = sorted(int(p[i][0].item()) for p in parts for i in range(len(p)))
+    assert seen == list(range(10))
+    tg.manual_seed(0)
+    again = random_split(data, [3, 7])
+    assert again[0].indices == parts[0].indices  # seeded by tg.manual_seed
+    tg.manual_seed(1)
+    assert random_split(data, [3, 7])[0].indices != parts[0].indices
+    fixed = random_split(data, [5, 5], generator=np.random.default_rng(3))
+    assert fixed[1].indices == random_split(data, [5, 5], generator=np.random.default_rng(3))[1].indices
+
+
+FRACTIONS = [(10, [0.3, 0.3, 0.4]), (32033, [0.8, 0.1, 0.1]), (7, [0.5, 0.5]), (11, [0.25, 0.25, 0.25, 0.25]),
+             (5, [0.1, 0.9]), (3, [0, 1])]
+
+
+@pytest.mark.filterwarnings("ignore:.*is 0")  # the last case has an empty part: both libraries warn
+@pytest.mark.parametrize(("n", "fractions"), FRACTIONS)
+def test_random_split_fractions_give_pytorchs_lengths(n, fractions):
+    torch = pytest.importorskip("torch")
+    theirs = [len(s) for s in torch.utils.data.random_split(range(n), fractions)]
+    ours = [len(s) for s in random_split(range(n), fractions)]
+    assert ours == theirs
+    if n == 32033:
+        assert ours == [25627, 3203, 3203]
+
+
+def test_random_split_of_the_names_dataset_8_1_1():
+    names = tg.data.load_names()
+    tg.manual_seed(42)
+    train, dev, test = random_split(names, [0.8, 0.1, 0.1])
+    assert (len(train), len(dev), len(test)) == (25627, 3203, 3203)
+    assert isinstance(train[0], str)
+    assert not set(train.indices) & set(dev.indices)
+
+
+@pytest.mark.parametrize(("lengths", "error", "message"), [
+    ([3, 3], ValueError, "sum to 6, but the dataset has 10"),
+    ([0.5, 0.6], ValueError, "neither counts nor fractions"),
+    ([1.2, -0.2], ValueError, "fraction at index 0 is not between 0 and 1"),
+    ([12, -2], ValueError, "must not be negative"),
+    (["5", 5], TypeError, "got str at index 0"),
+])
+def test_random_split_errors(lengths, error, message):
+    with pytest.raises(error, match=message):
+        random_split(range(10), lengths)
+
+
+def test_random_split_warns_of_an_empty_part():
+    with pytest.warns(UserWarning, match="index 2 is 0"):
+        random_split(range(3), [0.5, 0.5, 0.0])
+
+
+def test_dataloader_takes_datasets_and_subsets():
+    x, y = tg.arange(20.0).reshape(10, 2), tg.arange(10)
+    data = TensorDataset(x, y)
+    batches = list(DataLoader(data, batch_size=4))
+    assert [tuple(xb.shape) for xb, _ in batches] == [(4, 2), (4, 2), (2, 2)]
+    assert batches[2][1].tolist() == [8, 9] and batches[2][0].dtype == tg.float32
+    subset = Subset(data, [9, 0, 5])
+    (xb, yb), = list(DataLoader(subset, batch_size=3))
+    assert yb.tolist() == [9, 0, 5] and xb[0].tolist() == [18.0, 19.0]
+    assert Subset(data, [9, 0, 5])[[0, 2]][1].tolist() == [9, 5]
+    shuffled = [yb.tolist() for _, yb in DataLoader(data, batch_size=3, shuffle=True, seed=1)]
+    assert sorted(sum(shuffled, [])) == list(range(10)) and sum(shuffled, []) != list(range(10))
+    one_by_one = list(DataLoader(data, batch_size=None))
+    assert len(one_by_one) == 10 and one_by_one[3][1].item() == 3 and one_by_one[3][0].shape == (2,)
+
+
+def test_dataloader_collates_like_pytorch():
+    class Records(Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return {"x": np.full(2, i, np.float32), "label": i, "name": f"n{i}"}, [i * 0.5, i]
+
+    record, pair = next(iter(DataLoader(Records(), batch_size=4)))
+    assert record["x"].shape == (4, 2) and record["x"].dtype == tg.float32
+    assert record["label"].tolist() == [0, 1, 2, 3] and record["label"].dtype == tg.int64
+    assert record["name"] == ["n0", "n1", "n2", "n3"]
+    assert isinstance(pair, list) and pair[0].dtype == tg.float64 and pair[1].tolist() == [0, 1, 2, 3]
+
+    class Ragged(Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return np.zeros(i + 1)
+
+    with pytest.raises(RuntimeError, match=r"equal shapes.*\(1,\), \(2,\)"):
+        next(iter(DataLoader(Ragged(), batch_size=2)))
