@@ -24,3 +24,28 @@ __all__ = [
     "mse_loss",
     "binary_cross_entropy_with_logits",
 ]
+
+# Activations, normalisation and lookup tables (tensorgrad/nn/activation.py, normalization.py, sparse.py).
+from tensorgrad.nn.activation import (  # noqa: E402
+    celu,
+    elu,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    relu6,
+    selu,
+    silu,
+    softmin,
+    softplus,
+    softsign,
+)
+from tensorgrad.nn.normalization import batch_norm, cosine_similarity, group_norm, layer_norm, normalize  # noqa: E402
+from tensorgrad.nn.sparse import embedding, one_hot  # noqa: E402
+
+__all__ += ["gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
+            "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "layer_norm", "batch_norm",
+            "group_norm", "normalize", "cosine_similarity", "embedding", "one_hot"]
