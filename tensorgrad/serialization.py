@@ -120,6 +120,9 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 
 def _safetensors_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     numpy_api = _safetensors_numpy()
+    if "__metadata__" in arrays:
+        raise ValueError("tg.save: the key '__metadata__' is reserved by the safetensors format for its "
+                         "header's notes (an .npz archive can store it)")
     for name, array in arrays.items():
         if array.dtype.type not in SAFETENSORS_DTYPES.values():
             raise TypeError(f"tg.save: {name!r} has dtype {array.dtype}, which a .safetensors file "

@@ -89,6 +89,15 @@ def test_the_npz_file_is_plain_numpy_with_no_pickle(tmp_path):
         assert arrays["step"] == 7
 
 
+@pytest.mark.parametrize("write", [np.savez, np.savez_compressed])
+def test_npz_files_written_by_numpy_load(tmp_path, write):
+    path = tmp_path / "numpy.npz"
+    write(path, w=np.arange(6.0).reshape(2, 3).T, b=np.array([1, 2], np.int32))
+    loaded = tg.load(path)
+    assert list(loaded) == ["w", "b"] and loaded["b"].dtype == tg.int32
+    np.testing.assert_array_equal(loaded["w"].data, np.arange(6.0).reshape(2, 3).T)
+
+
 def test_keys_that_np_savez_mishandles_all_come_back(tmp_path):
     """The issue's case: np.savez(file, **arrays) swallows `allow_pickle` and crashes on `file`."""
     t, u, v = tg.tensor([1.0, 2.0]), tg.tensor([3.0]), tg.tensor([[4.0]])
@@ -244,6 +253,14 @@ def test_a_nul_in_a_key_is_refused_by_npz_and_kept_by_safetensors(tmp_path):
         tg.save({"a\0b": tg.ones(1)}, tmp_path / "m.npz")
     tg.save({"a\0b": tg.ones(1)}, tmp_path / "m.safetensors")
     assert list(tg.load(tmp_path / "m.safetensors")) == ["a\0b"]
+
+
+def test_the_key_safetensors_reserves_is_refused_there_and_kept_in_npz(tmp_path):
+    with pytest.raises(ValueError, match="'__metadata__' is reserved by the safetensors format"):
+        tg.save({"__metadata__": tg.ones(1)}, tmp_path / "m.safetensors")
+    assert not (tmp_path / "m.safetensors").exists()
+    tg.save({"__metadata__": tg.ones(1)}, tmp_path / "m.npz")
+    assert list(tg.load(tmp_path / "m.npz")) == ["__metadata__"]
 
 
 def test_safetensors_refuses_a_dtype_it_cannot_hold(tmp_path):
