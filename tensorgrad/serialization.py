@@ -44,6 +44,7 @@ NUMERIC_KINDS = "biufc"  # numpy dtype kinds: bool, signed and unsigned int, flo
 SAFETENSORS_SUFFIX = ".safetensors"
 ZIP = "a zip archive"
 SAFETENSORS = "a safetensors file"
+EMPTY = "an empty file"
 # What load expects, in words, by the format the name (or, for a file object without one, the content) says.
 EXPECTED = {ZIP: f"an .npz archive (a zip of .npy arrays: any name not ending in {SAFETENSORS_SUFFIX})",
             SAFETENSORS: SAFETENSORS, None: "an .npz archive or a safetensors file"}
@@ -164,7 +165,8 @@ def load(path: PathOrFile) -> dict[str, Tensor]:
     found = _identify(content)
     expected = _expected_format(name, found)
     if found != expected:
-        raise ValueError(f"tg.load: {label} should be {EXPECTED[expected]}, but it is {found}{_hint(found)}")
+        hint = _hint(found, is_path=isinstance(path, str | os.PathLike))
+        raise ValueError(f"tg.load: {label} should be {EXPECTED[expected]}, but it is {found}{hint}")
     if found == SAFETENSORS:
         return _load_safetensors(content, label)
     return _load_npz(content, label)
@@ -215,7 +217,7 @@ SIGNATURES = [
 def _identify(content: bytes) -> str:
     """A short description of what `content` is: one of the two formats, or what it is instead."""
     if not content:
-        return "an empty file"
+        return EMPTY
     # safetensors first: its 8-byte header length may begin with any byte, 0x80 (pickle's) too.
     if len(content) > 8 and content[8:9] == b"{":
         (header_length,) = struct.unpack("<Q", content[:8])
@@ -234,8 +236,10 @@ def _identify(content: bytes) -> str:
     return f"data of an unknown format (it begins {content[:8]!r})"
 
 
-def _hint(found: str) -> str:
+def _hint(found: str, is_path: bool) -> str:
     """What to do instead, where the mistake is a common one."""
+    if found == EMPTY and not is_path:
+        return "; a file object is read from where it stands: seek(0) after writing to it"
     if found == SAFETENSORS:
         return f"; give it a name ending in {SAFETENSORS_SUFFIX} to load it"
     if found == ZIP:

@@ -123,7 +123,7 @@ def test_any_key_round_trips(tmp_path, filename):
         np.testing.assert_array_equal(loaded[key].data, [float(i), float(i)])
 
 
-keys = st.text(alphabet=st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=12)
+keys = st.text(alphabet=st.characters(exclude_characters="\0", exclude_categories=("Cs",)), max_size=12)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -208,6 +208,13 @@ def test_file_objects_work_too(tmp_path):
     # A file object without a name may hold either format: its content decides.
     content = io.BytesIO((tmp_path / "m.safetensors").read_bytes())
     np.testing.assert_array_equal(tg.load(content)["b"].data, [3.0])
+
+
+def test_a_file_object_left_at_its_end_is_explained():
+    buffer = io.BytesIO()
+    tg.save({"w": tg.ones(1)}, buffer)  # and no buffer.seek(0)
+    with pytest.raises(ValueError, match=r"the file object .* but it is an empty file; .*seek\(0\)"):
+        tg.load(buffer)
 
 
 @pytest.mark.parametrize("filename", FORMATS)
