@@ -85,8 +85,8 @@ class Tensor:
     """
 
     __slots__ = (
-        "data",
-        "grad",
+        "_data",
+        "_grad",
         "parents",
         "op",
         "label",
@@ -104,6 +104,35 @@ class Tensor:
 
     def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
         _init(self, _to_array(data, dtype), requires_grad)
+
+    # --- data and grad: numpy arrays, checked when assigned -----------------------------------
+
+    @property
+    def data(self) -> np.ndarray:
+        """The values: a numpy array (a strided view of a storage buffer)."""
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        # PyTorch's `p.data = t` swaps in t's values; a Tensor is stored as its array, so that
+        # `data` is always an array.
+        if isinstance(value, Tensor):
+            value = value._data
+        elif not isinstance(value, np.ndarray):
+            raise TypeError(f"data: assigned value must be a Tensor or a numpy array, got "
+                            f"{type(value).__name__}")
+        self._data = value
+
+    @property
+    def grad(self) -> np.ndarray | None:
+        """The gradient accumulated by backward: a numpy array of `data`'s shape and dtype, or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        if value is not None:
+            value = _checked_grad(self, value)
+        self._grad = value
 
     # --- array attributes ---------------------------------------------------------------------
 
@@ -587,8 +616,8 @@ _new_tensor = object.__new__
 
 
 def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
-    t.data = data
-    t.grad = None
+    t._data = data
+    t._grad = None
     t.parents = ()
     t.op = ""
     t.label = ""
@@ -795,19 +824,25 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     if type(data) is not np.ndarray:
         data = np.asarray(data)
     out = _new_tensor(Tensor)  # _wrap(data), inlined: this is the hottest line of the library
-    out.data = data
-    out.grad = None
+    out._data = data
+    out._grad = None
     out.label = ""
     out._keeps_grad = False
     out._versions = [0]
     # One edge per input that wants a gradient. Each remembers the input's history when the
     # op was recorded: an in-place op on an inner tensor gives it a new history, and gradient
     # routed into the new one would be wrong.
+    if len(vjps) != len(inputs):
+        raise TypeError(f"record('{op}'): got {len(vjps)} gradient functions for {len(inputs)} inputs; "
+                        "pass one per input (None for an input that gets no gradient)")
     edges = []
     if _grad_mode.enabled:
-        for t, vjp in zip(inputs, vjps):  # noqa: B905 - one VJP per input, checked by the tests
-            if t._requires_grad and vjp is not None:
-                edges.append((t, vjp, t._backward, t.data.shape))
+        try:
+            for index, (t, vjp) in enumerate(zip(inputs, vjps)):  # noqa: B905 - lengths checked above
+                if t._requires_grad and vjp is not None:
+                    edges.append((t, vjp, t._backward, t._data.shape, t._data.dtype, index))
+        except AttributeError:
+            _raise_not_tensors(op, inputs)
     if not edges:
         out.parents = ()
         out.op = ""
@@ -824,27 +859,74 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
         for versions, version in checks:
             if versions[0] != version:
                 _raise_modified(op, version, versions[0])
-        for t, vjp, history, shape in edges:
+        for t, vjp, history, shape, dtype, index in edges:
             if t._backward is not history:
                 _raise_changed_history(t, op)
             g = vjp(grad)
-            if g.shape != shape:
-                g = unbroadcast(g, shape)
-            if t.grad is None:
-                if history is None and (g is grad or g.base is not None or g.strides != t.data.strides
-                                        or g.dtype != t.data.dtype):
-                    g = _leaf_grad(g, t.data)
-                t.grad = g
+            if type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
+                g = _conform(g, shape, dtype, op, index)
+            if t._grad is None:
+                if history is None and (g is grad or g.base is not None or g.strides != t._data.strides
+                                        or g.dtype != t._data.dtype):
+                    g = _leaf_grad(g, t._data)
+                t._grad = g
             else:
                 # A new array rather than +=: numpy's in-place add costs three times more on
                 # small arrays, and nothing else holds the old one.
-                t.grad = t.grad + g
+                t._grad = t._grad + g
 
     out._requires_grad = True
     out.parents = inputs
     out.op = op
     out._backward = _backward
     return out
+
+
+def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: int) -> np.ndarray:
+    """A VJP's result as the gradient of input `index`: an array of that input's shape and dtype.
+
+    A result of the output's broadcast shape is summed back (`unbroadcast`); anything else that
+    does not fit is the op's bug, reported with the op and the input rather than stored.
+    """
+    if isinstance(g, np.generic):
+        g = np.asarray(g)
+    elif type(g) is not np.ndarray and not isinstance(g, np.ndarray):
+        raise TypeError(f"the gradient function of '{op}' for input {index} returned "
+                        f"{type(g).__name__}; it must return a numpy array")
+    if g.shape != shape:
+        try:
+            reduced = unbroadcast(g, shape)
+        except (IndexError, ValueError):
+            reduced = None
+        if reduced is None or reduced.shape != shape:
+            raise RuntimeError(f"the gradient function of '{op}' returned an invalid gradient for "
+                               f"input {index}: got shape {g.shape}, but expected a shape that sums "
+                               f"back to the input's shape {shape}")
+        g = reduced
+    return g if g.dtype == dtype else g.astype(dtype)
+
+
+def _raise_not_tensors(op: str, inputs: tuple) -> None:
+    kinds = ", ".join(type(t).__name__ for t in inputs)
+    raise TypeError(f"record('{op}'): inputs must be a tuple of Tensors, got ({kinds})")
+
+
+def _checked_grad(t: Tensor, value: Any) -> np.ndarray:
+    """`value` as a gradient `t` can hold: an array of t's shape and dtype (a Tensor gives its array)."""
+    if isinstance(value, Tensor):
+        value = value._data
+    elif isinstance(value, np.generic):  # what numpy gives for arithmetic on 0-d arrays
+        value = np.asarray(value)
+    elif not isinstance(value, np.ndarray):
+        raise TypeError(f"grad: assigned grad must be a Tensor, a numpy array or None, got "
+                        f"{type(value).__name__}")
+    if value.shape != t._data.shape:
+        raise RuntimeError(f"grad: assigned grad has shape {value.shape}, but the tensor has shape "
+                           f"{t._data.shape}")
+    if value.dtype != t._data.dtype:
+        raise TypeError(f"grad: assigned grad has dtype {value.dtype}, but the tensor has dtype "
+                        f"{t._data.dtype}")
+    return value
 
 
 def _leaf_grad(g: np.ndarray, leaf: np.ndarray) -> np.ndarray:

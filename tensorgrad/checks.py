@@ -1,0 +1,77 @@
+"""Argument checks at the public edge: one helper per kind of argument (sizes, dims, indices).
+
+Every op that takes a size or a dimension passes it through here once, so a float size, a
+dimension out of range or a repeated dimension gets the same clear error, with PyTorch's
+exception type, wherever it is given: `TypeError` for a value of the wrong type, `IndexError`
+for a dimension out of range, `RuntimeError` for a negative size or a repeated dimension (as
+PyTorch raises them). The message names the op and the argument.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_int", "sizes", "dim", "dims"]
+
+
+def as_int(value: Any, op: str, argument: str) -> int:
+    """`value` as a Python int; a float, a bool-less string or any non-integer is a TypeError."""
+    if isinstance(value, bool | float | np.floating) or not _is_integral(value):
+        raise TypeError(f"{op}(): argument '{argument}' must be an int, not {type(value).__name__} "
+                        f"({value!r})")
+    return operator.index(value)
+
+
+def _is_integral(value: Any) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def sizes(size: tuple, op: str, allow_infer: bool = False) -> tuple[int, ...]:
+    """A shape given as `f(2, 3)` or `f((2, 3))` (or a list), as a tuple of non-negative ints.
+
+    With `allow_infer` (reshape, view) one size may be -1, to be inferred.
+    """
+    if len(size) == 1 and isinstance(size[0], Sequence | np.ndarray) and not isinstance(size[0], str):
+        size = tuple(size[0])
+    shape = tuple(as_int(n, op, "size") for n in size)
+    for n in shape:
+        if n < 0 and not (allow_infer and n == -1):
+            raise RuntimeError(f"{op}(): sizes must be non-negative, got {n} in {shape}")
+    if allow_infer and shape.count(-1) > 1:
+        raise RuntimeError(f"{op}(): only one size can be inferred (-1), got {shape}")
+    return shape
+
+
+def dim(d: Any, ndim: int, op: str) -> int:
+    """One dimension index as a non-negative int in range(ndim) (a 0-d tensor accepts -1 and 0)."""
+    d = as_int(d, op, "dim")
+    bound = max(ndim, 1)
+    if not -bound <= d < bound:
+        raise IndexError(f"{op}(): dimension out of range (expected to be in range of "
+                         f"[{-bound}, {bound - 1}], but got {d}) for a tensor with {ndim} dimensions")
+    return d % bound
+
+
+def dims(d: Any, ndim: int, op: str) -> tuple[int, ...]:
+    """`dim` as an int or a sequence of ints, each in range and none repeated, sorted.
+
+    None means every dimension.
+    """
+    if d is None:
+        return tuple(range(ndim))
+    if isinstance(d, Sequence) and not isinstance(d, str):
+        axes = [dim(one, ndim, op) for one in d]
+    else:
+        axes = [dim(d, ndim, op)]
+    if len(set(axes)) != len(axes):
+        repeated = next(a for a in axes if axes.count(a) > 1)
+        raise RuntimeError(f"{op}(): dim {repeated} appears multiple times in the list of dims {d}")
+    return tuple(sorted(axes)) if ndim else ()
