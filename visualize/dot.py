@@ -232,34 +232,36 @@ def emit(
     rankdir: str = "LR",
     preview: int = 3,
     notes: list[str] | None = None,
-    edge_labels: dict[tuple[int, int], tuple[str, str]] | None = None,
+    story: str = "",
+    flowing: dict[tuple[int, int], str] | None = None,
     titles: list[str] | None = None,
 ) -> Picture:
     """Graphviz source for `scene` with each node looking as `looks` says.
 
-    `edge_labels[(node index, parent position)] = (text, colour)` labels the edge from that
-    parent into the node's op; `titles` replaces the names of unnamed nodes (backprop frames
+    `notes` are red caption lines, `story` a black one above them (a backprop step in words);
+    `flowing[(node index, parent position)]` is the gradient an edge carries back on this step
+    ('+= 2.0'), drawn red beside the parent; `titles` names the unnamed inner nodes (frames
     name every node so their captions can refer to it).
     """
     picture = Picture(
         format="svg",
         graph_attr={"rankdir": rankdir, "size": PAGE_SIZE, "nodesep": "0.25", "ranksep": "0.3",
                     "labelloc": "t", "labeljust": "l", "fontname": style.FONT,
-                    "fontsize": str(style.FONT_SIZE), "label": _caption(scene, notes or [])},
+                    "fontsize": str(style.FONT_SIZE), "label": _caption(scene, notes or [], story)},
         node_attr={"shape": "plaintext", "fontname": style.FONT, "fontsize": str(style.FONT_SIZE),
                    "margin": "0"},
-        edge_attr={"fontname": style.FONT, "fontsize": str(style.FONT_SIZE - 1), "arrowsize": "0.7"},
+        edge_attr={"arrowsize": "0.7"},
     )
-    edge_labels = edge_labels or {}
+    flowing = flowing or {}
     for index, (shown, look) in enumerate(zip(scene.nodes, looks, strict=True)):
-        title = shown.name or (titles[index] if titles else "")
+        title = shown.name or (titles[index] if titles and shown.kind != "constant" else "")
         picture.node(shown.uid, label=_table(shown, look, title, preview))
         if shown.node.op:
-            _op(picture, shown, look, index, edge_labels)
+            _op(picture, shown, look, index, flowing)
     return picture
 
 
-def _op(picture: Picture, shown: Shown, look: Look, index: int, edge_labels: dict) -> None:
+def _op(picture: Picture, shown: Shown, look: Look, index: int, flowing: dict) -> None:
     """The op oval of `shown`, its edge to `shown` and the edges from the parents drawn."""
     op_uid = shown.uid + "_op"
     cut = shown.freed or None in shown.parents
@@ -274,14 +276,13 @@ def _op(picture: Picture, shown: Shown, look: Look, index: int, edge_labels: dic
     for position, parent_uid in enumerate(shown.parents):
         if parent_uid is None:
             continue
-        label = edge_labels.get((index, position))
-        if label is None:
-            picture.edge(parent_uid, op_uid)
+        if (index, position) in flowing:  # the gradient goes back along this edge now
+            # A tail label takes no room in the layout, so every frame is laid out alike.
+            picture.edge(parent_uid, op_uid, color=style.FLOW_COLOUR, penwidth="2.5", dir="back",
+                         taillabel=flowing[(index, position)], fontcolor=style.FLOW_COLOUR,
+                         fontname=style.FONT, fontsize=str(style.FONT_SIZE), labeldistance="2.5")
         else:
-            text, colour = label
-            flowing = colour == style.FLOW_COLOUR
-            picture.edge(parent_uid, op_uid, label=text, fontcolor=colour,
-                         color=style.FLOW_COLOUR if flowing else "black", penwidth="2" if flowing else "1")
+            picture.edge(parent_uid, op_uid)
 
 
 def _table(shown: Shown, look: Look, title: str, preview: int) -> str:
@@ -314,21 +315,22 @@ def _grad_row(look: Look) -> str:
     fill = f' bgcolor="{style.RECEIVED_FILL}"' if look.received else ""
     size = ""
     if look.grad_width is not None:  # frames: the cell keeps one size while its text changes
-        size = f' width="{look.grad_width * 7 + 8}" height="18" fixedsize="true"'
+        size = f' width="{look.grad_width * 7 + 4}" height="18" fixedsize="true"'
     text = style.html_escape(look.grad)
     return (f'<tr><td align="left"><font color="#4b5563">grad</font></td>'
             f'<td align="right"{fill}{size}><font color="{colour}">{text}</font></td></tr>')
 
 
-def _caption(scene: Scene, notes: list[str]) -> str:
-    """The caption: notes first (red: they change how to read the picture), then the key."""
+def _caption(scene: Scene, notes: list[str], story: str = "") -> str:
+    """The caption: the story, the notes (red: they change how to read the picture), the key."""
     lines = list(notes)
     if scene.freed:
         lines.insert(0, FREED)
     if scene.hidden:
         lines.append(f"{scene.hidden} nodes not shown: only the {len(scene.nodes)} nearest the root "
                      f"are drawn (max_nodes={len(scene.nodes)}); dashed ops have inputs not shown.")
-    rows = "".join(
+    rows = f'<tr><td align="left">{_wrap(story, 100)}</td></tr>' if story else ""
+    rows += "".join(
         f'<tr><td align="left"><font color="{style.NOTE_COLOUR}">{_wrap(line)}</font></td></tr>'
         for line in lines
     )
