@@ -18,4 +18,5 @@ from visualize.dot import Picture, draw_dot, render
 from visualize.player import backprop_player, save_backprop_html
 from visualize.steps import backprop_steps
 
+__version__ = "0.1.0"  # the same as scalargrad.__version__: one distribution
 __all__ = ["Picture", "draw_dot", "render", "backprop_steps", "save_backprop_html", "backprop_player"]
