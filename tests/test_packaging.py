@@ -63,10 +63,12 @@ def test_the_wheel_ships_license_typing_marker_and_data(wheel):
     assert f"{dist_info}/licenses/LICENSE" in names
     assert wheel.read(f"{dist_info}/licenses/LICENSE") == (ROOT / "LICENSE").read_bytes()
     assert {f"{package}/py.typed" for package in PACKAGES} <= names
-    shipped_data = {path.relative_to(ROOT).as_posix() for path in (ROOT / "tensorgrad" / "_data").iterdir()
-                    if path.is_file()}
-    assert shipped_data and shipped_data <= names
-    assert {"tensorgrad/_data/digits.npz", "tensorgrad/serialization.py", "scalargrad/engine.py"} <= names
+    assert {"tensorgrad/_data/digits.npz", "tensorgrad/_data/README.md"} <= names
+    # Every file of the three packages, modules and data alike: nothing the source tree has is left out.
+    package_files = {path.relative_to(ROOT).as_posix() for package in PACKAGES
+                     for path in (ROOT / package).rglob("*")
+                     if path.is_file() and "__pycache__" not in path.parts}
+    assert package_files - names == set()
 
 
 @pytest.mark.slow
