@@ -511,11 +511,15 @@ def torch_safetensors():
 
 def test_a_linear_state_dict_saved_here_loads_in_pytorch(tmp_path, torch_safetensors):
     torch, safetensors_torch = torch_safetensors
+    from safetensors import safe_open
     tg.manual_seed(0)
     layer = nn.Linear(5, 3)
     tg.save(layer.state_dict(), tmp_path / "linear.safetensors")
     torch_layer = torch.nn.Linear(5, 3)
     torch_layer.load_state_dict(safetensors_torch.load_file(tmp_path / "linear.safetensors"))
+    # Hugging Face's loaders open the file this way and ask for a PyTorch-format header.
+    with safe_open(tmp_path / "linear.safetensors", framework="pt") as file:
+        assert file.metadata() == {"format": "pt"} and sorted(file.keys()) == ["bias", "weight"]
     x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
     with torch.no_grad():
         expected = torch_layer(torch.from_numpy(x)).numpy()
