@@ -44,10 +44,12 @@ from tensorgrad.nn.conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, Con
 
 __all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
-# Activation, normalisation and embedding layers (tensorgrad/nn/activation.py, normalization.py, sparse.py).
+# Activation, normalisation, embedding and attention layers (tensorgrad/nn/activation.py,
+# normalization.py, sparse.py, attention.py).
 from tensorgrad.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, SiLU, Softmax  # noqa: E402
+from tensorgrad.nn.attention import MultiheadAttention  # noqa: E402
 from tensorgrad.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm  # noqa: E402
 from tensorgrad.nn.sparse import Embedding  # noqa: E402
 
 __all__ += ["GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax", "BatchNorm1d", "BatchNorm2d",
-            "LayerNorm", "GroupNorm", "Embedding"]
+            "LayerNorm", "GroupNorm", "Embedding", "MultiheadAttention"]

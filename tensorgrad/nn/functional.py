@@ -25,7 +25,8 @@ __all__ = [
     "binary_cross_entropy_with_logits",
 ]
 
-# Activations, normalisation and lookup tables (tensorgrad/nn/activation.py, normalization.py, sparse.py).
+# Activations, normalisation, lookup tables and attention (tensorgrad/nn/activation.py,
+# normalization.py, sparse.py, attention.py).
 from tensorgrad.nn.activation import (  # noqa: E402
     celu,
     elu,
@@ -43,9 +44,11 @@ from tensorgrad.nn.activation import (  # noqa: E402
     softplus,
     softsign,
 )
+from tensorgrad.nn.attention import scaled_dot_product_attention  # noqa: E402
 from tensorgrad.nn.normalization import batch_norm, cosine_similarity, group_norm, layer_norm, normalize  # noqa: E402
 from tensorgrad.nn.sparse import embedding, one_hot  # noqa: E402
 
 __all__ += ["gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
             "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "layer_norm", "batch_norm",
-            "group_norm", "normalize", "cosine_similarity", "embedding", "one_hot"]
+            "group_norm", "normalize", "cosine_similarity", "embedding", "one_hot",
+            "scaled_dot_product_attention"]
