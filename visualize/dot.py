@@ -233,35 +233,39 @@ def emit(
     preview: int = 3,
     notes: list[str] | None = None,
     story: str = "",
-    flowing: dict[tuple[int, int], str] | None = None,
+    flowing: set[tuple[int, int]] | None = None,
+    edge_labels: dict[tuple[int, int], str] | None = None,
     titles: list[str] | None = None,
 ) -> Picture:
     """Graphviz source for `scene` with each node looking as `looks` says.
 
     `notes` are red caption lines, `story` a black one above them (a backprop step in words);
-    `flowing[(node index, parent position)]` is the gradient an edge carries back on this step
-    ('+= 2.0'), drawn red beside the parent; `titles` names the unnamed inner nodes (frames
-    name every node so their captions can refer to it).
+    `flowing` holds the (node index, parent position) edges that carry a gradient back on
+    this step, drawn red; `edge_labels` gives an edge its label ('+= 2.0'), shown in red while
+    the edge is flowing and transparent otherwise, so every frame keeps the same layout;
+    `titles` names the unnamed inner nodes (frames name every node so their captions can
+    refer to it).
     """
     picture = Picture(
         format="svg",
-        graph_attr={"rankdir": rankdir, "size": PAGE_SIZE, "nodesep": "0.25", "ranksep": "0.3",
+        graph_attr={"rankdir": rankdir, "size": PAGE_SIZE, "nodesep": "0.25", "ranksep": "0.2",
                     "labelloc": "t", "labeljust": "l", "fontname": style.FONT,
                     "fontsize": str(style.FONT_SIZE), "label": _caption(scene, notes or [], story)},
         node_attr={"shape": "plaintext", "fontname": style.FONT, "fontsize": str(style.FONT_SIZE),
                    "margin": "0"},
         edge_attr={"arrowsize": "0.7"},
     )
-    flowing = flowing or {}
+    flowing = flowing or set()
+    edge_labels = edge_labels or {}
     for index, (shown, look) in enumerate(zip(scene.nodes, looks, strict=True)):
         title = shown.name or (titles[index] if titles and shown.kind != "constant" else "")
         picture.node(shown.uid, label=_table(shown, look, title, preview))
         if shown.node.op:
-            _op(picture, shown, look, index, flowing)
+            _op(picture, shown, look, index, flowing, edge_labels)
     return picture
 
 
-def _op(picture: Picture, shown: Shown, look: Look, index: int, flowing: dict) -> None:
+def _op(picture: Picture, shown: Shown, look: Look, index: int, flowing: set, edge_labels: dict) -> None:
     """The op oval of `shown`, its edge to `shown` and the edges from the parents drawn."""
     op_uid = shown.uid + "_op"
     cut = shown.freed or None in shown.parents
@@ -276,13 +280,14 @@ def _op(picture: Picture, shown: Shown, look: Look, index: int, flowing: dict) -
     for position, parent_uid in enumerate(shown.parents):
         if parent_uid is None:
             continue
-        if (index, position) in flowing:  # the gradient goes back along this edge now
-            # A tail label takes no room in the layout, so every frame is laid out alike.
-            picture.edge(parent_uid, op_uid, color=style.FLOW_COLOUR, penwidth="2.5", dir="back",
-                         taillabel=flowing[(index, position)], fontcolor=style.FLOW_COLOUR,
-                         fontname=style.FONT, fontsize=str(style.FONT_SIZE), labeldistance="2.5")
-        else:
-            picture.edge(parent_uid, op_uid)
+        edge = (index, position)
+        attributes = {}
+        if edge in edge_labels:
+            attributes.update(label=edge_labels[edge], fontname=style.FONT, fontsize=str(style.FONT_SIZE),
+                              fontcolor=style.FLOW_COLOUR if edge in flowing else style.HIDDEN)
+        if edge in flowing:  # the gradient goes back along this edge now
+            attributes.update(color=style.FLOW_COLOUR, penwidth="2.5", dir="back")
+        picture.edge(parent_uid, op_uid, **attributes)
 
 
 def _table(shown: Shown, look: Look, title: str, preview: int) -> str:
@@ -329,12 +334,12 @@ def _caption(scene: Scene, notes: list[str], story: str = "") -> str:
     if scene.hidden:
         lines.append(f"{scene.hidden} nodes not shown: only the {len(scene.nodes)} nearest the root "
                      f"are drawn (max_nodes={len(scene.nodes)}); dashed ops have inputs not shown.")
-    rows = f'<tr><td align="left">{_wrap(story, 100)}</td></tr>' if story else ""
+    rows = f'<tr><td align="left">{_wrap(story, 88)}</td></tr>' if story else ""
     rows += "".join(
         f'<tr><td align="left"><font color="{style.NOTE_COLOUR}">{_wrap(line)}</font></td></tr>'
         for line in lines
     )
-    key = f'<table border="0" cellspacing="3" cellpadding="2">{style.key_row()}</table>'
+    key = f'<table border="0" cellspacing="3" cellpadding="2" align="left">{style.key_row()}</table>'
     key_line = f'<tr><td align="left">{key}</td></tr>'
     return f'<<table border="0" cellspacing="0" cellpadding="1">{rows}{key_line}</table>>'
 

@@ -9,7 +9,7 @@ yellow, and only the gradients known at that moment (the others blank). A node u
 a gradient on two steps, so a reader watches `+=` add them up.
 
 Every frame has the same layout: each gradient cell is as wide as the longest text it ever
-shows, and each edge carries its label in every frame, transparent until its step, so nothing
+shows, and each edge carries its label in every frame, transparent but on its step, so nothing
 moves while the player steps through.
 """
 
@@ -154,12 +154,13 @@ class _Frames:
         texts = [self._grad_texts(state, preview) for state in self.states]
         widths = [max(len(frame[i]) for frame in texts) for i in range(len(self.scene.nodes))]
         titles = [self.names[id(shown.node)] for shown in self.scene.nodes]
+        labels = self._edge_labels()
         frames = []
         for state, grad_texts in zip(self.states, texts, strict=True):
             looks = self._looks(state, grad_texts, widths)
             story = state.words if caption_in_picture else ""
             picture = emit(self.scene, looks, rankdir, preview, story=story, flowing=self._flowing(state),
-                           titles=titles)
+                           edge_labels=labels, titles=titles)
             picture.caption = state.words
             frames.append(picture)
         return frames
@@ -177,15 +178,22 @@ class _Frames:
             for shown, text, width in zip(self.scene.nodes, grad_texts, widths, strict=True)
         ]
 
-    def _flowing(self, state: _State) -> dict[tuple[int, int], str]:
-        """The edges the gradient goes back along on this step, each with what it adds ('+= 2.0')."""
+    def _flowing(self, state: _State) -> set[tuple[int, int]]:
+        """The edges the gradient goes back along on this frame's step: all of the node's inputs."""
         if state.step is None or id(state.step.node) not in self.index:
-            return {}
+            return set()
         i = self.index[id(state.step.node)]
-        flowing = {(i, position): "" for position in range(len(state.step.parents))}
-        for position, (_, delta) in state.deltas.items():
-            flowing[(i, position)] = "+= " + style.value_text(delta, 2)
-        return flowing
+        return {(i, position) for position in range(len(state.step.parents))}
+
+    def _edge_labels(self) -> dict[tuple[int, int], str]:
+        """What each edge carries back on its step ('+= 2.0'): every frame labels every edge."""
+        labels = {}
+        for state in self.states[1:]:
+            i = self.index.get(id(state.step.node))
+            if i is not None:
+                for position, (_, delta) in state.deltas.items():
+                    labels[(i, position)] = "+= " + style.value_text(delta, 2)
+        return labels
 
     # --- captions ---------------------------------------------------------------------------------
 

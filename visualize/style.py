@@ -95,4 +95,4 @@ def key_row() -> str:
         f'<td bgcolor="{fill}" color="{border}" border="1"> {html_escape(words)} </td>'
         for fill, border, words in KINDS.values()
     )
-    return f"<tr>{cells}<td> </td></tr>"
+    return f"<tr>{cells}</tr>"
