@@ -45,6 +45,7 @@ SAFETENSORS_SUFFIX = ".safetensors"
 ZIP = "a zip archive"
 SAFETENSORS = "a safetensors file"
 EMPTY = "an empty file"
+HEAD_BYTES = 200  # what load reads first to tell the format (and, for text, to quote it)
 # What load expects, in words, by the format the name (or, for a file object without one, the content) says.
 EXPECTED = {ZIP: f"an .npz archive (a zip of .npy arrays: any name not ending in {SAFETENSORS_SUFFIX})",
             SAFETENSORS: SAFETENSORS, None: "an .npz archive or a safetensors file"}
@@ -69,13 +70,15 @@ def save(obj: Mapping[str, Any], path: PathOrFile) -> None:
     name = _name_of(path, "tg.save", needs="write")
     if name is not None and name.lower().endswith(SAFETENSORS_SUFFIX):
         content = _safetensors_bytes(arrays)
+        write = lambda file: file.write(content)
     else:
-        content = _npz_bytes(arrays)
+        _check_npz_keys(arrays)
+        write = lambda file: _write_npz(arrays, file)
     if isinstance(path, str | os.PathLike):
         with open(path, "wb") as file:
-            file.write(content)
+            write(file)
     else:
-        path.write(content)
+        write(path)
 
 
 def _state_arrays(obj: Any) -> dict[str, np.ndarray]:
@@ -106,17 +109,19 @@ def _numeric_array(name: str, value: Any) -> np.ndarray:
     return array
 
 
-def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+def _check_npz_keys(arrays: dict[str, np.ndarray]) -> None:
+    for name in arrays:
+        if "\0" in name:  # zipfile cuts a member name at NUL: the key would not come back
+            raise ValueError(f"tg.save: the key {name!r} holds a NUL character, which an .npz "
+                             "archive cannot store (a .safetensors file can)")
+
+
+def _write_npz(arrays: dict[str, np.ndarray], file: IO[bytes]) -> None:
     """An uncompressed zip with one `NAME.npy` per array, as `np.savez` writes it."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+    with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
         for name, array in arrays.items():
-            if "\0" in name:  # zipfile cuts a member name at NUL: the key would not come back
-                raise ValueError(f"tg.save: the key {name!r} holds a NUL character, which an .npz "
-                                 "archive cannot store (a .safetensors file can)")
             with archive.open(name + ".npy", "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, array, allow_pickle=False)
-    return buffer.getvalue()
 
 
 def _safetensors_bytes(arrays: dict[str, np.ndarray]) -> bytes:
@@ -161,15 +166,17 @@ def load(path: PathOrFile) -> dict[str, Tensor]:
     """
     name = _name_of(path, "tg.load", needs="read")
     label = repr(name) if name is not None else "the file object"
-    content = _read_all(path)
-    found = _identify(content)
-    expected = _expected_format(name, found)
-    if found != expected:
-        hint = _hint(found, is_path=isinstance(path, str | os.PathLike))
-        raise ValueError(f"tg.load: {label} should be {EXPECTED[expected]}, but it is {found}{hint}")
-    if found == SAFETENSORS:
-        return _load_safetensors(content, label)
-    return _load_npz(content, label)
+    with _seekable(path) as file:
+        head, size = file.read(HEAD_BYTES), file.seek(0, os.SEEK_END)
+        file.seek(0)
+        found = _identify(head, size)
+        expected = _expected_format(name, found)
+        if found != expected:
+            hint = _hint(found, is_path=isinstance(path, str | os.PathLike))
+            raise ValueError(f"tg.load: {label} should be {EXPECTED[expected]}, but it is {found}{hint}")
+        if found == SAFETENSORS:
+            return _load_safetensors(file.read(), label)
+        return _load_npz(file, label)
 
 
 def _expected_format(name: str | None, found: str) -> str | None:
@@ -192,15 +199,18 @@ def _name_of(path: Any, caller: str, needs: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _read_all(path: PathOrFile) -> bytes:
+@contextmanager
+def _seekable(path: PathOrFile) -> Iterator[IO[bytes]]:
+    """The file at `path`, or the rest of a file object (which may not seek) as an in-memory file."""
     if isinstance(path, str | os.PathLike):
         with open(path, "rb") as file:  # a missing file or a directory: Python's own OSError
-            return file.read()
+            yield file
+        return
     content = path.read()
     if not isinstance(content, bytes):
         kind = type(content).__name__
         raise TypeError(f"tg.load needs a file opened in binary mode, its read() gave {kind}")
-    return content
+    yield io.BytesIO(content)
 
 
 # What a file's first bytes say it is, for the formats a user is likely to hand over by mistake.
@@ -214,26 +224,25 @@ SIGNATURES = [
 ]
 
 
-def _identify(content: bytes) -> str:
-    """A short description of what `content` is: one of the two formats, or what it is instead."""
-    if not content:
+def _identify(head: bytes, size: int) -> str:
+    """What a file of `size` bytes that begins with `head` is: one of the two formats, or what instead."""
+    if not head:
         return EMPTY
     # safetensors first: its 8-byte header length may begin with any byte, 0x80 (pickle's) too.
-    if len(content) > 8 and content[8:9] == b"{":
-        (header_length,) = struct.unpack("<Q", content[:8])
-        if 8 + header_length <= len(content):
+    if len(head) > 8 and head[8:9] == b"{":
+        (header_length,) = struct.unpack("<Q", head[:8])
+        if 8 + header_length <= size:
             return SAFETENSORS
         if header_length <= SAFETENSORS_MAX_HEADER:
             return (f"a truncated safetensors file (its header alone needs {8 + header_length} bytes, "
-                    f"the file has {len(content)})")
+                    f"the file has {size})")
     for signature, description in SIGNATURES:
-        if content.startswith(signature):
+        if head.startswith(signature):
             return description
-    sample = content[:200]
-    text = sample.decode("utf-8", errors="ignore")
-    if b"\0" not in sample and text and all(c.isprintable() or c.isspace() for c in text):
+    text = head.decode("utf-8", errors="ignore")
+    if b"\0" not in head and text and all(c.isprintable() or c.isspace() for c in text):
         return f"a text file (it begins {text[:40]!r})"
-    return f"data of an unknown format (it begins {content[:8]!r})"
+    return f"data of an unknown format (it begins {head[:8]!r})"
 
 
 def _hint(found: str, is_path: bool) -> str:
@@ -252,9 +261,9 @@ def _hint(found: str, is_path: bool) -> str:
     return ""
 
 
-def _load_npz(content: bytes, label: str) -> dict[str, Tensor]:
+def _load_npz(file: IO[bytes], label: str) -> dict[str, Tensor]:
     try:
-        archive = zipfile.ZipFile(io.BytesIO(content))
+        archive = zipfile.ZipFile(file)
     except (zipfile.BadZipFile, OSError, EOFError) as error:
         raise ValueError(f"tg.load: {label} is a damaged or truncated zip archive ({error})") from None
     with archive:
@@ -344,8 +353,8 @@ def _load_safetensors(content: bytes, label: str) -> dict[str, Tensor]:
         arrays = numpy_api.load(content)
     except SafetensorError as error:
         raise ValueError(f"tg.load: {label} is a damaged safetensors file ({error})") from None
-    # Copies: the arrays safetensors returns point into `content`, which is freed after this.
-    return {name: _wrap(np.array(arrays[name])) for name in names}
+    # safetensors gives each tensor a buffer of its own; copy only where one comes back read-only.
+    return {name: _wrap(np.require(arrays[name], requirements="W")) for name in names}
 
 
 def _safetensors_names(content: bytes, label: str) -> list[str]:
