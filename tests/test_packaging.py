@@ -49,8 +49,10 @@ def wheel(tmp_path_factory) -> Iterator[zipfile.ZipFile]:
     for package in PACKAGES:
         shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                    "--quiet", "--wheel-dir", str(out), str(source)], check=True, capture_output=True)
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                            "--no-index", "--quiet", "--wheel-dir", str(out), str(source)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
     (built,) = out.glob("scalargrad-*.whl")
     with zipfile.ZipFile(built) as archive:
         yield archive
