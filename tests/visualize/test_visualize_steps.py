@@ -108,9 +108,17 @@ def test_a_node_used_twice_shows_its_gradient_adding_up():
 def test_the_flowing_gradient_is_on_the_edges_of_the_step():
     _, _, d = classic()
     frames = backprop_steps(d)
-    flowing = re.findall(r'^\s*(n\d+) -> (n\d+)_op \[.*taillabel="([^"]+)"', frames[1].source, flags=re.M)
-    assert sorted(label for _, _, label in flowing) == ["+= 1.0", "+= 1.0"]
-    assert {op for _, op, _ in flowing} == set(active_ops(frames[1].source))
+    edge = re.compile(r'^\s*(n\d+) -> (n\d+)_op \[(.*)\]$', re.M)
+    red = [(op, re.search(r'label="([^"]+)"', attrs).group(1))
+           for _, op, attrs in edge.findall(frames[1].source)
+           if f'color="{style.FLOW_COLOUR}"' in attrs and f'fontcolor="{style.FLOW_COLOUR}"' in attrs]
+    assert sorted(label for _, label in red) == ["+= 1.0", "+= 1.0"]
+    assert {op for op, _ in red} == set(active_ops(frames[1].source))
+    for frame in frames:  # the labels are in every frame, seen only on their own step
+        visible = [attrs for _, _, attrs in edge.findall(frame.source) if "label=" in attrs
+                   and style.HIDDEN not in attrs]
+        running = active_ops(frame.source)
+        assert len(visible) == sum(1 for _, op, _ in edge.findall(frame.source) if op in running)
 
 
 def test_captions_explain_the_step_with_the_local_derivative():
