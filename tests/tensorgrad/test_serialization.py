@@ -559,6 +559,17 @@ def test_views_and_dtypes_reach_pytorch_intact(tmp_path, torch_safetensors):
     assert back["h"].dtype == np.float16
 
 
+def test_tied_weights_are_written_under_each_name(tmp_path, torch_safetensors):
+    """One tensor under two names (tied embeddings): both names load, here and in PyTorch."""
+    torch, safetensors_torch = torch_safetensors
+    shared = tg.randn(3, 2)
+    path = tmp_path / "tied.safetensors"
+    tg.save({"embed.weight": shared, "head.weight": shared}, path)
+    for state in (tg.load(path), safetensors_torch.load_file(path)):
+        for name in ("embed.weight", "head.weight"):
+            np.testing.assert_array_equal(np.asarray(state[name]), shared.data)
+
+
 def test_bfloat16_from_pytorch_is_refused_with_the_way_out(tmp_path, torch_safetensors):
     torch, safetensors_torch = torch_safetensors
     safetensors_torch.save_file({"w": torch.ones(2, dtype=torch.bfloat16)}, tmp_path / "bf16.safetensors")
