@@ -36,13 +36,21 @@ __all__ = [
 # --- the shared arithmetic ----------------------------------------------------------------------
 
 
-def _standardize(x: np.ndarray, axes: tuple[int, ...], eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """x_hat = (x - mean) / sqrt(var + eps) over `axes` (biased variance), and 1 / sqrt(var + eps)."""
-    mean = x.mean(axis=axes, keepdims=True)
+def _mean(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """The mean over `axes`, kept as size 1 (np.add.reduce: ndarray.mean's result, without its overhead)."""
+    total = np.add.reduce(a, axis=axes, keepdims=True)
+    return total / (a.size // total.size)
+
+
+def _standardize(x: np.ndarray, axes: tuple[int, ...],
+                 eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """x_hat = (x - mean) / sqrt(var + eps) over `axes` (biased variance); also 1 / sqrt(var + eps),
+    the mean and the variance (each with the reduced axes kept as size 1)."""
+    mean = _mean(x, axes)
     centered = x - mean
-    var = (centered * centered).mean(axis=axes, keepdims=True)
+    var = _mean(centered * centered, axes)
     rstd = 1 / np.sqrt(var + eps)
-    return centered * rstd, rstd
+    return centered * rstd, rstd, mean, var
 
 
 def _standardize_vjp(g: np.ndarray, x_hat: np.ndarray, rstd: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -51,7 +59,7 @@ def _standardize_vjp(g: np.ndarray, x_hat: np.ndarray, rstd: np.ndarray, axes: t
     g is the gradient at x_hat. The mean's gradient takes out mean(g); the variance's takes out
     x_hat * mean(g * x_hat).
     """
-    return rstd * (g - g.mean(axis=axes, keepdims=True) - x_hat * (g * x_hat).mean(axis=axes, keepdims=True))
+    return rstd * (g - _mean(g, axes) - x_hat * _mean(g * x_hat, axes))
 
 
 def _affine_node(op: str, x: Tensor, out: np.ndarray, vjp_x: Callable, x_hat: np.ndarray,
@@ -113,7 +121,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     _check_param("layer_norm", "weight", weight, shape, x.shape)
     _check_param("layer_norm", "bias", bias, shape, x.shape)
     axes = tuple(range(x.ndim - k, x.ndim))
-    x_hat, rstd = _standardize(x.data, axes, eps)
+    x_hat, rstd, _, _ = _standardize(x.data, axes, eps)
     out = _scale_shift(x_hat, weight, bias, shape)
 
     def vjp_x(grad: np.ndarray) -> np.ndarray:
@@ -146,8 +154,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     axes = (0, *range(2, x.ndim))
     view = (1, channels) + (1,) * (x.ndim - 2)  # a per-channel vector, broadcast over x
     if training:
-        x_hat, rstd, vjp_x = _batch_statistics(x, axes, eps, weight, view)
-        _update_running(x, axes, running_mean, running_var, momentum)
+        x_hat, vjp_x = _batch_statistics(x, axes, eps, weight, view, running_mean, running_var, momentum)
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm: running_mean and running_var must be given when training=False")
@@ -160,33 +167,30 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 
 def _batch_statistics(x: Tensor, axes: tuple[int, ...], eps: float, weight: Tensor | None,
-                      view: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, Callable]:
-    """x_hat and rstd from the batch's own statistics, and the gradient through them."""
+                      view: tuple[int, ...], running_mean: Tensor | None, running_var: Tensor | None,
+                      momentum: float) -> tuple[np.ndarray, Callable]:
+    """x_hat from the batch's own statistics and the gradient through them; updates the running ones."""
     count = x.data.size // x.shape[1]
     if count <= 1:
         raise ValueError(f"batch_norm: expected more than 1 value per channel when training, got input "
                          f"of shape {x.shape}")
-    x_hat, rstd = _standardize(x.data, axes, eps)
+    x_hat, rstd, mean, var = _standardize(x.data, axes, eps)
+    # The running variance takes the unbiased batch variance (divided by n - 1), as in PyTorch.
+    _update_running(running_mean, mean.reshape(-1), momentum)
+    _update_running(running_var, var.reshape(-1) * (count / (count - 1)), momentum)
 
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         g = grad if weight is None else grad * weight.data.reshape(view)
         return _standardize_vjp(g, x_hat, rstd, axes)
 
-    return x_hat, rstd, vjp_x
+    return x_hat, vjp_x
 
 
-def _update_running(x: Tensor, axes: tuple[int, ...], running_mean: Tensor | None, running_var: Tensor | None,
-                    momentum: float) -> None:
-    """running = (1 - momentum) * running + momentum * batch statistic, in place (no graph).
-
-    The running variance takes the batch's unbiased variance (divided by n - 1), as in PyTorch.
-    """
-    if running_mean is not None:
-        running_mean.data[...] = (1 - momentum) * running_mean.data + momentum * x.data.mean(axis=axes)
-        running_mean._versions[0] += 1
-    if running_var is not None:
-        running_var.data[...] = (1 - momentum) * running_var.data + momentum * x.data.var(axis=axes, ddof=1)
-        running_var._versions[0] += 1
+def _update_running(running: Tensor | None, batch_value: np.ndarray, momentum: float) -> None:
+    """running = (1 - momentum) * running + momentum * batch_value, in place (outside the graph)."""
+    if running is not None:
+        running.data[...] = (1 - momentum) * running.data + momentum * batch_value
+        running._versions[0] += 1
 
 
 # --- group_norm ---------------------------------------------------------------------------------
@@ -207,7 +211,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
     _check_param("group_norm", "weight", weight, (channels,), x.shape)
     _check_param("group_norm", "bias", bias, (channels,), x.shape)
     grouped = (n, num_groups, -1)  # each group's channels and positions on one axis
-    x_hat_grouped, rstd = _standardize(x.data.reshape(grouped), (2,), eps)
+    x_hat_grouped, rstd, _, _ = _standardize(x.data.reshape(grouped), (2,), eps)
     x_hat = x_hat_grouped.reshape(x.shape)
     view = (1, channels) + (1,) * (x.ndim - 2)
     out = _scale_shift(x_hat, weight, bias, view)
@@ -358,17 +362,20 @@ class _BatchNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input_dim(input)
+        # The registries, read once: each registered name read as an attribute is a lookup.
+        buffers, params = self._buffers, self._parameters
+        running_mean, running_var = buffers["running_mean"], buffers["running_var"]
         # PyTorch's rule: momentum=None averages over all batches seen (a cumulative mean).
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked.add_(1)
+            count = buffers["num_batches_tracked"].add_(1)
             if self.momentum is None:
-                factor = 1.0 / float(self.num_batches_tracked.item())
+                factor = 1.0 / float(count.item())
         # Batch statistics in training, and in eval too when there are no running statistics.
-        use_batch = self.training or self.running_mean is None
+        use_batch = self.training or running_mean is None
         keep = not self.training or self.track_running_stats
-        return batch_norm(input, self.running_mean if keep else None, self.running_var if keep else None,
-                          self.weight, self.bias, use_batch, factor, self.eps)
+        return batch_norm(input, running_mean if keep else None, running_var if keep else None,
+                          params["weight"], params["bias"], use_batch, factor, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
