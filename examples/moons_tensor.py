@@ -54,8 +54,12 @@ def loss_and_accuracy(model: nn.Module, x: tg.Tensor, y: tg.Tensor) -> tuple[tg.
     return data_loss + reg_loss, accuracy
 
 
-def train(model: nn.Module, x: tg.Tensor, y: tg.Tensor, steps: int, progress: bool = True) -> list[float]:
-    """Full-batch SGD, lr from 1.0 down to 0.1 over `steps`; returns the loss before each step."""
+def train(model: nn.Module, x: tg.Tensor, y: tg.Tensor, steps: int,
+          progress: bool = True) -> tuple[list[float], float]:
+    """Full-batch SGD, lr from 1.0 down to 0.1 over `steps`.
+
+    Returns the loss before each step and the seconds per step.
+    """
     optimizer = optim.SGD(model.parameters(), lr=1.0)
     schedule = lr_scheduler.LinearLR(optimizer, start_factor=1.0, end_factor=0.1, total_iters=steps)
     bar = range(steps)
@@ -64,6 +68,7 @@ def train(model: nn.Module, x: tg.Tensor, y: tg.Tensor, steps: int, progress: bo
 
         bar = tqdm(bar, desc="tensorgrad")
     losses = []
+    start = time.perf_counter()
     for _ in bar:
         loss, accuracy = loss_and_accuracy(model, x, y)
         optimizer.zero_grad()
@@ -72,20 +77,21 @@ def train(model: nn.Module, x: tg.Tensor, y: tg.Tensor, steps: int, progress: bo
         schedule.step()
         losses.append(loss.item())
         if progress:
-            bar.set_postfix(loss=f"{losses[-1]:.4f}", acc=f"{accuracy:.0%}")
-    return losses
+            bar.set_postfix(loss=f"{losses[-1]:.4f}", acc=f"{accuracy:.0%}", refresh=False)
+    return losses, (time.perf_counter() - start) / steps
 
 
-def train_scalar(seed: int, x: np.ndarray, y: np.ndarray, steps: int) -> list[float]:
-    """The scalar demo's training with the same schedule; returns the loss before each step."""
+def train_scalar(seed: int, x: np.ndarray, y: np.ndarray, steps: int) -> tuple[list[float], float]:
+    """The scalar demo's training with the same schedule: the loss before each step, seconds per step."""
     from tqdm import tqdm
 
     model = MLP(2, [16, 16, 1], seed=seed)
     losses = []
+    start = time.perf_counter()
     for k in tqdm(range(steps), desc="scalargrad"):
         loss, _ = moons_scalar.train_step(model, x, y, lr=1.0 - 0.9 * k / steps)
         losses.append(loss)
-    return losses
+    return losses, (time.perf_counter() - start) / steps
 
 
 def plot_decision_boundary(model: nn.Module, x: np.ndarray, y: np.ndarray, path: str) -> None:
@@ -123,17 +129,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     x, y = tg.from_numpy(x_np), tg.from_numpy(y_np)
     model = make_model(args.seed)
     print(model)
-    start = time.perf_counter()
-    losses = train(model, x, y, args.steps)
-    tensor_ms = (time.perf_counter() - start) / args.steps * 1e3
+    losses, tensor_seconds = train(model, x, y, args.steps)
+    tensor_ms = tensor_seconds * 1e3
     with tg.no_grad():
         loss, accuracy = loss_and_accuracy(model, x, y)
     summary = {"loss": loss.item(), "accuracy": accuracy, "tensor_ms_per_step": tensor_ms}
     print(f"tensorgrad: final loss {loss.item():.4f}, accuracy {accuracy:.0%}, {tensor_ms:.2f} ms per step")
     if args.compare_scalar:
-        start = time.perf_counter()
-        scalar_losses = train_scalar(args.seed, x_np, y_np, args.steps)
-        scalar_ms = (time.perf_counter() - start) / args.steps * 1e3
+        scalar_losses, scalar_seconds = train_scalar(args.seed, x_np, y_np, args.steps)
+        scalar_ms = scalar_seconds * 1e3
         gap = float(np.max(np.abs(np.array(losses) - np.array(scalar_losses))))
         summary.update(scalar_ms_per_step=scalar_ms, speedup=scalar_ms / tensor_ms, loss_gap=gap)
         print(f"scalargrad: loss before the last step {scalar_losses[-1]:.4f} (tensorgrad {losses[-1]:.4f}; "

@@ -240,17 +240,22 @@ def _gradient(p: Tensor, optimizer: str) -> Any:
     grad = p.grad
     if grad is None:
         return None
-    grad = _array(grad)
-    if not hasattr(grad, "shape") or not hasattr(grad, "dtype"):
-        raise TypeError(f"{optimizer}.step: a parameter's .grad must be an array or a Tensor, got "
-                        f"{type(grad).__name__}")
-    if grad.shape != p.shape:
+    if isinstance(grad, Tensor):
+        grad = grad.data
+    param = p.data
+    shape = getattr(grad, "shape", None)
+    if shape != param.shape:
+        if shape is None:
+            raise TypeError(f"{optimizer}.step: a parameter's .grad must be an array or a Tensor, got "
+                            f"{type(grad).__name__}")
         # Never broadcast: a wrong-shaped gradient is a bug upstream, not something to spread out.
-        raise RuntimeError(f"{optimizer}.step: a parameter of shape {p.shape} has a .grad of shape "
-                           f"{grad.shape}; they must match")
-    if grad.dtype.kind not in "fc":
-        raise TypeError(f"{optimizer}.step: a parameter's .grad must be floating point, got {grad.dtype}")
-    return grad.astype(p.dtype, copy=False)  # buffers keep the parameter's dtype
+        raise RuntimeError(f"{optimizer}.step: a parameter of shape {param.shape} has a .grad of shape "
+                           f"{shape}; they must match")
+    if grad.dtype != param.dtype:
+        if grad.dtype.kind not in "fc":
+            raise TypeError(f"{optimizer}.step: a parameter's .grad must be floating point, got {grad.dtype}")
+        grad = grad.astype(param.dtype)  # the buffers keep the parameter's dtype
+    return grad
 
 
 def _copy_buffer(value: Any, param: Tensor, key: Any) -> Any:
