@@ -94,10 +94,14 @@ def _seed(root: Any) -> Any:
 
 
 def _start_grad(node: Any, root: Any, seed: Any) -> Any:
-    """A node's gradient once the pass has reset the inner ones and seeded the root."""
+    """A node's gradient once the pass has seeded the root and reset the inner nodes.
+
+    An inner node starts from nothing (the engine resets it to 0.0 or None: either way, what it
+    holds later is what the steps added); a leaf keeps what earlier passes accumulated.
+    """
     if node is root:
         return seed
-    return node._grad_init if node.op else node.grad
+    return None if node.op else node.grad
 
 
 def _copy(grad: Any) -> Any:
@@ -218,8 +222,8 @@ class _Frames:
 
     def _formula(self, node: Any) -> str:
         names = [self._name(parent) for parent in node.parents]
-        if node.op in ("+", "*") and len(names) == 2:
-            return f"{names[0]} {node.op} {names[1]}"
+        if node.op in ("+", "*") and len(names) >= 2:
+            return f" {node.op} ".join(names)
         if node.op.startswith("**") and len(names) == 1:
             return f"{names[0]}{node.op}"
         return f"{node.op}({', '.join(names)})"
