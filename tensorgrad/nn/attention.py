@@ -96,7 +96,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError(f"{op}: an explicit attn_mask should not be set when is_causal=True")
-        attn_mask = _wrap(np.tril(np.ones((length, source), dtype=bool)))
+        attn_mask = _wrap(np.tril(np.ones((length, source), dtype=bool, like=query.data)))
     bias = None if attn_mask is None else _additive_mask(attn_mask, query, op, hide_where=False)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     return _attend(query * scale, key, value, bias, dropout_p, safe=True)[0]
@@ -268,7 +268,7 @@ class MultiheadAttention(Module):
 
         q, k, v = split_heads(q), split_heads(k), split_heads(v)
         if self.add_zero_attn:  # one extra all-zero key and value
-            zeros = _wrap(np.zeros((batch, heads, 1, head_dim), dtype=k.dtype))
+            zeros = _wrap(np.zeros((batch, heads, 1, head_dim), dtype=k.dtype, like=k.data))
             k, v = cat([k, zeros], dim=2), cat([v, zeros], dim=2)
         bias = self._score_bias(query, key_padding_mask, attn_mask, length, k.shape[2], batch)
         dropout_p = self.dropout if self.training else 0.0
@@ -299,7 +299,7 @@ class MultiheadAttention(Module):
             padding = _additive_mask(key_padding_mask, query, op, hide_where=True).reshape(batch, 1, 1, -1)
             bias = padding if bias is None else bias + padding
         if bias is not None and extra:  # the added keys are never hidden
-            zeros = _wrap(np.zeros(bias.shape[:-1] + (extra,), dtype=bias.dtype))
+            zeros = _wrap(np.zeros(bias.shape[:-1] + (extra,), dtype=bias.dtype, like=bias.data))
             bias = cat([bias, zeros], dim=-1)
         return bias
 

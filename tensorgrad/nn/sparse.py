@@ -75,7 +75,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         flat, row_grads = idx.reshape(-1), grad.reshape(-1, width)
         if scale_grad_by_freq:
             row_grads = row_grads / np.bincount(flat, minlength=rows)[flat, None]
-        full = np.zeros((rows, width), dtype=grad.dtype)
+        full = np.zeros_like(weight.data, dtype=grad.dtype)
         np.add.at(full, flat, row_grads)  # scatter-add: a repeated index accumulates
         if padding_idx is not None:
             full[padding_idx] = 0
@@ -102,7 +102,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if idx.size and idx.max() >= num_classes:
         raise RuntimeError(f"one_hot: class values must be smaller than num_classes ({num_classes}), "
                            f"got {idx.max()}")
-    return _wrap(np.eye(num_classes, dtype=int64)[idx])
+    return _wrap(np.eye(num_classes, dtype=int64, like=idx)[idx])
 
 
 class Embedding(Module):
