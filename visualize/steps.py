@@ -196,7 +196,8 @@ class _Frames:
             i = self.index.get(id(state.step.node))
             if i is not None:
                 for position, (_, delta) in state.deltas.items():
-                    labels[(i, position)] = "+= " + style.value_text(delta, 2)
+                    # An array's label shows its first value: the cell it flows into shows more.
+                    labels[(i, position)] = "+= " + style.value_text(delta, 1)
         return labels
 
     # --- captions ---------------------------------------------------------------------------------
@@ -216,6 +217,10 @@ class _Frames:
         words = [f"Step {number} of {len(self.steps)}: {out} = {self._formula(node)}."]
         for parent, delta in deltas.values():
             words.append(self._flow(node, step.grad, parent, delta, grads, id(parent) in was_known))
+        receiving = {id(parent) for parent, _ in deltas.values()}
+        for parent in dict.fromkeys(parent for parent, _ in step.parents):
+            if id(parent) not in receiving:
+                words.append(f"{self._name(parent)} gets no gradient (it does not require grad).")
         if number == len(self.steps):
             words.append("Done: every leaf now holds the gradient backward() gives.")
         return " ".join(words)
@@ -231,16 +236,19 @@ class _Frames:
     def _flow(self, node: Any, grad: Any, parent: Any, delta: Any, grads: dict, was_known: bool) -> str:
         """One parent's share, with the local derivative where the op is a scalar primitive."""
         out, name = self._name(node), self._name(parent)
-        now = style.value_text(grads.get(id(parent)), 3)
-        if was_known and isinstance(delta, float):
-            now = f"{style.number(grads[id(parent)] - delta)} + {style.number(delta)} = {now}"
+        now = ""  # a first gradient is what it received; a later one shows the sum
+        if was_known:
+            total = style.value_text(grads.get(id(parent)), 3)
+            if isinstance(delta, float):
+                total = f"{style.number(grads[id(parent)] - delta)} + {style.number(delta)} = {total}"
+            now = f" (now {total})"
         local = _local_derivative(node, parent, self._name) if isinstance(grad, float) else None
         if local is not None and math.isclose(local[1] * grad, delta, rel_tol=1e-9, abs_tol=1e-12):
             formula, value = local
             equals = "" if _is_number(formula, value) else f" = {style.number(value)}"
             return (f"d{out}/d{name} = {formula}{equals}, so {name}.grad += "
-                    f"{style.number(value)} x {style.number(grad)} (now {now}).")
-        return f"{name}.grad += {style.value_text(delta, 3)} (now {now})."
+                    f"{style.number(value)} x {style.number(grad)}{now}.")
+        return f"{name}.grad += {style.value_text(delta, 3)}{now}."
 
 
 def _is_number(formula: str, value: float) -> bool:
@@ -257,6 +265,8 @@ def _deltas(step: Step, grads: dict) -> dict[int, tuple[Any, Any]]:
     for position, (parent, after) in enumerate(step.parents):
         if any(earlier is parent for earlier, _ in step.parents[:position]):
             continue  # a parent read twice (a * a) gets one sum: shown on its first edge
+        if after is None:
+            continue  # a tensor that needs no gradient: nothing flows into it
         old = grads.get(id(parent))
         deltas[position] = (parent, after if old is None or after is None else after - old)
         grads[id(parent)] = after
