@@ -1,28 +1,77 @@
-"""Loss functions: cross-entropy, mean squared error, binary cross-entropy (tutorial chapter 9).
+"""Loss functions, under PyTorch's names and signatures (tutorial chapter 9).
 
-`tensorgrad.nn.functional` exports them under PyTorch's names. Each takes `reduction`:
-`"mean"` (the default), `"sum"` or `"none"` (one loss per element or row).
+`tensorgrad.nn.functional` exports them. Each takes `reduction`: `"mean"` (the default), `"sum"`
+or `"none"` (one loss per element or sample); PyTorch's deprecated `size_average` and `reduce`
+arguments are honoured too. Gradients reach every floating input, targets included, as in
+PyTorch; class `weight`s are constants (PyTorch does not differentiate them either), except in
+the losses where PyTorch composes them from plain ops (probability-target `cross_entropy`,
+`mse_loss`, `l1_loss`, `huber_loss`).
 
-`cross_entropy` is one node, not the chain log_softmax, index, mean: its gradient has a closed
-form, `(softmax(logits) - onehot(target)) / N`, cheaper to compute than the chain's and with
-no intermediate arrays kept for backward.
+`cross_entropy` on (N, C) logits and class indices, without weights, smoothing or ignored
+samples, is one node, not the chain log_softmax, index, mean: its gradient has a closed form,
+`(softmax(logits) - onehot(target)) / N`, cheaper to compute than the chain's and with no
+intermediate arrays kept for backward. Every other case is `log_softmax` followed by
+`nll_loss` (itself one node), plus the label-smoothing term.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from tensorgrad.elementwise import sigmoid_array
+from tensorgrad.reduce import log_softmax
 from tensorgrad.tensor import Tensor, ensure_tensor, record
+
+__all__ = [
+    "cross_entropy",
+    "nll_loss",
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+]
 
 REDUCTIONS = ("mean", "sum", "none")
 
 
-def _check_reduction(reduction: str, op: str) -> None:
+class DtypeError(TypeError, NotImplementedError):
+    """A tensor of a dtype the loss cannot take (integer logits, float class indices).
+
+    Both a TypeError (Python's word for a wrong type) and a RuntimeError (through
+    NotImplementedError: what PyTorch raises for these), so either `except` catches it.
+    """
+
+
+class TargetShapeError(ValueError, RuntimeError):
+    """Class indices whose shape does not fit the input's.
+
+    PyTorch raises ValueError for a batch size mismatch and RuntimeError for the other
+    dimensions; this is both, so code written for either catches it.
+    """
+
+
+# --- reductions ---------------------------------------------------------------------------------
+
+
+def _reduction(op: str, reduction: str, size_average: bool | None = None,
+               reduce: bool | None = None) -> str:
+    """The reduction to apply: PyTorch's legacy `size_average` / `reduce` win when given."""
+    if size_average is None and reduce is None and reduction in REDUCTIONS:
+        return reduction  # the usual case, first
+    if size_average is not None or reduce is not None:
+        if reduce is False:
+            return "none"
+        return "sum" if size_average is False else "mean"
     if reduction not in REDUCTIONS:
-        raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        raise ValueError(f"{op}: {reduction!r} is not a valid value for reduction: expected 'mean', "
+                         "'sum' or 'none'")
+    return reduction
 
 
 def _reduce(losses: Tensor, reduction: str) -> Tensor:
@@ -32,19 +81,66 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
     return losses.sum() if reduction == "sum" else losses
 
 
-def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """Softmax cross-entropy against class indices: -log(softmax(logits)[target]).
+def _floating(x: Any, op: str, argument: str = "input") -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: argument '{argument}' must be a Tensor, got {type(x).__name__}")
+    if x.dtype.kind != "f":
+        raise DtypeError(f"{op}: {argument} must be floating point, got dtype {x.dtype}")
+    return x
 
-    `logits` is (N, C) (or (C,) for one sample), `target` holds N class indices in [0, C) (an
-    integer tensor or array). Computed stably through the log-sum-exp, so logits of 1e4 are
-    fine. Derivative: softmax(logits) - onehot(target), per row (divided by N for the mean).
+
+def _constant(weight: Any) -> np.ndarray | None:
+    """A class weight as an array (no gradient flows to it), or None."""
+    if weight is None:
+        return None
+    return weight.data if isinstance(weight, Tensor) else np.asarray(weight)
+
+
+# --- cross-entropy and negative log-likelihood --------------------------------------------------
+
+
+def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyTorch's name
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Softmax cross-entropy: -sum_c target_c log(softmax(input)_c), per sample, reduced.
+
+    `input` is (N, C), (C,) or (N, C, d1, ...) logits; `target` holds class indices ((N,), (),
+    (N, d1, ...)) or class probabilities (the shape of `input`, floating). `weight` (C,) scales
+    each class; samples whose index is `ignore_index` count for nothing; `label_smoothing` mixes
+    the target with the uniform distribution. The mean over class indices divides by the summed
+    weights of the counted samples, as in PyTorch. Computed through the log-sum-exp, so logits of
+    1e4 are fine. Derivative: softmax(input) - target (one-hot for indices), weighted.
     """
-    _check_reduction(reduction, "cross_entropy")
-    labels = _class_indices(logits, target)
-    if logits.ndim == 1:  # one sample: a batch of one, then drop the batch dimension again
-        loss = _batched_cross_entropy(logits.unsqueeze(0), labels.reshape(1), reduction)
-        return loss.squeeze(0) if reduction == "none" else loss
-    return _batched_cross_entropy(logits, labels, reduction)
+    op = "cross_entropy"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    _floating(input, op)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"{op}: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
+    if input.ndim == 0:
+        raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
+    labels = target.data if isinstance(target, Tensor) else np.asarray(target)
+    if labels.dtype.kind == "f" and labels.shape == input.shape:  # class probabilities
+        if ignore_index >= 0:
+            raise RuntimeError(f"{op}: ignore_index is not supported for probability targets "
+                               "(floating point target)")
+        weights = _class_weight(op, weight, input)
+        return _cross_entropy_probabilities(input, ensure_tensor(target, input), weights, reduction,
+                                            label_smoothing)
+    labels, ignored = _class_targets(op, input, labels, ignore_index)
+    weights = None if weight is None else _class_weight(op, weight, input)
+    if weights is None and not label_smoothing and ignored is None and input.ndim <= 2:
+        if input.ndim == 1:  # one sample: a batch of one, then drop the batch dimension again
+            loss = _batched_cross_entropy(input.unsqueeze(0), labels.reshape(1), reduction)
+            return loss.squeeze(0) if reduction == "none" else loss
+        return _batched_cross_entropy(input, labels, reduction)
+    class_dim = 0 if input.ndim == 1 else 1
+    log_probs = log_softmax(input, class_dim)
+    nll = _nll(op, log_probs, labels, ignored, weights, reduction)
+    if label_smoothing == 0:
+        return nll
+    smooth = _smoothing_term(log_probs, labels, ignored, weights, reduction, class_dim)
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / input.shape[class_dim])
 
 
 def _batched_cross_entropy(logits: Tensor, labels: np.ndarray, reduction: str) -> Tensor:
@@ -59,7 +155,8 @@ def _batched_cross_entropy(logits: Tensor, labels: np.ndarray, reduction: str) -
     if reduction != "none":
         out = np.add.reduce(losses)  # ndarray.sum and .mean add a Python wrapper around this
         if reduction == "mean":
-            out = out / len(labels)
+            with np.errstate(invalid="ignore", divide="ignore"):  # no samples: nan, as in PyTorch
+                out = out / len(labels)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         g = probs.copy()
@@ -73,57 +170,337 @@ def _batched_cross_entropy(logits: Tensor, labels: np.ndarray, reduction: str) -
     return record(out, "cross_entropy", (logits,), vjp, saved=())
 
 
-def _class_indices(logits: Tensor, target: Any) -> np.ndarray:
-    """`target` as an integer array of class indices, checked against the logits' shape."""
-    labels = target.data if isinstance(target, Tensor) else np.asarray(target)
-    if logits.ndim not in (1, 2):
-        raise ValueError(f"cross_entropy: logits must be (N, C) or (C,), got shape {logits.shape}")
-    if logits.dtype.kind != "f":
-        raise TypeError(f"cross_entropy: logits must be floating point, got dtype {logits.dtype}")
+def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: np.ndarray | None,  # noqa: A002
+                                 reduction: str, label_smoothing: float) -> Tensor:
+    """-sum_c w_c target_c log_softmax(input)_c: composed of plain ops, so the target gets its
+    gradient too. The mean divides by the number of samples (elements over classes)."""
+    class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    products = log_softmax(input, class_dim) * target
+    if weight is not None:
+        products = products * _along_classes(weight, input.ndim, class_dim)
+    if reduction == "none":
+        return -products.sum(class_dim)
+    total = -products.sum()
+    if reduction == "sum":
+        return total
+    samples = input.data.size // classes if classes else 0
+    return total / samples if samples else total * np.nan
+
+
+def _along_classes(values: np.ndarray, ndim: int, class_dim: int) -> np.ndarray:
+    """A (C,) array shaped to broadcast along the class dimension of an ndim-d input."""
+    shape = [1] * ndim
+    shape[class_dim] = values.shape[0]
+    return values.reshape(shape)
+
+
+def _class_weight(op: str, weight: Any, input: Tensor) -> np.ndarray | None:  # noqa: A002
+    weights = _constant(weight)
+    if weights is None:
+        return None
+    classes = input.shape[0 if input.ndim == 1 else 1]
+    if weights.shape != (classes,):
+        raise RuntimeError(f"{op}: weight should hold one value for each of the {classes} classes "
+                           f"of input of shape {input.shape}, got weight of shape {weights.shape}")
+    return weights.astype(input.dtype, copy=False)
+
+
+def _class_targets(op: str, input: Tensor, labels: np.ndarray,  # noqa: A002
+                   ignore_index: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """`labels` checked as class indices, and the mask of ignored ones (None if there are none)."""
     if labels.dtype.kind not in "iu":
-        raise TypeError(
-            f"cross_entropy: target must hold class indices (an integer tensor), got dtype {labels.dtype}"
-        )
-    if labels.shape != logits.shape[:-1]:
-        raise ValueError(
-            f"cross_entropy: target of shape {labels.shape} doesn't match logits of shape "
-            f"{logits.shape}: expected {logits.shape[:-1]}, one class index per row"
-        )
-    classes = logits.shape[-1]
-    if labels.size and (np.minimum.reduce(labels) < 0 or np.maximum.reduce(labels) >= classes):
-        bad = labels[(labels < 0) | (labels >= classes)].flat[0]
-        raise IndexError(f"cross_entropy: target {bad} is out of range for {classes} classes")
-    return labels
+        raise DtypeError(f"{op}: target must hold class indices (an integer tensor) or class "
+                         f"probabilities of the input's shape {input.shape}, got dtype {labels.dtype} "
+                         f"and shape {labels.shape}")
+    _check_target_shape(op, input, labels)
+    classes = input.shape[0 if input.ndim == 1 else 1]
+    if labels.size == 0:
+        return labels, None
+    low, high = np.minimum.reduce(labels, axis=None), np.maximum.reduce(labels, axis=None)
+    could_be_ignored = low <= ignore_index <= high
+    if not could_be_ignored and low >= 0 and high < classes:
+        return labels, None  # the common case: two reductions, no mask
+    ignored = labels == ignore_index
+    bad = ~ignored & ((labels < 0) | (labels >= classes))
+    if bad.any():
+        raise IndexError(f"{op}: target {labels[bad].flat[0]} is out of bounds for {classes} "
+                         f"classes (input of shape {input.shape})")
+    return labels, (ignored if ignored.any() else None)
 
 
-def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:  # noqa: A002
-    """Mean squared error: (input - target) ** 2, reduced. Both may carry a gradient.
+def _check_target_shape(op: str, input: Tensor, labels: np.ndarray) -> None:  # noqa: A002
+    """Class indices are the input's shape without the class dim: (N, d1, ...), or () for (C,)."""
+    expected = () if input.ndim == 1 else (input.shape[0], *input.shape[2:])
+    if labels.shape != expected:
+        raise TargetShapeError(f"{op}: target of shape {labels.shape} doesn't fit input of shape "
+                               f"{input.shape}: expected target shape {expected}, one class index "
+                               "per sample")
 
-    Shapes broadcast as in `-`. Derivative: 2 (input - target), divided by the count for "mean".
+
+def nll_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyTorch's name
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood: -weight[target] * input[target], per sample, reduced.
+
+    `input` holds log-probabilities, (N, C), (C,) or (N, C, d1, ...); `target` the class indices.
+    Samples whose index is `ignore_index` count for nothing; the mean divides by the summed
+    weights of the counted samples. Derivative: -weight[target] at the target's class, else 0.
     """
-    _check_reduction(reduction, "mse_loss")
-    diff = input - ensure_tensor(target, input)
-    return _reduce(diff * diff, reduction)
+    op = "nll_loss"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    _floating(input, op)
+    if input.ndim == 0:
+        raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
+    labels = target.data if isinstance(target, Tensor) else np.asarray(target)
+    labels, ignored = _class_targets(op, input, labels, ignore_index)
+    return _nll(op, input, labels, ignored, _class_weight(op, weight, input), reduction)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Any,  # noqa: A002
-                                     reduction: str = "mean") -> Tensor:
-    """-(t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))), from logits x and targets t in [0, 1].
+def _nll(op: str, log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray | None,
+         weights: np.ndarray | None, reduction: str) -> Tensor:
+    """The nll_loss node: pick each sample's log-probability along the class dim; its gradient
+    puts -weight there (scaled for the mean) and zero elsewhere."""
+    x = log_probs.data
+    class_dim = 0 if x.ndim == 1 else 1
+    safe, sample_weights = _sample_weights(labels, ignored, weights, x.dtype)
+    index = np.expand_dims(safe, class_dim)
+    picked = np.take_along_axis(x, index, class_dim).squeeze(class_dim)
+    losses = -picked * sample_weights
+    if reduction == "none":
+        out, scale = losses, sample_weights
+    elif reduction == "sum":
+        out, scale = np.add.reduce(losses, axis=None), sample_weights
+    else:
+        total = np.add.reduce(sample_weights, axis=None)
+        with np.errstate(invalid="ignore", divide="ignore"):  # nothing counted: nan, as in PyTorch
+            out, scale = np.add.reduce(losses, axis=None) / total, sample_weights / total
 
-    Computed as max(x, 0) - x t + log(1 + e^-|x|), which stays finite for any x. Derivatives:
-    sigmoid(x) - t for x, -x for t.
-    """
-    _check_reduction(reduction, "binary_cross_entropy_with_logits")
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        g = np.zeros_like(x)
+        np.put_along_axis(g, index, np.expand_dims(-scale * grad, class_dim), class_dim)
+        return g
+
+    return record(np.asarray(out, x.dtype), op, (log_probs,), vjp, saved=())
+
+
+def _sample_weights(labels: np.ndarray, ignored: np.ndarray | None, weights: np.ndarray | None,
+                    dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Each sample's weight (its class's, 0 if ignored), and labels safe to index with."""
+    safe = labels if ignored is None else np.where(ignored, 0, labels)  # ignored: any valid index
+    sample_weights = np.ones(labels.shape, dtype) if weights is None else weights[safe]
+    if ignored is not None:
+        sample_weights = sample_weights * ~ignored
+    return safe, sample_weights
+
+
+def _smoothing_term(log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray | None,
+                    weights: np.ndarray | None, reduction: str, class_dim: int) -> Tensor:
+    """-sum_c w_c log_probs_c per sample (0 for ignored ones), reduced as PyTorch's label
+    smoothing does: the mean divides by the same summed weights as the nll term."""
+    if weights is not None:
+        log_probs = log_probs * _along_classes(weights, log_probs.ndim, class_dim)
+    smooth = -log_probs.sum(class_dim)
+    if ignored is not None:
+        smooth = smooth * (~ignored).astype(log_probs.dtype)
+    if reduction == "none":
+        return smooth
+    if reduction == "sum":
+        return smooth.sum()
+    _, sample_weights = _sample_weights(labels, ignored, weights, log_probs.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):  # nothing counted: nan, as in PyTorch
+        return smooth.sum() * np.asarray(1 / np.add.reduce(sample_weights, axis=None), log_probs.dtype)
+
+
+# --- regression losses --------------------------------------------------------------------------
+
+
+def _difference(op: str, input: Tensor, target: Any) -> Tensor:  # noqa: A002
+    """input - target, warning as PyTorch does when the shapes differ and so broadcast."""
+    _floating(input, op)
     target = ensure_tensor(target, input)
     if target.shape != input.shape:
-        raise ValueError(
-            f"binary_cross_entropy_with_logits: target shape {target.shape} must equal input shape "
-            f"{input.shape}"
-        )
-    x, t = input.data, target.data
-    losses = np.maximum(x, 0) - x * t + np.log1p(np.exp(-np.abs(x)))
-    elementwise = record(losses.astype(x.dtype, copy=False), "bce_with_logits", (input, target),
-                         lambda grad: grad * (sigmoid_array(x) - t),
-                         lambda grad: grad * -x)
-    return _reduce(elementwise, reduction)
+        warnings.warn(f"{op}: using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}); this will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+    return input - target
 
+
+def _weighted_reduce(op: str, losses: Tensor, weight: Any, reduction: str, mean_by_weight: bool) -> Tensor:
+    """Reduce elementwise losses, scaled by `weight` (of the losses' shape) when given.
+
+    PyTorch's weighted mean divides by the summed weights for mse_loss and l1_loss, by the
+    element count for huber_loss (`mean_by_weight` says which).
+    """
+    if weight is None:
+        return _reduce(losses, reduction)
+    weight = ensure_tensor(weight, losses)
+    if weight.shape != losses.shape:
+        raise ValueError(f"{op}: weights and input must have the same size: weight of shape "
+                         f"{weight.shape}, losses of shape {losses.shape}")
+    weighted = losses * weight
+    if reduction == "mean" and mean_by_weight:
+        return weighted.sum() / weight.sum()
+    return _reduce(weighted, reduction)
+
+
+def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
+             reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    """Mean squared error: (input - target) ** 2, reduced. Both may carry a gradient.
+
+    Shapes broadcast as in `-` (with PyTorch's warning). Derivative: 2 (input - target), divided
+    by the count for "mean".
+    """
+    reduction = _reduction("mse_loss", reduction, size_average, reduce)
+    diff = _difference("mse_loss", input, target)
+    return _weighted_reduce("mse_loss", diff * diff, weight, reduction, mean_by_weight=True)
+
+
+def l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
+            reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    """Mean absolute error: |input - target|, reduced. Derivative: sign(input - target) (0 at 0)."""
+    reduction = _reduction("l1_loss", reduction, size_average, reduce)
+    d = _difference("l1_loss", input, target)
+    losses = record(np.abs(d.data), "l1_loss", (d,), lambda grad: grad * np.sign(d.data))
+    return _weighted_reduce("l1_loss", losses, weight, reduction, mean_by_weight=True)
+
+
+def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
+                   reduce: bool | None = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta, for d = input - target.
+
+    beta = 0 is the L1 loss. Derivative: d / beta inside, sign(d) outside.
+    """
+    op = "smooth_l1_loss"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError(f"{op}: beta must be non-negative, got {beta}")
+    d = _difference(op, input, target)
+    x = d.data
+    inside = np.abs(x) < beta
+    with np.errstate(invalid="ignore", divide="ignore"):  # beta = 0: the inside is empty
+        losses = np.where(inside, 0.5 * x * x / beta, np.abs(x) - 0.5 * beta)
+        slope = np.where(inside, x / beta, np.sign(x))
+    return _reduce(record(losses.astype(x.dtype, copy=False), op, (d,), lambda grad: grad * slope), reduction)
+
+
+def huber_loss(input: Tensor, target: Any, reduction: str = "mean",  # noqa: A002
+               delta: float = 1.0, weight: Any = None) -> Tensor:
+    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta), for d = input - target.
+
+    Derivative: d inside, delta sign(d) outside.
+    """
+    op = "huber_loss"
+    reduction = _reduction(op, reduction)
+    if delta <= 0:
+        raise RuntimeError(f"{op}: delta must be positive, got {delta}")
+    d = _difference(op, input, target)
+    x = d.data
+    inside = np.abs(x) < delta
+    losses = np.where(inside, 0.5 * x * x, delta * (np.abs(x) - 0.5 * delta)).astype(x.dtype, copy=False)
+    slope = np.where(inside, x, delta * np.sign(x))
+    return _weighted_reduce(op, record(losses, op, (d,), lambda grad: grad * slope), weight, reduction,
+                            mean_by_weight=False)
+
+
+# --- binary cross-entropy and KL divergence -----------------------------------------------------
+
+
+def _same_shape(op: str, input: Tensor, target: Tensor) -> None:  # noqa: A002
+    if target.shape != input.shape:
+        raise ValueError(f"{op}: target shape {target.shape} must equal input shape {input.shape}")
+
+
+def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """-weight (t log(x) + (1 - t) log(1 - x)) for probabilities x in [0, 1], targets t.
+
+    Each log is clamped at -100, as in PyTorch, so x = 0 or 1 gives a finite loss. Derivatives:
+    (x - t) / max(x (1 - x), 1e-12) for x, log(1 - x) - log(x) for t.
+    """
+    op = "binary_cross_entropy"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    _floating(input, op)
+    target = ensure_tensor(target, input)
+    _same_shape(op, input, target)
+    x, t = input.data, target.data
+    if x.size and (np.minimum.reduce(x, axis=None) < 0 or np.maximum.reduce(x, axis=None) > 1):
+        raise RuntimeError(f"{op}: all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        log_x, log_1mx = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
+        logit = np.log(x) - np.log1p(-x)
+    losses = -(t * log_x + (1 - t) * log_1mx)
+    scale = 1 if weight is None else _constant(weight)
+    losses = record((losses * scale).astype(x.dtype, copy=False), op, (input, target),
+                    lambda grad: grad * scale * (x - t) / np.maximum(x * (1 - x), 1e-12),
+                    lambda grad: grad * scale * -logit)
+    return _reduce(losses, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None,  # noqa: A002
+                                     size_average: bool | None = None, reduce: bool | None = None,
+                                     reduction: str = "mean", pos_weight: Any = None) -> Tensor:
+    """-weight (p t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))), from logits x, targets t.
+
+    `pos_weight` p (broadcast along the last dim) weighs the positive term. Computed as
+    (1 - t) x + (1 + (p - 1) t) softplus(-x), finite for any x. Derivatives: (1 - t) -
+    (1 + (p - 1) t) sigmoid(-x) for x (sigmoid(x) - t when p = 1), -x + (p - 1) softplus(-x) for t.
+    """
+    op = "binary_cross_entropy_with_logits"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    _floating(input, op)
+    target = ensure_tensor(target, input)
+    _same_shape(op, input, target)
+    x, t = input.data, target.data
+    softplus_neg = np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))  # log(1 + e^-x), stably
+    scale = 1 if weight is None else _constant(weight)
+    if pos_weight is None:
+        losses = (1 - t) * x + softplus_neg
+        vjp_x = lambda grad: grad * scale * (sigmoid_array(x) - t)
+        vjp_t = lambda grad: grad * scale * -x
+    else:
+        p = _constant(pos_weight)
+        log_weight = 1 + (p - 1) * t
+        losses = (1 - t) * x + log_weight * softplus_neg
+        vjp_x = lambda grad: grad * scale * ((1 - t) - log_weight * sigmoid_array(-x))
+        vjp_t = lambda grad: grad * scale * (-x + (p - 1) * softplus_neg)
+    out = (losses * scale).astype(np.result_type(x, t), copy=False)
+    return _reduce(record(out, "bce_with_logits", (input, target), vjp_x, vjp_t), reduction)
+
+
+def kl_div(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
+           reduce: bool | None = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence t (log t - x) per element, for log-probabilities x.
+
+    With `log_target` the target is given as log-probabilities too: e^t (t - x). `reduction=
+    "batchmean"` divides the sum by the batch size (the mathematically right KL); "mean"
+    divides by the element count, as PyTorch does (with its warning). Derivatives: -t for x
+    (-e^t with log_target); log t + 1 - x for t (e^t (t - x + 1) with log_target).
+    """
+    op = "kl_div"
+    if reduction != "batchmean":
+        reduction = _reduction(op, reduction, size_average, reduce)
+    elif size_average is not None or reduce is not None:
+        reduction = _reduction(op, "mean", size_average, reduce)
+    _floating(input, op)
+    target = _floating(ensure_tensor(target, input), op, "target")
+    if reduction == "mean":
+        warnings.warn("kl_div: reduction 'mean' divides the total loss by both the batch size and the "
+                      "support size; 'batchmean' divides only by the batch size, and matches the "
+                      "math definition of KL divergence", UserWarning, stacklevel=2)
+    losses = (target.exp() * (target - input)) if log_target else (_xlogy_self(target) - target * input)
+    if reduction == "batchmean":
+        return losses.sum() / (input.shape[0] if input.ndim else 1)
+    return _reduce(losses, reduction)
+
+
+def _xlogy_self(t: Tensor) -> Tensor:
+    """t log t, 0 where t = 0. Derivative: log t + t / t (nan at 0, as PyTorch's xlogy gives)."""
+    x = t.data
+    positive = x != 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_x = np.where(positive, np.log(np.where(positive, x, 1)), 0)
+        return record(x * log_x, "xlogy", (t,), lambda grad: grad * (log_x + x / x))

@@ -5,15 +5,20 @@ Layers with state (`Module`, `Parameter`, `Linear`, the containers, the loss mod
 usually imported as `F`; weight initialisers in `init`; gradient clipping in `utils`.
 """
 
-from tensorgrad.nn import functional
+from tensorgrad.nn import functional, init, utils
 from tensorgrad.nn.modules import (
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
     Dropout,
     Flatten,
     Identity,
+    L1Loss,
     Linear,
     Module,
     ModuleDict,
     ModuleList,
+    MSELoss,
+    NLLLoss,
     Parameter,
     ReLU,
     Sequential,
@@ -24,6 +29,8 @@ from tensorgrad.nn.modules import (
 
 __all__ = [
     "functional",
+    "init",
+    "utils",
     "Module",
     "Parameter",
     "Linear",
@@ -37,6 +44,11 @@ __all__ = [
     "Identity",
     "Flatten",
     "Unflatten",
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "MSELoss",
+    "L1Loss",
+    "BCEWithLogitsLoss",
 ]
 
 # Convolution and pooling layers (tensorgrad/nn/conv.py).

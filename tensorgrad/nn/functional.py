@@ -8,7 +8,17 @@ itself (defined in its op module), so "jump to definition" lands on the forward 
 from __future__ import annotations
 
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
-from tensorgrad.loss import binary_cross_entropy_with_logits, cross_entropy, mse_loss
+from tensorgrad.loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
 from tensorgrad.matmul import linear
 from tensorgrad.reduce import log_softmax, softmax
 
@@ -21,9 +31,35 @@ __all__ = [
     "dropout",
     "linear",
     "cross_entropy",
+    "nll_loss",
     "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "kl_div",
 ]
+
+# Convolution, pooling, padding and resampling (tensorgrad/nn/conv.py).
+from tensorgrad.nn.conv import (  # noqa: E402
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+    fold,
+    interpolate,
+    max_pool1d,
+    max_pool2d,
+    pad,
+    unfold,
+)
+
+__all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "interpolate", "unfold", "fold"]
 
 # Activations, normalisation, lookup tables and attention (tensorgrad/nn/activation.py,
 # normalization.py, sparse.py, attention.py).

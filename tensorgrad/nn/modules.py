@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tensorgrad import loss
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.matmul import linear
 from tensorgrad.tensor import Tensor, _generator, _init, _to_array
@@ -36,6 +37,11 @@ __all__ = [
     "Identity",
     "Flatten",
     "Unflatten",
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "MSELoss",
+    "L1Loss",
+    "BCEWithLogitsLoss",
 ]
 
 
@@ -814,3 +820,80 @@ def _list_key(container: str, modules: dict, index: Any) -> str:
     if not -len(modules) <= index < len(modules):
         raise IndexError(f"{container}: index {index} is out of range for {len(modules)} modules")
     return list(modules)[index % len(modules)]
+
+
+# --- loss modules ---------------------------------------------------------------------------------
+
+
+class _Loss(Module):
+    """A loss as a layer: holds the reduction (PyTorch's legacy `size_average`/`reduce` too)."""
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = loss._reduction(type(self).__name__, reduction, size_average, reduce)
+
+
+class _WeightedLoss(_Loss):
+    """A loss with per-class weights, kept as the buffer `weight` (so in the state dict)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """`F.cross_entropy` as a layer: `criterion = CrossEntropyLoss(); criterion(logits, target)`."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                                  reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    """`F.nll_loss` as a layer (its input holds log-probabilities, as from `log_softmax`)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                             reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """`F.mse_loss` as a layer: (input - target) ** 2, reduced."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """`F.l1_loss` as a layer: |input - target|, reduced."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """`F.binary_cross_entropy_with_logits` as a layer; `weight` and `pos_weight` are buffers."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.binary_cross_entropy_with_logits(input, target, weight=self.weight,
+                                                     reduction=self.reduction, pos_weight=self.pos_weight)

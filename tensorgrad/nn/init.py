@@ -1,0 +1,162 @@
+"""`tensorgrad.nn.init`: fill a parameter with starting values, as `torch.nn.init` does.
+
+Each function writes into the tensor in place, without recording a graph (a parameter that
+requires grad can be re-initialised at any time), and returns the same tensor, so
+`model.apply(init_fn)` and `nn.init.zeros_(layer.bias)` read as in PyTorch. Random values come
+from tensorgrad's generator (`tg.manual_seed`) unless a numpy `Generator` is given as
+`generator=`.
+
+The scaled initialisers keep the variance of activations (Xavier/Glorot) or of gradients
+(Kaiming/He) the same from layer to layer: their spread is gain / sqrt(fan), where the fans are
+the number of inputs and outputs each unit sees (`in_features` and `out_features` of a Linear;
+times the kernel size for a convolution) and the gain undoes the shrinking of the
+nonlinearity that follows (`calculate_gain`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from scalargrad.engine import no_grad
+from tensorgrad.tensor import Tensor, _generator
+
+__all__ = [
+    "calculate_gain",
+    "uniform_",
+    "normal_",
+    "constant_",
+    "ones_",
+    "zeros_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+]
+
+_LINEAR_LIKE = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                "conv_transpose3d", "sigmoid")
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The gain that keeps activations' spread through `nonlinearity`, as in PyTorch:
+    1 for linear, convolutions and sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 +
+    slope**2)) for leaky_relu (slope `param`, default 0.01), 3/4 for selu."""
+    if nonlinearity in _LINEAR_LIKE:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, numbers.Real) and not isinstance(param, bool):
+            slope = float(param)
+        else:
+            raise ValueError(f"calculate_gain: negative_slope {param!r} is not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
+
+
+def _fill(tensor: Tensor, values: np.ndarray | float, op: str) -> Tensor:
+    """Write `values` into `tensor` in place, outside the graph; returns the tensor."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"{op}: expected a Tensor, got {type(tensor).__name__}")
+    with no_grad():
+        tensor.copy_(Tensor(np.asarray(values, dtype=tensor.dtype)))
+    return tensor
+
+
+def _rng(generator: np.random.Generator | None) -> np.random.Generator:
+    return _generator() if generator is None else generator
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: np.random.Generator | None = None) -> Tensor:
+    """Fill with samples from the uniform distribution U(a, b)."""
+    return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape), "uniform_")
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: np.random.Generator | None = None) -> Tensor:
+    """Fill with samples from the normal distribution N(mean, std**2)."""
+    return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape), "normal_")
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with the value `val`."""
+    return _fill(tensor, val, "constant_")
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with ones."""
+    return _fill(tensor, 1.0, "ones_")
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with zeros."""
+    return _fill(tensor, 0.0, "zeros_")
+
+
+def _fans(tensor: Tensor, op: str) -> tuple[int, int]:
+    """(fan_in, fan_out) of a weight laid out (out, in, *kernel), as PyTorch computes them."""
+    if tensor.ndim < 2:
+        raise ValueError(f"{op}: fan in and fan out can not be computed for a tensor with fewer than "
+                         f"2 dimensions, got shape {tensor.shape}")
+    receptive_field = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: np.random.Generator | None = None) -> Tensor:
+    """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = _fans(tensor, "xavier_uniform_")
+    bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0,
+                   generator: np.random.Generator | None = None) -> Tensor:
+    """Glorot normal: N(0, std**2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _fans(tensor, "xavier_normal_")
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, op: str) -> float | None:
+    """gain / sqrt(fan) for the Kaiming initialisers; None for a tensor with no elements."""
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"{op}: mode {mode!r} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _fans(tensor, op)
+    if 0 in tensor.shape:
+        warnings.warn(f"{op}: initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+        return None
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                     generator: np.random.Generator | None = None) -> Tensor:
+    """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan), fan picked by `mode`.
+
+    `a` is the negative slope of the leaky_relu after this layer (used by its gain). PyTorch's
+    `nn.Linear` initialises its weight as `kaiming_uniform_(w, a=math.sqrt(5))`.
+    """
+    std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_uniform_")
+    if std is None:
+        return tensor
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                    generator: np.random.Generator | None = None) -> Tensor:
+    """He normal: N(0, std**2) with std = gain / sqrt(fan), fan picked by `mode`."""
+    std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_")
+    if std is None:
+        return tensor
+    return normal_(tensor, 0.0, std, generator)

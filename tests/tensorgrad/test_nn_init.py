@@ -1,0 +1,144 @@
+"""`nn.init` against PyTorch: gains, fans, the spread of each initialiser, and the contract
+(in place, no graph, the same tensor back, seeded by `tg.manual_seed` or `generator=`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+from tensorgrad import nn
+
+init = nn.init
+
+
+@pytest.mark.parametrize(
+    ("nonlinearity", "param"),
+    [
+        ("linear", None),
+        ("conv2d", None),
+        ("conv_transpose1d", None),
+        ("sigmoid", None),
+        ("tanh", None),
+        ("relu", None),
+        ("leaky_relu", None),
+        ("leaky_relu", 0.2),
+        ("leaky_relu", math.sqrt(5)),
+        ("leaky_relu", 3),
+        ("selu", None),
+    ],
+)
+def test_calculate_gain_matches_pytorch(nonlinearity, param):
+    torch = pytest.importorskip("torch")
+    assert init.calculate_gain(nonlinearity, param) == pytest.approx(
+        torch.nn.init.calculate_gain(nonlinearity, param), rel=1e-15
+    )
+
+
+# (initialiser, keyword arguments, shape, the bound of a uniform / the std of a normal, by PyTorch's formula)
+SPREADS = [
+    ("uniform_", {"a": -0.3, "b": 0.5}, (200, 100), None),
+    ("normal_", {"mean": 0.5, "std": 0.2}, (200, 100), 0.2),
+    ("xavier_uniform_", {}, (200, 100), math.sqrt(6 / 300)),
+    ("xavier_uniform_", {"gain": 2.0}, (16, 8, 3, 3), 2 * math.sqrt(6 / (72 + 144))),
+    ("xavier_normal_", {"gain": 0.5}, (200, 100), 0.5 * math.sqrt(2 / 300)),
+    ("kaiming_uniform_", {}, (200, 100), math.sqrt(2) * math.sqrt(3 / 100)),  # a=0: slope 0
+    ("kaiming_uniform_", {"a": math.sqrt(5)}, (200, 100), 1 / math.sqrt(100)),  # nn.Linear's
+    (
+        "kaiming_uniform_",
+        {"mode": "fan_out", "nonlinearity": "relu"},
+        (16, 8, 3, 3),
+        math.sqrt(2) * math.sqrt(3 / 144),
+    ),
+    ("kaiming_normal_", {"nonlinearity": "tanh"}, (200, 100), 5 / 3 / math.sqrt(100)),
+    ("kaiming_normal_", {"mode": "fan_out", "nonlinearity": "relu"}, (64, 100), math.sqrt(2 / 64)),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "shape", "spread"), SPREADS, ids=[f"{s[0]}{s[1]}" for s in SPREADS]
+)
+def test_each_initialiser_has_pytorchs_spread(name, kwargs, shape, spread):
+    torch = pytest.importorskip("torch")
+    tg.manual_seed(0)
+    torch.manual_seed(0)
+    ours = getattr(init, name)(tg.zeros(*shape, dtype=tg.float64), **kwargs).data
+    theirs = getattr(torch.nn.init, name)(torch.zeros(*shape, dtype=torch.float64), **kwargs).numpy()
+    if name.endswith("uniform_"):
+        low, high = (kwargs["a"], kwargs["b"]) if name == "uniform_" else (-spread, spread)
+        for values in (ours, theirs):
+            assert (
+                low <= values.min() < low + 0.01 * (high - low)
+                and high - 0.01 * (high - low) < values.max() <= high
+            )
+    else:
+        for values in (ours, theirs):
+            assert values.std() == pytest.approx(spread, rel=0.03)
+            assert values.mean() == pytest.approx(kwargs.get("mean", 0.0), abs=0.03 * spread)
+    assert ours.std() == pytest.approx(theirs.std(), rel=0.03)
+
+
+def test_initialisers_write_in_place_without_a_graph_and_return_the_tensor():
+    layer = nn.Linear(5, 3)
+    weight, version = layer.weight, layer.weight._version
+    for fill in (
+        lambda w: init.kaiming_normal_(w),
+        lambda w: init.constant_(w, 0.25),
+        init.ones_,
+        init.zeros_,
+    ):
+        out = fill(weight)
+        assert out is weight and weight.is_leaf and weight.requires_grad and weight.grad_fn is None
+        assert weight._version > version
+        version = weight._version
+    assert not weight.data.any()
+    np.testing.assert_array_equal(init.constant_(tg.zeros(2, dtype=tg.float64), 0.25).data, [0.25, 0.25])
+    assert init.ones_(tg.zeros(3)).dtype == np.float32  # the tensor keeps its dtype
+
+
+def test_the_seed_and_a_generator_make_initialisation_repeatable():
+    tg.manual_seed(3)
+    first = init.xavier_uniform_(tg.zeros(4, 6)).data.copy()
+    tg.manual_seed(3)
+    np.testing.assert_array_equal(init.xavier_uniform_(tg.zeros(4, 6)).data, first)
+    a = init.normal_(tg.zeros(5), generator=np.random.default_rng(7)).data
+    b = init.normal_(tg.zeros(5), generator=np.random.default_rng(7)).data
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, init.normal_(tg.zeros(5)).data)
+
+
+def test_apply_initialises_every_linear_of_a_model():
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+
+    def init_weights(module):
+        if isinstance(module, nn.Linear):
+            init.xavier_uniform_(module.weight, gain=init.calculate_gain("tanh"))
+            init.zeros_(module.bias)
+
+    assert model.apply(init_weights) is model
+    assert not model[0].bias.data.any() and not model[2].bias.data.any()
+    assert np.abs(model[2].weight.data).max() <= 5 / 3 * math.sqrt(6 / 10)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: init.xavier_uniform_(tg.zeros(5)), ValueError, ["fewer than 2 dimensions", "(5,)"]),
+        (lambda: init.kaiming_uniform_(tg.zeros(2, 2), mode="fan_avg"), ValueError, ["'fan_avg'", "fan_in"]),
+        (lambda: init.kaiming_normal_(tg.zeros(2, 2), nonlinearity="swish"), ValueError, ["'swish'"]),
+        (lambda: init.calculate_gain("leaky_relu", True), ValueError, ["negative_slope"]),
+        (lambda: init.zeros_(np.zeros(3)), TypeError, ["zeros_", "ndarray"]),
+    ],
+)
+def test_bad_arguments_raise_as_pytorch_does(call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_a_zero_element_tensor_is_left_alone_with_a_warning():
+    with pytest.warns(UserWarning, match="zero-element"):
+        assert init.kaiming_uniform_(tg.zeros(0, 3)).shape == (0, 3)
