@@ -259,20 +259,20 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 # --- softmin --------------------------------------------------------------------------------------
 
 
-def implicit_softmax_dim(ndim: int, op: str) -> int:
+def implicit_softmax_dim(ndim: int, op: str, stacklevel: int = 3) -> int:
     """The dim PyTorch picks when softmax-like ops get dim=None (deprecated there, so it warns)."""
     warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include "
-                  "dim=X as an argument.", UserWarning, stacklevel=3)
+                  "dim=X as an argument.", UserWarning, stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmin(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:  # noqa: A002
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     """softmax(-x) over `dim`: the smallest entries weigh most. Derivative: softmax's, negated."""
     x = _floating(input, "softmin")
     if dtype is not None:
         x = x.to(dtype)
     if dim is None:
-        dim = implicit_softmax_dim(x.ndim, "softmin")
+        dim = implicit_softmax_dim(x.ndim, "softmin", _stacklevel)
     return softmax(neg(x), dim)
 
 

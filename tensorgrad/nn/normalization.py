@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from scalargrad.engine import is_grad_enabled
 from tensorgrad.nn.modules import Module, Parameter
 from tensorgrad.tensor import Tensor, float32, int64, record
 
@@ -249,22 +250,38 @@ def _vector_norm(x: np.ndarray, p: float, axis: int) -> tuple[np.ndarray, Callab
     return norm, derivative
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:  # noqa: A002
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  # noqa: A002
+              out: Tensor | None = None) -> Tensor:
     """x / max(||x||_p, eps) over `dim`. Derivative: grad / d - x * sum(grad * x) / d**2 * d||x||/dx,
-    with d = max(||x||_p, eps) and the second term only where ||x||_p >= eps (clamp's gradient)."""
+    with d = max(||x||_p, eps) and the second term only where ||x||_p >= eps (clamp's gradient).
+
+    With `out`, the result is written into that tensor instead (no gradient, as in PyTorch)."""
     x = _floating_input(input, "normalize")
     if not p > 0:
         raise ValueError(f"normalize: p must be positive, got {p}")
     axis = _dim(dim, x.ndim, "normalize")
     norm, norm_derivative = _vector_norm(x.data, p, axis)
     denominator = np.maximum(norm, eps)
-    out = x.data / denominator
+    if out is not None:
+        return _write_out(out, x, x.data / denominator, "normalize")
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         through_norm = -(grad * x.data).sum(axis=axis, keepdims=True) / (denominator * denominator)
         return grad / denominator + np.where(norm >= eps, through_norm, 0) * norm_derivative()
 
-    return record(out, "normalize", (x,), vjp)
+    return record(x.data / denominator, "normalize", (x,), vjp)
+
+
+def _write_out(out: Tensor, x: Tensor, result: np.ndarray, op: str) -> Tensor:
+    """PyTorch's `out=`: the result written into `out`, which must have its shape; no gradient."""
+    if x.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad")
+    if out.shape != result.shape:
+        raise RuntimeError(f"{op}: out has shape {out.shape} but the result has shape {result.shape}")
+    out.data[...] = result
+    out._versions[0] += 1
+    return out
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -323,6 +340,15 @@ def _affine_parameters(module: Module, shape: tuple[int, ...], affine: bool, bia
     module.register_parameter("bias", Parameter(np.zeros(shape, dtype)) if affine and bias else None)
 
 
+def _reset_affine(module: Module) -> None:
+    """weight 1 and bias 0, in place, for those the module has."""
+    for name, value in (("weight", 1), ("bias", 0)):
+        param = module._parameters[name]
+        if param is not None:
+            param.data[...] = value
+            param._versions[0] += 1
+
+
 class _BatchNorm(Module):
     """BatchNorm's state and forward; the subclasses only say which input shapes they take."""
 
@@ -352,10 +378,7 @@ class _BatchNorm(Module):
     def reset_parameters(self) -> None:
         """The running statistics reset, weight 1 and bias 0."""
         self.reset_running_stats()
-        if self.weight is not None:
-            self.weight.data[...] = 1
-        if self.bias is not None:
-            self.bias.data[...] = 0
+        _reset_affine(self)
 
     def _check_input_dim(self, x: Tensor) -> None:
         raise NotImplementedError
@@ -415,6 +438,10 @@ class LayerNorm(Module):
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
         _affine_parameters(self, shape, elementwise_affine, bias, _param_dtype(dtype, device, "LayerNorm"))
 
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0."""
+        _reset_affine(self)
+
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
@@ -434,6 +461,10 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         _affine_parameters(self, (num_channels,), affine, bias, _param_dtype(dtype, device, "GroupNorm"))
+
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0."""
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

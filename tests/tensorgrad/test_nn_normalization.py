@@ -262,3 +262,29 @@ def test_batchnorm_eval_uses_running_statistics_and_train_resumes_counting():
     bn.train()
     bn(tg.randn(4, 2, dtype=tg.float64))
     assert bn.num_batches_tracked.item() == 1 and bn.num_batches_tracked.dtype == tg.int64
+
+
+def test_normalize_writes_into_out_without_a_graph():
+    x, out = tg.randn(3, 4), tg.zeros(3, 4)
+    assert N.normalize(x, dim=0, out=out) is out
+    np.testing.assert_allclose(out.data, N.normalize(x, dim=0).data)
+    with pytest.raises(RuntimeError, match="out=.*requires grad"):
+        N.normalize(tg.randn(3, 4, requires_grad=True), out=out)
+
+
+@pytest.mark.parametrize("make", [lambda: N.BatchNorm1d(3), lambda: N.LayerNorm(3), lambda: N.GroupNorm(1, 3),
+                                  lambda: N.BatchNorm2d(3, affine=False)], ids=["bn1d", "ln", "gn", "bn2d"])
+def test_reset_parameters_restores_weight_one_and_bias_zero(make):
+    layer = make()
+    for p in layer.parameters():
+        p.data[...] = 5
+    for b in layer.buffers():
+        b.data[...] = 5
+    layer.reset_parameters()
+    if layer.weight is not None:
+        np.testing.assert_array_equal(layer.weight.data, 1)
+        np.testing.assert_array_equal(layer.bias.data, 0)
+    if "running_mean" in dict(layer.named_buffers()):
+        np.testing.assert_array_equal(layer.running_mean.data, 0)
+        np.testing.assert_array_equal(layer.running_var.data, 1)
+        assert layer.num_batches_tracked.item() == 0
