@@ -176,7 +176,7 @@ def _kind(node: Any, root: Any, dotted: dict[int, str]) -> str:
 
 
 def parameter_names(names: Any) -> dict[int, str]:
-    """`names=` as {id(node): dotted name}: a mapping of name to node, or a model.
+    """`names=` as {id(node): dotted name}: a dict of name to node (or node to name), or a model.
 
     A tensorgrad `Module` gives `named_parameters()` ('0.weight'); any other model (such as a
     scalargrad `MLP`) is walked through its attributes, lists numbered ('layers.0.neurons.1.w.0').
@@ -193,7 +193,12 @@ def parameter_names(names: Any) -> dict[int, str]:
         raise TypeError(
             f"draw_dot: names must be a model or a dict of name to node, got {type(names).__name__}"
         )
-    return {id(node): str(name) for name, node in pairs}
+    found = {}
+    for first, second in pairs:
+        # A dict may also map node to name ({w: "w"}): whichever side is the string is the name.
+        name, node = (first, second) if isinstance(first, str) else (second, first)
+        found[id(node)] = str(name)
+    return found
 
 
 def _walk(obj: Any, prefix: str) -> list[tuple[str, Any]]:

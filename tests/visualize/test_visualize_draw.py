@@ -111,6 +111,8 @@ def test_names_label_parameters_with_their_dotted_names():
     for name in ("0.weight (3, 2) float32", "0.bias (3,) float32", "2.weight (1, 3) float32", "2.bias (1,)"):
         assert name in shown
     assert "0.weight" in " ".join(texts(draw_dot(loss, names=dict(model.named_parameters())).source).values())
+    by_node = {p: name for name, p in model.named_parameters()}  # the other way round works too
+    assert "2.bias" in " ".join(texts(draw_dot(loss, names=by_node).source).values())
 
 
 def test_names_of_a_scalargrad_model_follow_its_attributes():
