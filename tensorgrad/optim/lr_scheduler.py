@@ -185,7 +185,8 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
-        _check_int("CosineAnnealingLR", "T_max", T_max, low=1)
+        if isinstance(T_max, bool) or not isinstance(T_max, numbers.Real) or not T_max > 0:
+            raise ValueError(f"CosineAnnealingLR: T_max must be a positive number of epochs, got {T_max!r}")
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 

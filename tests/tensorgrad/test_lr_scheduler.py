@@ -52,6 +52,7 @@ SETTINGS = [
     ("CosineAnnealingLR", dict(T_max=10), "SGD"),
     ("CosineAnnealingLR", dict(T_max=7, eta_min=0.01), "SGD"),
     ("CosineAnnealingLR", dict(T_max=30, eta_min=0.001), "Adam"),
+    ("CosineAnnealingLR", dict(T_max=7.5), "SGD"),
     ("LambdaLR", dict(lr_lambda=lambda epoch: 0.95**epoch), "SGD"),
     ("LambdaLR", dict(lr_lambda=[lambda epoch: 1 / (epoch + 1), lambda epoch: math.cos(epoch / 10)]), "SGD"),
     ("LinearLR", dict(), "SGD"),
