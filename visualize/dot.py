@@ -39,8 +39,9 @@ __all__ = ["Picture", "draw_dot", "render", "MAX_NODES"]
 FORMATS = ("svg", "png")
 RANKDIRS = ("LR", "TB", "RL", "BT")
 MAX_NODES = 300  # enough for every picture in the tutorial; a bigger graph is a hairball anyway
-# A picture wider than a page (8.5 inches, about 800 pixels) is scaled down to fit it.
-PAGE_SIZE = "8.5,100"
+# A picture wider than a page (8.5 inches, about 800 pixels) is scaled down to fit it; a tall
+# one is not (1000 inches), since a page scrolls.
+PAGE_SIZE = "8.5,1000"
 
 NOT_COMPUTED = "Gradients not computed yet: call backward() on the root to fill them in."
 NOT_KEPT = "Inner tensors keep no gradient (grad None) unless retain_grad() was called before backward()."
