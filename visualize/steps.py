@@ -68,7 +68,8 @@ def backprop_steps(
             f"backprop_steps: the pass has {runs} steps, more than max_steps={max_steps}; "
             "draw a smaller graph or pass a larger max_steps"
         )
-    before = {id(shown.node): _copy(_start_grad(shown.node, root, seed)) for shown in scene.nodes}
+    # Every node's, not only the drawn ones': a caption may speak of a node cut from the picture.
+    before = {id(node): _copy(_start_grad(node, root, seed)) for node in engine.topological_order(root)}
     steps: list[Step] = []
 
     def record(node: Any, grad: Any) -> None:
