@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser")
+CANDIDATES = ("chromium", "chromium-browser")  # Debian's package, found on the PATH
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--no-first-run", "--no-default-browser-check", "--remote-debugging-pipe", "--window-size=1280,900")
 
