@@ -127,6 +127,7 @@ class Scene:
 
     @property
     def freed(self) -> bool:
+        """Whether backward freed the graph (a node made by an op has lost its parents)."""
         return any(shown.freed for shown in self.nodes)
 
 

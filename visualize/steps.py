@@ -156,6 +156,7 @@ class _Frames:
         return states
 
     def pictures(self, rankdir: str, preview: int, caption_in_picture: bool) -> list[Picture]:
+        """One picture per state, all laid out alike (cells sized for their longest text)."""
         texts = [self._grad_texts(state, preview) for state in self.states]
         widths = [max(len(frame[i]) for frame in texts) for i in range(len(self.scene.nodes))]
         titles = [self.names[id(shown.node)] for shown in self.scene.nodes]
@@ -228,7 +229,7 @@ class _Frames:
 
     def _formula(self, node: Any) -> str:
         names = [self._name(parent) for parent in node.parents]
-        if node.op in ("+", "*") and len(names) >= 2:
+        if node.op in ("+", "*", "**") and len(names) >= 2:
             return f" {node.op} ".join(names)
         if node.op.startswith("**") and len(names) == 1:
             return f"{names[0]}{node.op}"

@@ -60,6 +60,7 @@ class Chromium:
         self.session: str | None = None
 
     def close(self) -> None:
+        """Ask the browser to quit, and end the process if it does not."""
         with contextlib.suppress(OSError, RuntimeError, TimeoutError):
             self.send("Browser.close")
         try:
