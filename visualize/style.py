@@ -57,13 +57,20 @@ def number(x: float, digits: int = SIGNIFICANT) -> str:
 
 def preview(array: Any, count: int) -> str:
     """Up to `count` values of `array`, flattened, with '...' when there are more."""
-    array = np.asarray(array)
+    array = host(array)
     floating = array.dtype.kind in "fc"
     if array.ndim == 0:  # a 0-d tensor (a loss) reads as the number it is
         return number(array.item(), SIGNIFICANT - 1) if floating else str(array.item())
     flat = array.reshape(-1)
     shown = [number(v, SIGNIFICANT - 1) if floating else str(v) for v in flat[:count].tolist()]
     return "[" + " ".join(shown) + (" ...]" if flat.size > count else "]")
+
+
+def host(array: Any) -> np.ndarray:
+    """`array` as a numpy array: a CuPy array (a tensor on the GPU) is copied to the host."""
+    if not isinstance(array, np.ndarray) and hasattr(array, "get"):
+        return array.get()  # CuPy refuses np.asarray, which would copy silently
+    return np.asarray(array)
 
 
 def value_text(value: Any, count: int) -> str:

@@ -89,6 +89,20 @@ def test_gradients_are_written_with_significant_digits_in_ascii():
     assert all(ord(char) < 128 for char in source)  # no Unicode minus or digits anywhere
 
 
+def test_a_device_array_is_previewed_from_its_host_copy():
+    class DeviceArray:  # what a CuPy array offers: no implicit conversion, .get() to the host
+        def __init__(self, values):
+            self.values = np.asarray(values)
+
+        def get(self):
+            return self.values
+
+        def __array__(self, *args, **kwargs):
+            raise TypeError("implicit conversion to a NumPy array is not allowed")
+
+    assert style.preview(DeviceArray([1.0, -2.5, 3e-5, 4.0]), 3) == "[1.0 -2.5 3e-05 ...]"
+
+
 def test_a_tensor_shows_shape_dtype_the_op_that_made_it_and_a_preview():
     x = tg.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], requires_grad=True)
     x.label = "x"
