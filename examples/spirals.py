@@ -112,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> float:
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be at least 1, got {args.epochs}")
+    if not args.lr > 0:
+        parser.error(f"--lr must be positive, got {args.lr}")
 
     start = time.perf_counter()
     model, loss, test_accuracy = train(args.epochs, args.seed, args.lr)
