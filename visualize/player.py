@@ -32,8 +32,8 @@ PAGE = """<!DOCTYPE html>
   .controls button {{ font-size: 14px; padding: 4px 12px; min-width: 84px; }}
   .controls input[type=range] {{ flex: 1; max-width: 480px; }}
   #caption {{ font-size: 15px; line-height: 1.4; min-height: 3em; max-width: 900px; }}
-  /* The whole frame in view: scaled down to the window, never up past its own size. */
-  .frame svg {{ width: auto; height: auto; max-width: 100%; max-height: calc(100vh - 190px); }}
+  /* As wide as the window allows while the whole frame stays in view. */
+  .frame svg {{ display: block; width: 100%; height: auto; max-height: calc(100vh - 190px); }}
 </style>
 </head>
 <body>
