@@ -12,7 +12,7 @@ Sizes: the two convolutions of `examples/digits_cnn.py` at its batch of 32, and 
 64 images of 16 x 32 x 32 through 32 3 x 3 filters.
 
     python benchmarks/conv.py                 # the figures (about a minute on 2 cores)
-    python benchmarks/conv.py --quick         # a smoke run (seconds)
+    python benchmarks/conv.py --quick         # a smoke run (seconds; the digits sizes only)
     python benchmarks/conv.py --repeats 40 --threads 1
 """
 
@@ -101,7 +101,7 @@ def check(arrays: dict[str, np.ndarray]) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Time every size and print one table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a fast smoke run (few rounds)")
+    parser.add_argument("--quick", action="store_true", help="a fast smoke run (few rounds, small sizes)")
     parser.add_argument("--repeats", type=int, default=None, help="timed rounds (default 20, 3 with --quick)")
     parser.add_argument("--threads", type=int, default=None, help="BLAS threads for numpy and torch")
     parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if installed")
@@ -119,14 +119,14 @@ def main(argv: list[str] | None = None) -> None:
           + f", Python {sys.version.split()[0]}")
 
     rows = []
-    for name, shape, out_channels in SIZES:
+    for name, shape, out_channels in SIZES[:2] if args.quick else SIZES:
         arrays = make_arrays(shape, out_channels)
         candidates = {"tensorgrad": local_block(conv_call(tg, F, arrays)[0]),
                       "BLAS floor": local_block(blas_floor(arrays))}
         if use_torch:
             check(arrays)
             candidates["torch"] = local_block(conv_call(torch, torch_F, arrays)[0])
-        number = max(1, int(2e7 // (np.prod(shape) * out_channels * 9)))  # about 10 ms per block
+        number = 1 if args.quick else max(1, int(2e7 // (np.prod(shape) * out_channels * 9)))  # ~10 ms
         result = interleaved(candidates, repeats=repeats, number=number)
         ms = {k: v["seconds"] * 1e3 for k, v in result.items()}
         rows.append([name, f"{shape} -> {out_channels}", ms["tensorgrad"], ms.get("torch"),
