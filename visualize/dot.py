@@ -17,6 +17,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -352,16 +353,8 @@ def _caption(scene: Scene, notes: list[str], story: str = "") -> str:
 
 
 def _wrap(line: str, width: int = 80) -> str:
-    """`line` escaped and broken into lines of about `width` characters (left-aligned)."""
-    lines, current = [], ""
-    for word in line.split():
-        if current and len(current) + 1 + len(word) > width:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}" if current else word
-    lines.append(current)
-    return '<br align="left"/>'.join(style.html_escape(text) for text in lines) + '<br align="left"/>'
+    """`line` escaped and broken into left-aligned lines of at most `width` characters."""
+    return "".join(style.html_escape(text) + '<br align="left"/>' for text in textwrap.wrap(line, width))
 
 
 # --- the public drawing function ------------------------------------------------------------------------
