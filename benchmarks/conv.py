@@ -6,7 +6,8 @@ PyTorch calls a tuned convolution library (oneDNN). For each size below, one tim
 `conv2d(x, w, b, padding=1)` then `backward` of a fixed output gradient (the gradients of x, w
 and b), float32. Also timed, as a floor: the three bare BLAS matmuls of the same shapes
 (forward, weight gradient, input gradient) on ready-made matrices. Before timing, both
-libraries' outputs and gradients are checked against each other.
+libraries' outputs and gradients are checked against each other. Last column: tensorgrad's
+peak memory over one forward + backward, as a multiple of the im2col matrix it must build.
 
 Sizes: the two convolutions of `examples/digits_cnn.py` at its batch of 32, and a batch of
 64 images of 16 x 32 x 32 through 32 3 x 3 filters.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tracemalloc
 from collections.abc import Callable
 
 import _common  # puts the checkout on sys.path, so the imports below work uninstalled
@@ -85,6 +87,24 @@ def blas_floor(arrays: dict[str, np.ndarray]) -> Callable[[], object]:
     return call
 
 
+def peak_megabytes(call: Callable[[], object]) -> float:
+    """The most memory (MB) numpy held at once during `call`, beyond what was held before it."""
+    call()  # warm: first-call allocations are not the steady state
+    tracemalloc.start()
+    try:
+        call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak / 2**20
+
+
+def im2col_megabytes(shape: tuple[int, ...]) -> float:
+    """The size of a 3 x 3, padding 1 convolution's im2col matrix, float32, in MB."""
+    n, c, h, w = shape
+    return n * c * 9 * h * w * 4 / 2**20
+
+
 def check(arrays: dict[str, np.ndarray]) -> None:
     """tensorgrad's output and three gradients equal PyTorch's (float32 rounding apart)."""
     ours, our_leaves = conv_call(tg, F, arrays)
@@ -129,15 +149,18 @@ def main(argv: list[str] | None = None) -> None:
         number = 1 if args.quick else max(1, int(2e7 // (np.prod(shape) * out_channels * 9)))  # ~10 ms
         result = interleaved(candidates, repeats=repeats, number=number)
         ms = {k: v["seconds"] * 1e3 for k, v in result.items()}
+        peak = peak_megabytes(conv_call(tg, F, arrays)[0])
         rows.append([name, f"{shape} -> {out_channels}", ms["tensorgrad"], ms.get("torch"),
                      ratio(paired_ratio(result, "tensorgrad", "torch")), ms["BLAS floor"],
-                     f"{result['tensorgrad']['spread']:.0%}"])
+                     f"{result['tensorgrad']['spread']:.0%}", f"{peak / im2col_megabytes(shape):.2f}x"])
     print_table("conv2d forward + backward, float32, 3 x 3 kernel, padding 1 (ms per call)",
                 ["size", "input -> filters", "tensorgrad", "torch", "tensorgrad / torch", "BLAS floor",
-                 "spread"], rows,
+                 "spread", "peak memory / im2col"], rows,
                 notes=[f"Median of {repeats} interleaved rounds; the ratio is the median of the per-round "
                        "ratios. BLAS floor: the three bare matmuls, no im2col and no fold. Spread: "
-                       "interquartile range of tensorgrad's rounds over its median."
+                       "interquartile range of tensorgrad's rounds over its median. Peak memory: the most "
+                       "that tensorgrad's forward + backward holds at once (tracemalloc), over the size of "
+                       "its im2col matrix (C*9 x N*H*W floats)."
                        + ("" if use_torch else " PyTorch not timed.")])
     if use_torch:
         print("\nChecked before timing: tensorgrad's conv2d output and gradients equal PyTorch's.")
