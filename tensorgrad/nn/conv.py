@@ -112,7 +112,7 @@ def _fold(grad_windows: np.ndarray, shape: tuple[int, ...], stride: tuple[int, i
     on rows i*dilation, i*dilation + stride, ... of the input.
     """
     _, _, kh, kw, oh, ow = grad_windows.shape
-    out = np.zeros(shape, dtype=grad_windows.dtype)
+    out = np.zeros(shape, dtype=grad_windows.dtype, like=grad_windows)
     for i in range(kh):
         rows = slice(i * dilation[0], i * dilation[0] + stride[0] * (oh - 1) + 1, stride[0])
         for j in range(kw):
@@ -127,7 +127,7 @@ def _pad_array(x: np.ndarray, pads: Pads, value: float = 0.0) -> np.ndarray:
         return x
     (top, bottom), (left, right) = pads
     n, c, h, w = x.shape
-    out = np.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype)
+    out = np.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype, like=x)
     out[:, :, top:top + h, left:left + w] = x
     return out
 
@@ -197,7 +197,7 @@ def _conv_input_grad(grad: np.ndarray, weight: np.ndarray, padded_shape: tuple[i
 # --- convolution ----------------------------------------------------------------------------------
 
 
-def _conv_padding(padding: Any, x_hw: tuple[int, int], kernel: tuple[int, int],
+def _conv_padding(padding: Any, kernel: tuple[int, int],
                   stride: tuple[int, int], dilation: tuple[int, int], dims: int, op: str) -> Pads:
     """((top, bottom), (left, right)) from an int, a tuple, 'valid' or 'same' (PyTorch's split)."""
     if isinstance(padding, str):
@@ -253,7 +253,7 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
                            f"{stride2[2 - dims:]} and dilation {dilation2[2 - dims:]}")
     _check_conv(xd, weight, groups, wd.shape[1], op)
     _check_bias(bias, wd.shape[0], weight, op)
-    pads = _conv_padding(padding, xd.shape[2:], wd.shape[2:], stride2, dilation2, dims, op)
+    pads = _conv_padding(padding, wd.shape[2:], stride2, dilation2, dims, op)
     xp = _pad_array(xd, pads)
     _check_kernel_fits(xp.shape[2:], wd.shape[2:], dilation2, op)
     out, cols = _conv_forward(xp, wd, stride2, dilation2, groups)
@@ -471,7 +471,7 @@ def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad = grad.reshape(out.shape)
-        grad_windows = np.zeros((n, c, kh, kw, oh, ow), dtype=grad.dtype)
+        grad_windows = np.zeros((n, c, kh, kw, oh, ow), dtype=grad.dtype, like=grad)
         for k in range(kh * kw):  # each output's gradient to the kernel offset that won
             grad_windows[:, :, k // kw, k % kw] = np.where(argmax == k, grad, 0)
         return _crop(_fold(grad_windows, xp.shape, strides, dilation2), pads).reshape(x.shape)
@@ -623,7 +623,7 @@ def _pad_constant(x: Tensor, per_dim: list[tuple[int, int]], first: int, value: 
         src[d] = slice(max(-lo, 0), size - max(-hi, 0))
         dst[d] = slice(max(lo, 0), max(lo, 0) + max(size - max(-lo, 0) - max(-hi, 0), 0))
     src_key, dst_key = tuple(src), tuple(dst)
-    out = np.full(out_shape, value, dtype=x.dtype)
+    out = np.full(out_shape, value, dtype=x.dtype, like=x.data)
     out[dst_key] = x.data[src_key]
 
     def vjp(grad: np.ndarray) -> np.ndarray:
