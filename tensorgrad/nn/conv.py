@@ -77,11 +77,11 @@ def _spatial_input(x: Tensor, dims: int, op: str) -> np.ndarray:
 
 
 def _check_float(op: str, *tensors: Tensor | None) -> None:
-    """Convolutions and pooling need one floating dtype for all their tensors (as PyTorch)."""
+    """Convolutions and pooling need one floating dtype for all their tensors (input, weight, bias)."""
     present = [t for t in tensors if t is not None]
     if any(t.dtype.kind != "f" for t in present) or len({t.dtype for t in present}) > 1:
         dtypes = ", ".join(str(t.dtype) for t in present)
-        raise RuntimeError(f"{op}: input, weight and bias must share one floating dtype, got {dtypes}")
+        raise RuntimeError(f"{op}: expected floating-point tensors of one dtype, got {dtypes}")
 
 
 def _output_size(size: int, kernel: int, stride: int, dilation: int) -> int:
@@ -606,7 +606,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     if mode == "constant":
         return _pad_constant(input, per_dim, first, 0.0 if value is None else value)
     if value is not None and value != 0:
-        raise ValueError(f"{op}: padding mode {mode!r} doesn't take a value, got value={value}")
+        raise RuntimeError(f"{op}: padding mode {mode!r} doesn't take a value, got value={value}")
     return _pad_by_index(input, per_dim, first, mode)
 
 
