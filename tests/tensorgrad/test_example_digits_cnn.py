@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 
+@pytest.mark.slow
 def test_a_short_run_learns_and_writes_its_picture_and_summary(tmp_path, capsys, load_example):
     pytest.importorskip("matplotlib")
     pytest.importorskip("tqdm")
