@@ -143,42 +143,41 @@ def _crop(x: np.ndarray, pads: Pads) -> np.ndarray:
 
 def _im2col(xp: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int],
             groups: int) -> np.ndarray:
-    """The windows of xp as matrices (groups, C/groups*kh*kw, N*oh*ow): one column per output position.
+    """The windows of xp as matrices (N, groups, C/groups*kh*kw, oh*ow): one column per window.
 
-    The reshape of the (transposed) window view is the one copy a convolution makes of its
-    input. Channels and kernel offsets make the rows, so that one matmul serves the whole batch.
+    The reshape of the window view is the one copy a convolution makes of its input ("im2col").
     """
     windows = _windows(xp, kernel, stride, dilation)
     n, c, kh, kw, oh, ow = windows.shape
-    return windows.transpose(1, 2, 3, 0, 4, 5).reshape(groups, c // groups * kh * kw, n * oh * ow)
+    return windows.reshape(n, groups, c // groups * kh * kw, oh * ow)
 
 
 def _grad_matrix(grad: np.ndarray, groups: int) -> np.ndarray:
-    """An (N, O, oh, ow) gradient as the matrices (groups, O/groups, N*oh*ow) that meet im2col's."""
+    """An (N, O, oh, ow) gradient as (N, groups, O/groups, oh*ow): the shape of the forward's product."""
     n, out_channels, oh, ow = grad.shape
-    return grad.transpose(1, 0, 2, 3).reshape(groups, out_channels // groups, n * oh * ow)
+    return grad.reshape(n, groups, out_channels // groups, oh * ow)
 
 
 def _conv_forward(xp: np.ndarray, weight: np.ndarray, stride: tuple[int, int],
                   dilation: tuple[int, int], groups: int) -> tuple[np.ndarray, np.ndarray]:
     """out[n, o] = sum over c, i, j of weight[o, c, i, j] * window[n, c, i, j]; returns (out, cols).
 
-    One BLAS matmul per group (one in all for groups=1): (O/groups, K) @ (K, N*oh*ow), with
-    K = C/groups*kh*kw. cols, the im2col matrix, is kept for the weight's gradient.
+    One batched BLAS matmul: (groups, O/groups, K) @ (N, groups, K, oh*ow), K = C/groups*kh*kw,
+    whose result is already out in PyTorch's (N, O, oh, ow) layout. cols, the im2col matrices,
+    are kept for the weight's gradient.
     """
     out_channels, _, kh, kw = weight.shape
-    n, _, h, w = xp.shape
-    oh, ow = _output_size(h, kh, stride[0], dilation[0]), _output_size(w, kw, stride[1], dilation[1])
     cols = _im2col(xp, (kh, kw), stride, dilation, groups)
+    n, _, _, length = cols.shape
     out = np.matmul(weight.reshape(groups, out_channels // groups, -1), cols)
-    # (O, N, oh, ow) in memory; PyTorch's layout (N, O, oh, ow) costs one copy of the output.
-    return np.ascontiguousarray(out.reshape(out_channels, n, oh, ow).transpose(1, 0, 2, 3)), cols
+    oh = _output_size(xp.shape[2], kh, stride[0], dilation[0])
+    return out.reshape(n, out_channels, oh, length // oh), cols
 
 
 def _conv_weight_grad(grad: np.ndarray, cols: np.ndarray, weight_shape: tuple[int, ...],
                       groups: int) -> np.ndarray:
-    """d/dweight = grad @ cols^T: the forward's matmul, transposed (cols^T is a view, not a copy)."""
-    return np.matmul(_grad_matrix(grad, groups), cols.swapaxes(-1, -2)).reshape(weight_shape)
+    """d/dweight = sum over the batch of grad @ cols^T: the forward's matmul, transposed (a view)."""
+    return np.matmul(_grad_matrix(grad, groups), cols.swapaxes(-1, -2)).sum(axis=0).reshape(weight_shape)
 
 
 def _conv_input_grad(grad: np.ndarray, weight: np.ndarray, padded_shape: tuple[int, ...],
@@ -187,11 +186,9 @@ def _conv_input_grad(grad: np.ndarray, weight: np.ndarray, padded_shape: tuple[i
     n, out_channels, oh, ow = grad.shape
     _, c_per_group, kh, kw = weight.shape
     weight_t = weight.reshape(groups, out_channels // groups, -1).swapaxes(-1, -2)  # (G, K, O/G)
-    grad_cols = np.matmul(weight_t, _grad_matrix(grad, groups))  # (G, K, N*oh*ow): im2col's layout
-    # Fold in that layout, (C, N, ...), so every strided add reads contiguous rows; then swap back.
-    grad_windows = grad_cols.reshape(groups * c_per_group, kh, kw, n, oh, ow).transpose(0, 3, 1, 2, 4, 5)
-    folded = _fold(grad_windows, (padded_shape[1], padded_shape[0], *padded_shape[2:]), stride, dilation)
-    return folded.transpose(1, 0, 2, 3)
+    grad_cols = np.matmul(weight_t, _grad_matrix(grad, groups))  # (N, G, K, oh*ow): im2col's shape
+    grad_windows = grad_cols.reshape(n, groups * c_per_group, kh, kw, oh, ow)
+    return _fold(grad_windows, padded_shape, stride, dilation)
 
 
 # --- convolution ----------------------------------------------------------------------------------
