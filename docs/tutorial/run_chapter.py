@@ -85,10 +85,9 @@ def run(path: Path) -> int:
     for block in blocks(path):
         if block.language != RUN:
             continue
-        # Padding with newlines makes tracebacks cite the Markdown file's own line numbers.
-        code = compile("\n" * (block.line - 1) + block.code, str(path), "exec")
         try:
-            exec(code, namespace)
+            # Padding with newlines makes tracebacks cite the Markdown file's own line numbers.
+            exec(compile("\n" * (block.line - 1) + block.code, str(path), "exec"), namespace)
         except BaseException as error:  # noqa: BLE001 - SystemExit from a block is a failure too
             traceback.print_exc()
             print(f"{path.name}, block at line {block.line}: {type(error).__name__}: {error}",
