@@ -21,9 +21,10 @@ import numpy as np
 from tensorgrad.elementwise import dropout, where
 from tensorgrad.matmul import linear
 from tensorgrad.movement import cat
+from tensorgrad.nn import init
 from tensorgrad.nn.modules import Linear, Module, Parameter
 from tensorgrad.reduce import softmax
-from tensorgrad.tensor import Tensor, _generator, _wrap, float32
+from tensorgrad.tensor import Tensor, _wrap, float32
 
 __all__ = ["scaled_dot_product_attention", "MultiheadAttention"]
 
@@ -124,23 +125,6 @@ class NonDynamicallyQuantizableLinear(Linear):
     """`Linear` under the name PyTorch gives MultiheadAttention's output projection (same repr)."""
 
 
-def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
-    """(fan_in, fan_out) of a weight, counted as PyTorch's nn.init counts them."""
-    receptive_field = math.prod(shape[2:])
-    return shape[1] * receptive_field, shape[0] * receptive_field
-
-
-def _xavier_uniform(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """Glorot's uniform initialisation, bound sqrt(6 / (fan_in + fan_out)), as PyTorch's xavier_uniform_."""
-    bound = math.sqrt(6 / sum(_fans(shape)))
-    return _generator().uniform(-bound, bound, shape).astype(dtype)
-
-
-def _xavier_normal(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """Glorot's normal initialisation, std sqrt(2 / (fan_in + fan_out)), as PyTorch's xavier_normal_."""
-    return (_generator().standard_normal(shape) * math.sqrt(2 / sum(_fans(shape)))).astype(dtype)
-
-
 class MultiheadAttention(Module):
     """Attention with `num_heads` heads over `embed_dim` features, PyTorch's layer and parameters.
 
@@ -178,26 +162,37 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
 
     def _make_parameters(self, bias: bool, add_bias_kv: bool, dtype: np.dtype) -> None:
-        """PyTorch's parameters and initialisation: Glorot-uniform projections, zero biases."""
+        """PyTorch's parameters, under its names (an absent one registered as None)."""
         e = self.embed_dim
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(_xavier_uniform((3 * e, e), dtype))
+            self.in_proj_weight = Parameter(np.empty((3 * e, e), dtype))
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
                 self.register_parameter(name, None)
         else:
-            self.q_proj_weight = Parameter(_xavier_uniform((e, e), dtype))
-            self.k_proj_weight = Parameter(_xavier_uniform((e, self.kdim), dtype))
-            self.v_proj_weight = Parameter(_xavier_uniform((e, self.vdim), dtype))
+            self.q_proj_weight = Parameter(np.empty((e, e), dtype))
+            self.k_proj_weight = Parameter(np.empty((e, self.kdim), dtype))
+            self.v_proj_weight = Parameter(np.empty((e, self.vdim), dtype))
             self.register_parameter("in_proj_weight", None)
-        self.register_parameter("in_proj_bias", Parameter(np.zeros(3 * e, dtype)) if bias else None)
+        self.register_parameter("in_proj_bias", Parameter(np.empty(3 * e, dtype)) if bias else None)
         self.out_proj = NonDynamicallyQuantizableLinear(e, e, bias=bias, dtype=dtype)
-        if bias:
-            self.out_proj.bias.data[...] = 0
         if add_bias_kv:
-            self.bias_k = Parameter(_xavier_normal((1, 1, e), dtype))
-            self.bias_v = Parameter(_xavier_normal((1, 1, e), dtype))
+            self.bias_k = Parameter(np.empty((1, 1, e), dtype))
+            self.bias_v = Parameter(np.empty((1, 1, e), dtype))
         else:
             self.bias_k = self.bias_v = None
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        """PyTorch's initialisation: Glorot-uniform projections, zero biases, Glorot-normal bias_k/v."""
+        for name in ("in_proj_weight", "q_proj_weight", "k_proj_weight", "v_proj_weight"):
+            if self._parameters[name] is not None:
+                init.xavier_uniform_(self._parameters[name])
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,

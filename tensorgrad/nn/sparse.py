@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad.nn import init
 from tensorgrad.nn.modules import Module, Parameter
-from tensorgrad.tensor import Tensor, _generator, _wrap, float32, int64, record
+from tensorgrad.tensor import Tensor, _wrap, float32, int64, record
 
 __all__ = ["embedding", "one_hot", "Embedding"]
 
@@ -135,10 +136,9 @@ class Embedding(Module):
 
     def reset_parameters(self) -> None:
         """Weight from N(0, 1); the padding row zeroed."""
-        self.weight.data[...] = _generator().standard_normal(self.weight.shape)
+        init.normal_(self.weight)
         if self.padding_idx is not None:
             self.weight.data[self.padding_idx] = 0
-        self.weight._versions[0] += 1
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
