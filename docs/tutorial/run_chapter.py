@@ -101,8 +101,10 @@ def make_images(out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for chapter in chapters():
         with tempfile.TemporaryDirectory() as workdir:
-            done = subprocess.run([sys.executable, __file__, str(chapter)], cwd=workdir)
-            if done.returncode != 0:
+            done = subprocess.run([sys.executable, __file__, str(chapter)], cwd=workdir,
+                                  capture_output=True, text=True)
+            if done.returncode != 0:  # what the chapter printed, to see where it failed
+                print(done.stdout, done.stderr, sep="\n", file=sys.stderr)
                 return done.returncode
             for name in images(chapter):
                 shutil.copyfile(Path(workdir) / name, out / name)
