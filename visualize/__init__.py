@@ -1,6 +1,6 @@
 """visualize: pictures of any graph that scalargrad or tensorgrad builds, and backprop step by step.
 
-Tutorial chapter 2 uses it. `draw_dot(root)` reads only the node protocol of `scalargrad.engine`
+Tutorial chapter 4 uses it. `draw_dot(root)` reads only the node protocol of `scalargrad.engine`
 (`data`, `grad`, `parents`, `op`, `label`), so one function draws `Value` and `Tensor` graphs
 alike. `render` writes the picture to an `.svg` or `.png` file with Graphviz's `dot` where it is
 installed and with the `graphviz-pure` program from PyPI where it is not. In Jupyter, a drawn

@@ -4,7 +4,7 @@
 next / play buttons, a slider whose value is the frame index, left and right arrow keys, and
 the step's caption in words under the picture. Nothing is fetched: no network, no external
 scripts, styles or fonts, so the page works offline and from an e-mail attachment.
-`backprop_player(root)` shows the same page inline in Jupyter (tutorial chapter 2).
+`backprop_player(root)` shows the same page inline in Jupyter (tutorial chapter 4).
 """
 
 from __future__ import annotations

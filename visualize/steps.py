@@ -1,4 +1,4 @@
-"""Backprop step by step: one picture per node the backward pass runs (tutorial chapter 2).
+"""Backprop step by step: one picture per node the backward pass runs (tutorial chapter 4).
 
 `backprop_steps(root)` runs the engine's own backward pass (`scalargrad.engine.backward` with
 its `on_step` hook, never a second loop) and records, after each node's `_backward`, the

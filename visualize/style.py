@@ -1,6 +1,6 @@
 """How pictures look: node kinds and their colours, the key, and how numbers are written.
 
-Kept apart from the drawing code so the look is chosen in one place (tutorial chapter 2 shows
+Kept apart from the drawing code so the look is chosen in one place (tutorial chapter 4 shows
 the pictures this produces). Every number in a picture goes through `number`, which writes
 significant digits (a gradient of 7.26e-4 never prints as 0.0007, nor 1e-6 as 0.0000) with
 ASCII digits and '-' only.
