@@ -1,6 +1,6 @@
 """The graph engine shared by `scalargrad.Value` and `tensorgrad.Tensor`.
 
-Tutorial chapter 2 ("backpropagation") introduces it. A graph is made of *nodes*; both kinds of
+Tutorial chapter 3 ("Backward") introduces it. A graph is made of *nodes*; both kinds of
 node follow the `Node` protocol below, so one engine orders and differentiates both, and
 `visualize` draws both.
 

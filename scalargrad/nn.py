@@ -1,6 +1,6 @@
 """micrograd's neural network on `Value`s: `Module`, `Neuron`, `Layer`, `MLP`.
 
-Tutorial chapter 3 ("a neural net from Values") introduces it. The classes have micrograd's
+Tutorial chapter 5 ("a neuron, a layer, an MLP") introduces it. The classes have micrograd's
 names, shapes and order of parameters, so micrograd code runs unchanged; two things differ:
 
 - Initialisation is seedable: `MLP(2, [16, 16, 1], seed=0)` draws every weight from its own

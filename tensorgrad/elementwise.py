@@ -1,4 +1,4 @@
-"""Elementwise ops: arithmetic, unary math, comparisons and in-place updates (tutorial chapter 5).
+"""Elementwise ops: arithmetic, unary math, comparisons and in-place updates (tutorial chapter 7).
 
 Each op is its forward line followed by one gradient formula (VJP) per input, handed to
 `record`, which reduces broadcast gradients back to each input's shape. Binary ops take a

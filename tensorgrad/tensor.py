@@ -1,4 +1,4 @@
-"""`Tensor`: a strided numpy array that is a node of scalargrad's graph (tutorial chapter 4).
+"""`Tensor`: a strided numpy array that is a node of scalargrad's graph (tutorial chapter 6).
 
 This module holds the plumbing every op shares:
 
