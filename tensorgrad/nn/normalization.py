@@ -152,6 +152,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
                          ("weight", weight), ("bias", bias)):
         _check_param("batch_norm", name, tensor, (channels,), x.shape)
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var)):
+        if tensor is not None and tensor.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"batch_norm is not differentiable with respect to {name}: it can't have "
+                               "requires_grad=True")
     axes = (0, *range(2, x.ndim))
     view = (1, channels) + (1,) * (x.ndim - 2)  # a per-channel vector, broadcast over x
     if training:

@@ -136,6 +136,8 @@ def test_cosine_similarity_of_tiny_vectors_matches_pytorch():
      r"more than 1 value.*\(1, 3\)"),
     (lambda: N.batch_norm(tg.randn(4, 3), None, None), RuntimeError, "running_mean"),
     (lambda: N.batch_norm(tg.randn(4, 3), tg.zeros(2), tg.ones(3)), RuntimeError, r"running_mean.*\(3,\)"),
+    (lambda: N.batch_norm(tg.randn(4, 3), tg.zeros(3), tg.ones(3, requires_grad=True)), RuntimeError,
+     "not differentiable with respect to running_var"),
     (lambda: N.group_norm(tg.randn(2, 6), 4), RuntimeError, r"divisible.*\(2, 6\).*num_groups=4"),
     (lambda: N.GroupNorm(4, 6), ValueError, "divisible"),
     (lambda: N.normalize(tg.randn(2, 3), dim=2), IndexError, "dimension 2"),
@@ -144,8 +146,8 @@ def test_cosine_similarity_of_tiny_vectors_matches_pytorch():
     (lambda: N.BatchNorm2d(3)(tg.randn(2, 3, 4)), ValueError, "4D input"),
     (lambda: N.layer_norm(tg.tensor([[1, 2]]), (2,)), RuntimeError, "floating point"),
 ], ids=["layer_norm shape", "layer_norm weight", "layer_norm int shape", "batch of one",
-        "eval without stats", "stats shape", "groups", "GroupNorm groups", "normalize dim", "cosine shapes",
-        "BatchNorm1d dims", "BatchNorm2d dims", "integer input"])
+        "eval without stats", "stats shape", "stats with grad", "groups", "GroupNorm groups", "normalize dim",
+        "cosine shapes", "BatchNorm1d dims", "BatchNorm2d dims", "integer input"])
 def test_bad_arguments_raise_pytorchs_error(call, error, words):
     with pytest.raises(error, match=words):
         call()
