@@ -225,3 +225,13 @@ def test_multihead_attention_dropout_applies_in_training_only():
 def test_multihead_attention_bad_arguments_raise_pytorchs_error(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+def test_float32_stays_float32():
+    q = tg.randn(2, 4, 8, requires_grad=True)
+    out = scaled_dot_product_attention(q, q, q, attn_mask=tg.ones(4, 4, dtype=tg.bool_), is_causal=False)
+    layer = MultiheadAttention(8, 2)
+    mha, weights = layer(q, q, q, key_padding_mask=tg.tensor([[False, True]] * 4))  # (L, N, E) = (2, 4, 8)
+    assert out.dtype == mha.dtype == weights.dtype == tg.float32
+    (out.sum() + mha.sum()).backward()
+    assert q.grad.dtype == np.float32 and layer.in_proj_weight.grad.dtype == np.float32
