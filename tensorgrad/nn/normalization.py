@@ -111,10 +111,11 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     Derivative: see the module docstring; weight and bias have shape `normalized_shape`.
     """
     x = _floating_input(input, "layer_norm")
-    if not isinstance(normalized_shape, Sequence) or not all(isinstance(n, int) for n in normalized_shape):
+    if not isinstance(normalized_shape, Sequence) or not all(isinstance(n, int | np.integer)
+                                                             for n in normalized_shape):
         raise TypeError(f"layer_norm(): argument 'normalized_shape' must be a tuple of ints, not "
                         f"{type(normalized_shape).__name__}")
-    shape = tuple(normalized_shape)
+    shape = tuple(int(n) for n in normalized_shape)
     k = len(shape)
     if k == 0 or x.shape[x.ndim - k:] != shape or x.ndim < k:
         raise RuntimeError(f"layer_norm: given normalized_shape={list(shape)}, expected input with shape "
