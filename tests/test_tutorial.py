@@ -62,6 +62,14 @@ def test_every_fence_is_marked_and_the_chapter_has_its_parts(chapter):
             f"{chapter.name}: each solution is a python block that checks itself"
 
 
+def test_the_index_and_the_readme_link_every_chapter():
+    index = (TUTORIAL / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for chapter in CHAPTERS:
+        assert f"]({chapter.name})" in index, f"docs/tutorial/README.md does not link {chapter.name}"
+        assert f"](docs/tutorial/{chapter.name})" in readme, f"README.md does not link {chapter.name}"
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda path: path.stem)
 def test_every_picture_shown_is_committed(chapter):
     for name in runner.images(chapter):
