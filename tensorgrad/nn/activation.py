@@ -8,13 +8,14 @@ result into the input (PyTorch's in-place form, with the same rules about leaves
 
 Only floating point tensors are accepted (PyTorch's kernels refuse integers too), except by
 `hardtanh`/`relu6`, which clip integers, and `softsign`, which computes in float32.
-The modules at the end (`GELU`, `SiLU`, ...) hold the parameters and call the functions.
+The modules at the end (`GELU`, `SiLU`, ...) hold the options and call the functions.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,8 @@ from tensorgrad.tensor import Tensor, float32, record
 __all__ = [
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
     "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin",
-    "GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax",
+    "GELU", "SiLU", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "ReLU6", "Hardsigmoid",
+    "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin", "Softmax", "LogSoftmax",
 ]
 
 # SELU's constants (Klambauer et al. 2017), as PyTorch writes them.
@@ -279,60 +281,138 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
 # --- modules ---------------------------------------------------------------------------------------
 
 
-class GELU(Module):
+class _Activation(Module):
+    """A layer that applies one of the functions above with the options it was built with.
+
+    The options are plain attributes under PyTorch's names (`layer.negative_slope`), and the repr
+    lists them as PyTorch's does (`inplace=True` only when set).
+    """
+
+    def __init__(self, function: Callable[..., Tensor], **options: Any) -> None:
+        super().__init__()
+        self._function, self._options = function, tuple(options)
+        for name, value in options.items():
+            setattr(self, name, value)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return self._function(input, **{name: getattr(self, name) for name in self._options})
+
+    def extra_repr(self) -> str:
+        shown = [f"{name}={getattr(self, name)!r}" for name in self._options if name != "inplace"]
+        return ", ".join(shown + (["inplace=True"] if getattr(self, "inplace", False) else []))
+
+
+class GELU(_Activation):
     """gelu(x) as a layer; `approximate='tanh'` for the tanh approximation."""
 
     def __init__(self, approximate: str = "none") -> None:
-        super().__init__()
-        self.approximate = approximate
-
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return gelu(input, self.approximate)
-
-    def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}"
+        super().__init__(gelu, approximate=approximate)
 
 
-class SiLU(Module):
+class SiLU(_Activation):
     """x * sigmoid(x) as a layer."""
 
     def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return silu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+        super().__init__(silu, inplace=inplace)
 
 
-class LeakyReLU(Module):
+class Mish(_Activation):
+    """x * tanh(softplus(x)) as a layer."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(mish, inplace=inplace)
+
+
+class LeakyReLU(_Activation):
     """leaky_relu(x, negative_slope) as a layer."""
 
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
-        super().__init__()
-        self.negative_slope, self.inplace = negative_slope, inplace
-
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+        super().__init__(leaky_relu, negative_slope=negative_slope, inplace=inplace)
 
 
-class ELU(Module):
+class ELU(_Activation):
     """elu(x, alpha) as a layer."""
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
+        super().__init__(elu, alpha=alpha, inplace=inplace)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return elu(input, self.alpha, self.inplace)
+
+class SELU(_Activation):
+    """selu(x) as a layer."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(selu, inplace=inplace)
+
+
+class CELU(_Activation):
+    """celu(x, alpha) as a layer."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(celu, alpha=alpha, inplace=inplace)
+
+
+class Hardtanh(_Activation):
+    """x clipped to [min_val, max_val] as a layer."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        if min_val > max_val:
+            raise ValueError(f"Hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})")
+        super().__init__(hardtanh, min_val=min_val, max_val=max_val, inplace=inplace)
+
+
+class ReLU6(_Activation):
+    """min(max(x, 0), 6) as a layer."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(relu6, inplace=inplace)
+
+
+class Hardsigmoid(_Activation):
+    """relu6(x + 3) / 6 as a layer."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(hardsigmoid, inplace=inplace)
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+        return ""  # PyTorch's Hardsigmoid shows no options, not even inplace
+
+
+class Hardswish(_Activation):
+    """x * relu6(x + 3) / 6 as a layer."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(hardswish, inplace=inplace)
+
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's Hardswish shows no options, not even inplace
+
+
+class Softplus(_Activation):
+    """softplus(x, beta, threshold) as a layer."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__(softplus, beta=beta, threshold=threshold)
+
+
+class Softsign(_Activation):
+    """x / (1 + |x|) as a layer."""
+
+    def __init__(self) -> None:
+        super().__init__(softsign)
+
+
+class LogSigmoid(_Activation):
+    """log(sigmoid(x)) as a layer."""
+
+    def __init__(self) -> None:
+        super().__init__(logsigmoid)
+
+
+class Softmin(_Activation):
+    """softmin over `dim` as a layer (dim=None: PyTorch's deprecated implicit choice, with a warning)."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__(softmin, dim=dim)
 
 
 class Softmax(Module):

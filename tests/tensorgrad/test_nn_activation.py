@@ -137,28 +137,55 @@ def test_bad_arguments_raise_pytorchs_error(call, error, words):
         call()
 
 
-@pytest.mark.parametrize(("module", "function"), [
-    (lambda: A.GELU(), lambda x: A.gelu(x)),
-    (lambda: A.GELU("tanh"), lambda x: A.gelu(x, "tanh")),
-    (lambda: A.SiLU(), lambda x: A.silu(x)),
-    (lambda: A.LeakyReLU(0.3), lambda x: A.leaky_relu(x, 0.3)),
-    (lambda: A.ELU(0.7), lambda x: A.elu(x, 0.7)),
-    (lambda: A.Softmax(dim=0), lambda x: tg.softmax(x, 0)),
-    (lambda: A.LogSoftmax(dim=1), lambda x: tg.log_softmax(x, 1)),
-], ids=["GELU", "GELU tanh", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax"])
-def test_modules_call_their_function(module, function):
-    x = tg.randn(3, 4, dtype=tg.float64)
-    layer = module()
+# (module name, constructor arguments, the function call it must equal)
+MODULES = [
+    ("GELU", (), lambda x: A.gelu(x)),
+    ("GELU", ("tanh",), lambda x: A.gelu(x, "tanh")),
+    ("SiLU", (), lambda x: A.silu(x)),
+    ("Mish", (), lambda x: A.mish(x)),
+    ("LeakyReLU", (0.3,), lambda x: A.leaky_relu(x, 0.3)),
+    ("ELU", (0.7,), lambda x: A.elu(x, 0.7)),
+    ("SELU", (), lambda x: A.selu(x)),
+    ("CELU", (2.0,), lambda x: A.celu(x, 2.0)),
+    ("Hardtanh", (-0.5, 2.0), lambda x: A.hardtanh(x, -0.5, 2.0)),
+    ("ReLU6", (), lambda x: A.relu6(x)),
+    ("Hardsigmoid", (), lambda x: A.hardsigmoid(x)),
+    ("Hardswish", (), lambda x: A.hardswish(x)),
+    ("Softplus", (2.0, 1.0), lambda x: A.softplus(x, 2.0, 1.0)),
+    ("Softsign", (), lambda x: A.softsign(x)),
+    ("LogSigmoid", (), lambda x: A.logsigmoid(x)),
+    ("Softmin", (0,), lambda x: A.softmin(x, 0)),
+    ("Softmax", (0,), lambda x: tg.softmax(x, 0)),
+    ("LogSoftmax", (1,), lambda x: tg.log_softmax(x, 1)),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "function"), MODULES, ids=[f"{m[0]}{m[1]}" for m in MODULES])
+def test_modules_call_their_function(name, args, function):
+    x = tg.randn(3, 4, dtype=tg.float64) * 3
+    layer = getattr(A, name)(*args)
     np.testing.assert_array_equal(layer(x).data, function(x).data)
     assert list(layer.parameters()) == [] and layer.state_dict() == {}
 
 
+@pytest.mark.parametrize("name", ["SiLU", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "ReLU6",
+                                  "Hardsigmoid", "Hardswish"])
+def test_inplace_modules_write_into_their_input(name):
+    x = tg.randn(3, 4, dtype=tg.float64) * 3
+    expected = getattr(A, name)()(x).data
+    assert getattr(A, name)(inplace=True)(x) is x
+    np.testing.assert_array_equal(x.data, expected)
+
+
 def test_module_reprs_match_pytorchs():
     torch = pytest.importorskip("torch")
-    pairs = [(A.GELU(), torch.nn.GELU()), (A.GELU("tanh"), torch.nn.GELU("tanh")),
-             (A.SiLU(), torch.nn.SiLU()),
-             (A.LeakyReLU(0.2, True), torch.nn.LeakyReLU(0.2, True)), (A.ELU(), torch.nn.ELU()),
-             (A.Softmax(), torch.nn.Softmax()), (A.LogSoftmax(1), torch.nn.LogSoftmax(1))]
+    for name, args, _ in MODULES:
+        assert repr(getattr(A, name)(*args)) == repr(getattr(torch.nn, name)(*args))
+    for name in ["SiLU", "Mish", "ReLU6", "Hardswish", "Hardsigmoid", "SELU"]:
+        assert repr(getattr(A, name)(inplace=True)) == repr(getattr(torch.nn, name)(inplace=True))
+    pairs = [(A.LeakyReLU(0.2, True), torch.nn.LeakyReLU(0.2, True)),
+             (A.Hardtanh(-2, 2, True), torch.nn.Hardtanh(-2, 2, True)),
+             (A.Softmax(), torch.nn.Softmax()), (A.Softmin(), torch.nn.Softmin())]
     for ours, theirs in pairs:
         assert repr(ours) == repr(theirs)
 
