@@ -58,10 +58,29 @@ __all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "Ad
 
 # Activation, normalisation, embedding and attention layers (tensorgrad/nn/activation.py,
 # normalization.py, sparse.py, attention.py).
-from tensorgrad.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, SiLU, Softmax  # noqa: E402
+from tensorgrad.nn.activation import (  # noqa: E402
+    CELU,
+    ELU,
+    GELU,
+    SELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    ReLU6,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softsign,
+)
 from tensorgrad.nn.attention import MultiheadAttention  # noqa: E402
 from tensorgrad.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm  # noqa: E402
 from tensorgrad.nn.sparse import Embedding  # noqa: E402
 
-__all__ += ["GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax", "BatchNorm1d", "BatchNorm2d",
-            "LayerNorm", "GroupNorm", "Embedding", "MultiheadAttention"]
+__all__ += ["GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax", "Mish", "SELU", "CELU", "Hardtanh",
+            "ReLU6", "Hardsigmoid", "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin",
+            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding", "MultiheadAttention"]
