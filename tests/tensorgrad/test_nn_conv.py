@@ -205,9 +205,7 @@ LAYERS = {
 def test_layers_load_state_dicts_both_ways_and_match_pytorch(name, direction):
     torch = pytest.importorskip("torch")
     make, shape = LAYERS[name]
-    ours, theirs = make(nn), make(torch.nn).double()
-    for param in ours.parameters():  # float64 on both sides before any values move
-        param.data = param.data.astype(np.float64)
+    ours, theirs = make(nn).double(), make(torch.nn).double()  # float64 before any values move
     assert [k for k, _ in ours.named_parameters()] == [k for k, _ in theirs.named_parameters()]
     if direction == "torch to ours":
         ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
