@@ -235,3 +235,17 @@ def test_float32_stays_float32():
     assert out.dtype == mha.dtype == weights.dtype == tg.float32
     (out.sum() + mha.sum()).backward()
     assert q.grad.dtype == np.float32 and layer.in_proj_weight.grad.dtype == np.float32
+
+
+def test_multihead_attention_gradient_matches_finite_differences():
+    tg.manual_seed(1)
+    layer = MultiheadAttention(E, H, kdim=3, add_bias_kv=True, dtype=tg.float64)
+    query, key, value = (tg.randn(*shape, dtype=tg.float64, requires_grad=True)
+                         for shape in [(4, 2, E), (5, 2, 3), (5, 2, E)])
+    params = list(layer.parameters())
+    padding = tg.tensor([[False, False, True, False, False], [True, False, False, False, False]])
+
+    def output(*tensors):
+        return layer(*tensors[:3], key_padding_mask=padding)[0]
+
+    assert tg.gradcheck(output, [query, key, value, *params])
