@@ -32,6 +32,59 @@ from tensorgrad.elementwise import (
     tanh,
     where,
 )
+
+# isort: split
+from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
+    acos,
+    acosh,
+    allclose,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    ceil,
+    clip,
+    copysign,
+    cos,
+    cosh,
+    equal,
+    erf,
+    exp2,
+    expm1,
+    floor,
+    floor_divide,
+    fmod,
+    frac,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    lerp,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    reciprocal,
+    remainder,
+    round,
+    rsqrt,
+    sign,
+    sin,
+    sinh,
+    square,
+    tan,
+    trunc,
+)
 from tensorgrad.gradcheck import GradcheckError, gradcheck
 from tensorgrad.indexing import index_put
 from tensorgrad.matmul import matmul
@@ -48,7 +101,7 @@ from tensorgrad.movement import (
     transpose,
     unsqueeze,
 )
-from tensorgrad.reduce import argmax, argmin, log_softmax, logsumexp, max, mean, min, softmax, sum
+from tensorgrad.reduce import amax, amin, argmax, argmin, log_softmax, logsumexp, max, mean, min, softmax, sum
 from tensorgrad.serialization import load, save
 from tensorgrad.tensor import (
     InplaceModifiedError,
@@ -87,7 +140,13 @@ __all__ = [
     "record", "unbroadcast", "gradcheck", "GradcheckError", "InplaceModifiedError",
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu",
     "clamp", "maximum", "minimum", "where", "lt", "le", "gt", "ge", "eq", "ne",
-    "sum", "mean", "max", "min", "argmax", "argmin", "logsumexp", "softmax", "log_softmax",
+    "acos", "acosh", "allclose", "asin", "asinh", "atan", "atanh", "bitwise_and",
+    "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil",
+    "clip", "copysign", "cos", "cosh", "equal", "erf", "exp2", "expm1", "floor",
+    "floor_divide", "fmod", "frac", "isclose", "isfinite", "isinf", "isnan", "lerp", "log1p",
+    "log2", "log10", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "reciprocal", "remainder", "round", "rsqrt", "sign", "sin", "sinh", "square", "tan", "trunc",
+    "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp", "softmax", "log_softmax",
     "matmul", "cat", "stack", "reshape", "transpose", "permute", "expand", "broadcast_to", "unsqueeze",
     "squeeze", "flatten", "clone", "index_put", "nn", "optim", "data", "save", "load",
 ]

@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_int", "sizes", "dim", "dims"]
+__all__ = ["ShapeError", "as_int", "sizes", "dim", "dims"]
+
+
+class ShapeError(RuntimeError, ValueError):
+    """Shapes that don't fit an op: PyTorch raises RuntimeError, and NumPy users expect ValueError.
+
+    It is both, so code written for either catches it.
+    """
 
 
 def as_int(value: Any, op: str, argument: str) -> int:

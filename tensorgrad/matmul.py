@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgrad.tensor import Tensor, float32, float64, record
+from tensorgrad.checks import ShapeError
+from tensorgrad.tensor import Tensor, record
 
 
 def _check(a: Tensor, b: Tensor) -> None:
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(
+        raise ShapeError(
             f"matmul: both operands need at least 1 dimension, got shapes {a.shape} and {b.shape}"
         ) from None  # raised while handling numpy's less readable error
     inner_a = a.shape[-1]
     inner_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
     if inner_a != inner_b:
         which = "dimension -2" if b.ndim > 1 else "dimension 0"
-        raise ValueError(
+        raise ShapeError(
             f"matmul: shapes {a.shape} and {b.shape} don't match: dimension -1 of the first "
             f"({inner_a}) must equal {which} of the second ({inner_b})"
         ) from None
@@ -49,15 +50,16 @@ def _product(left: np.ndarray, right: np.ndarray, like: np.ndarray) -> np.ndarra
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b. d/da = grad @ b^T, d/db = a^T @ grad (vectors treated as 1-row / 1-column matrices)."""
     a_data, b_data = a.data, b.data
+    if a_data.dtype != b_data.dtype:
+        raise RuntimeError(f"matmul: expected both operands to have the same dtype, got {a.dtype} "
+                           f"(shape {a.shape}) and {b.dtype} (shape {b.shape})")
     try:
         out = np.matmul(a_data, b_data)
     except ValueError:  # say which dimensions are wrong, in PyTorch's terms
         _check(a, b)
-        raise ValueError(
+        raise ShapeError(
             f"matmul: the batch dimensions of shapes {a.shape} and {b.shape} can't be broadcast together"
         ) from None
-    if out.dtype == float64 and a_data.dtype != float64 and b_data.dtype != float64:
-        out = out.astype(float32)
     if a_data.ndim > 1 and b_data.ndim > 1:  # matrices (or batches of them): the common case
         return record(out, "@", (a, b),
                       lambda grad: _product(grad, _swap(b_data), like=a_data),
@@ -127,14 +129,14 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def _raise_linear_error(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """Say which of `linear`'s operands has the wrong shape or dtype."""
     if weight.ndim != 2:
-        raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got shape {weight.shape}")
+        raise ShapeError(f"linear: weight must be 2-D (out_features, in_features), got shape {weight.shape}")
     if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
-        raise ValueError(
+        raise ShapeError(
             f"linear: input of shape {x.shape} has {x.shape[-1] if x.ndim else 'no'} features in its "
             f"last dimension, but weight of shape {weight.shape} expects {weight.shape[1]}"
         ) from None
     if bias is not None and bias.shape != (weight.shape[0],):
-        raise ValueError(
+        raise ShapeError(
             f"linear: bias must have shape ({weight.shape[0]},) to match weight {weight.shape}, "
             f"got {bias.shape}"
         )

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from tensorgrad import checks
+from tensorgrad.checks import ShapeError
 from tensorgrad.tensor import Tensor, record
 
 
@@ -24,27 +26,18 @@ def _view(x: Tensor, data: np.ndarray, op: str, vjp) -> Tensor:
     return out
 
 
-def _sizes(shape: tuple) -> tuple[int, ...]:
-    """Accept both f(2, 3) and f((2, 3))."""
-    if len(shape) == 1 and isinstance(shape[0], Sequence | np.ndarray):
-        return tuple(int(n) for n in shape[0])
-    return tuple(int(n) for n in shape)
-
-
 def _dim(dim: int, ndim: int, op: str) -> int:
     """A dimension index in range(ndim), negative ones counted from the end."""
-    if not -ndim <= dim < max(ndim, 1):
-        raise IndexError(f"{op}: dimension {dim} is out of range for a tensor with {ndim} dimensions")
-    return dim % ndim if ndim else 0
+    return checks.dim(dim, ndim, op)
 
 
 def reshape(x: Tensor, *shape: int) -> Tensor:
     """The same elements in a new shape (-1 infers one size); a view whenever strides allow."""
-    shape = _sizes(shape)
+    shape = checks.sizes(shape, "reshape", allow_infer=True)
     try:
         data = x.data.reshape(shape)
     except ValueError:
-        raise ValueError(f"reshape: shape {shape} is invalid for a tensor of shape {x.shape} "
+        raise ShapeError(f"reshape: shape {shape} is invalid for a tensor of shape {x.shape} "
                          f"({x.data.size} elements)") from None
     in_shape = x.data.shape
     if np.may_share_memory(data, x.data):
@@ -54,7 +47,7 @@ def reshape(x: Tensor, *shape: int) -> Tensor:
 
 def view(x: Tensor, *shape: int) -> Tensor:
     """Like `reshape`, but never copies: raises when the strides don't allow a view."""
-    shape = _sizes(shape)
+    shape = checks.sizes(shape, "view", allow_infer=True)
     try:
         data = np.reshape(x.data, shape, copy=False)
     except ValueError:
@@ -63,7 +56,7 @@ def view(x: Tensor, *shape: int) -> Tensor:
                 f"view: shape {shape} is not compatible with the strides {x.stride()} of this "
                 f"{x.shape} tensor (it is not contiguous); use reshape() or contiguous().view()"
             ) from None
-        raise ValueError(f"view: shape {shape} is invalid for a tensor of shape {x.shape} "
+        raise ShapeError(f"view: shape {shape} is invalid for a tensor of shape {x.shape} "
                          f"({x.data.size} elements)") from None
     in_shape = x.data.shape
     return _view(x, data, "view", lambda grad: grad.reshape(in_shape))
@@ -83,9 +76,11 @@ def T(x: Tensor) -> Tensor:
 
 def permute(x: Tensor, *dims: int) -> Tensor:
     """Reorder the dimensions (a view). Gradient: the inverse permutation."""
-    dims = tuple(_dim(d, x.ndim, "permute") for d in _sizes(dims))
+    if len(dims) == 1 and isinstance(dims[0], Sequence):
+        dims = tuple(dims[0])
+    dims = tuple(_dim(d, x.ndim, "permute") for d in dims)
     if sorted(dims) != list(range(x.ndim)):
-        raise ValueError(f"permute: {dims} is not a permutation of the {x.ndim} dimensions of {x.shape}")
+        raise ShapeError(f"permute: {dims} is not a permutation of the {x.ndim} dimensions of {x.shape}")
     inverse = tuple(np.argsort(dims))
     return _view(x, x.data.transpose(dims), "permute", lambda grad: grad.transpose(inverse))
 
@@ -95,22 +90,22 @@ def expand(x: Tensor, *sizes: int) -> Tensor:
 
     Gradient: summed over the expanded dimensions (by `record`).
     """
-    sizes = _sizes(sizes)
+    sizes = checks.sizes(sizes, "expand", allow_infer=True)
     lead = len(sizes) - x.ndim
     if lead < 0:
-        raise ValueError(f"expand: {sizes} has fewer dimensions than the tensor's shape {x.shape}")
+        raise ShapeError(f"expand: {sizes} has fewer dimensions than the tensor's shape {x.shape}")
     shape = tuple(x.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes))
     return broadcast_to(x, shape, op="expand")
 
 
 def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
     """x broadcast to `shape` (stride 0 where it is stretched): a read-only view."""
-    shape = tuple(int(n) for n in shape)
+    shape = checks.sizes((shape,), op, allow_infer=True)
     data = x.data
     lead = len(shape) - data.ndim
     if lead < 0 or min(shape, default=0) < 0 or any(
             n != size and n != 1 for n, size in zip(data.shape, shape[lead:], strict=True)):
-        raise ValueError(f"{op}: a tensor of shape {x.shape} can't be broadcast to {shape}")
+        raise ShapeError(f"{op}: a tensor of shape {x.shape} can't be broadcast to {shape}")
     # PyTorch's strides: 0 where a dimension is stretched or added, kept where the size stays
     # (numpy's broadcast_to gives every size-1 dimension stride 0, even one that stays 1).
     strides = [s if n == size else 0
@@ -153,8 +148,7 @@ def squeeze(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
     if dim is None:
         axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
     else:
-        dims = (dim,) if isinstance(dim, int) else dim
-        axes = tuple(d for d in (_dim(d, x.ndim, "squeeze") for d in dims) if x.shape[d] == 1)
+        axes = tuple(d for d in checks.dims(dim, x.ndim, "squeeze") if x.shape[d] == 1)
     in_shape = x.data.shape
     return _view(x, np.squeeze(x.data, axis=axes), "squeeze", lambda grad: grad.reshape(in_shape))
 
@@ -189,13 +183,13 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension. Each gets its slice of the gradient."""
     tensors = tuple(tensors)
     if not tensors:
-        raise ValueError("cat: expected a non-empty sequence of tensors")
+        raise ShapeError("cat: expected a non-empty sequence of tensors")
     dim = _dim(dim, tensors[0].ndim, "cat")
     try:
         data = np.concatenate([t.data for t in tensors], axis=dim)
     except ValueError:
         shapes = ", ".join(str(t.shape) for t in tensors)
-        raise ValueError(f"cat: shapes {shapes} must match except in dimension {dim}") from None
+        raise ShapeError(f"cat: shapes {shapes} must match except in dimension {dim}") from None
     bounds = np.cumsum([0] + [t.shape[dim] for t in tensors])
     vjps = [_slice_of(dim, int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     return record(data, "cat", tensors, *vjps, saved=())
@@ -210,11 +204,11 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join same-shape tensors along a new dimension. Each gets its slice of the gradient."""
     tensors = tuple(tensors)
     if not tensors:
-        raise ValueError("stack: expected a non-empty sequence of tensors")
+        raise ShapeError("stack: expected a non-empty sequence of tensors")
     dim = _dim(dim, tensors[0].ndim + 1, "stack")
     shapes = {t.shape for t in tensors}
     if len(shapes) > 1:
-        raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
+        raise ShapeError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
     data = np.stack([t.data for t in tensors], axis=dim)
     vjps = [_index_of(dim, i) for i in range(len(tensors))]
     return record(data, "stack", tensors, *vjps, saved=())

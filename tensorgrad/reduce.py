@@ -7,27 +7,28 @@ back as size 1, broadcast over the input (and, for max/min, routed to the winner
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
 
+from tensorgrad import checks, return_types
+from tensorgrad.dtypes import float_dtype
+from tensorgrad import elementwise
 from tensorgrad.tensor import Tensor, _wrap, record
 
 Dim = int | tuple[int, ...] | None
 
 
 def _axes(dim: Dim, ndim: int, op: str) -> tuple[int, ...]:
-    """`dim` as a sorted tuple of non-negative axes (all axes for None)."""
-    if dim is None:
-        return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int | np.integer) else tuple(dim)
-    bound = builtins.max(ndim, 1)
-    for d in dims:
-        if not -bound <= d < bound:
-            raise IndexError(f"{op}: dimension {d} is out of range for a tensor with {ndim} dimensions")
-    axes = tuple(sorted({int(d) % bound for d in dims}))
-    return axes if ndim else ()
+    """`dim` as a sorted tuple of non-negative axes (all axes for None); see `tensorgrad.checks`."""
+    return checks.dims(dim, ndim, op)
+
+
+def _nonempty(x: Tensor, axis: int, op: str) -> None:
+    """Selecting one element along `axis` needs at least one there (PyTorch's IndexError)."""
+    if x.data.shape and x.data.shape[axis] == 0:
+        raise IndexError(f"{op}(): expected reduction dim {axis} to have non-zero size, but the tensor "
+                         f"has shape {x.shape}")
 
 
 def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -58,22 +59,26 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A
 def mean(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """Mean over `dim`. Derivative: 1 / (number of elements averaged)."""
     if x.data.dtype.kind not in "fc":
-        raise TypeError(f"mean: needs a floating point tensor, got dtype {x.dtype}; use .float() first")
+        raise RuntimeError(f"mean(): needs a floating point tensor, got dtype {x.dtype}; use .float() first")
     axes = _axes(dim, x.ndim, "mean")
     shape = x.data.shape
     count = math.prod(shape[a] for a in axes)
     kept = _kept_shape(shape, axes)
     # np.add.reduce then divide: the same numbers as ndarray.mean at a third of its overhead.
-    return record(np.add.reduce(x.data, axis=axes, keepdims=keepdim) / count, "mean", (x,),
+    with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan, as in PyTorch
+        out = np.add.reduce(x.data, axis=axes, keepdims=keepdim) / count
+    return record(out, "mean", (x,),
                   lambda grad: _spread(grad / count, kept, shape), saved=())
 
 
 def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:
-    """max or min: the gradient is split evenly among the elements that tie for the extreme."""
-    if x.data.size == 0:
-        raise ValueError(f"{op}: empty tensor has no {op}")
+    """amax or amin: the gradient is split evenly among the elements that tie for the extreme."""
+    if x.data.size == 0 and dim is None:
+        raise RuntimeError(f"{op}(): the tensor is empty (shape {x.shape}); give a dim to reduce over")
     axes = _axes(dim, x.ndim, op)
-    reduce = np.max if op == "max" else np.min
+    for axis in axes:
+        _nonempty(x, axis, op)
+    reduce = np.max if op.endswith("max") else np.min
     kept = reduce(x.data, axis=axes, keepdims=True)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -84,36 +89,86 @@ def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:
     return record(out, op, (x,), vjp)
 
 
-def max(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    """The largest element over `dim` (values only: `argmax` gives the index).
+def _extreme_along(x: Tensor, dim: int, keepdim: bool, op: str) -> tuple[Tensor, Tensor]:
+    """max or min over one dim: (values, indices); the gradient goes to the element at the index."""
+    axis = checks.dim(dim, x.ndim, op)
+    _nonempty(x, axis, op)
+    data = x.data if x.ndim else x.data.reshape(1)
+    pick = np.argmax if op == "max" else np.argmin
+    index = pick(data, axis=axis, keepdims=True)
+    values = np.take_along_axis(data, index, axis=axis)
+    shape = data.shape
 
-    The gradient goes to the maximum; where several elements tie, it is split evenly among them.
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(shape, dtype=grad.dtype)
+        np.put_along_axis(full, index, grad.reshape(index.shape), axis=axis)
+        return full.reshape(x.data.shape)
+
+    indices = index
+    if not keepdim or not x.ndim:
+        values, indices = np.squeeze(values, axis=axis), np.squeeze(indices, axis=axis)
+    if not x.ndim:
+        values, indices = values.reshape(()), indices.reshape(())
+    return record(values, op, (x,), vjp, saved=()), _wrap(indices.astype(np.int64, copy=False))
+
+
+def max(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
+    """The largest element; with `dim`, the named tuple `(values, indices)` along it.
+
+    Without `dim` the gradient is split evenly among the elements that tie for the maximum; with
+    `dim` it goes to the element at `indices` (the first maximum), as in PyTorch.
     """
-    return _extreme(x, dim, keepdim, "max")
+    if isinstance(dim, Tensor):  # tg.max(a, b): the elementwise maximum, as torch.max(input, other)
+        return elementwise.maximum(x, dim)
+    if dim is None:
+        return _extreme(x, None, False, "max")
+    return return_types.max(*_extreme_along(x, dim, keepdim, "max"))
 
 
-def min(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    """The smallest element over `dim` (values only: `argmin` gives the index).
+def min(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
+    """The smallest element; with `dim`, the named tuple `(values, indices)` along it.
 
-    The gradient goes to the minimum; where several elements tie, it is split evenly among them.
+    Without `dim` the gradient is split evenly among tied minima; with `dim` it goes to `indices`.
     """
-    return _extreme(x, dim, keepdim, "min")
+    if isinstance(dim, Tensor):  # tg.min(a, b): the elementwise minimum
+        return elementwise.minimum(x, dim)
+    if dim is None:
+        return _extreme(x, None, False, "min")
+    return return_types.min(*_extreme_along(x, dim, keepdim, "min"))
+
+
+def amax(x: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    """The largest values over `dim` (every dim for `()` or None); ties share the gradient evenly."""
+    return _extreme(x, None if dim == () else dim, keepdim, "amax")
+
+
+def amin(x: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    """The smallest values over `dim` (every dim for `()` or None); ties share the gradient evenly."""
+    return _extreme(x, None if dim == () else dim, keepdim, "amin")
+
+
+def _arg_extreme(x: Tensor, dim: int | None, keepdim: bool, op: str) -> Tensor:
+    pick = np.argmax if op == "argmax" else np.argmin
+    if dim is None:
+        if x.data.size == 0:
+            raise RuntimeError(f"{op}(): the tensor is empty (shape {x.shape}); give a dim to reduce over")
+        index = np.asarray(pick(x.data))
+        return _wrap(index.reshape((1,) * x.ndim) if keepdim else index)
+    axis = checks.dim(dim, x.ndim, op)
+    _nonempty(x, axis, op)
+    data = x.data if x.ndim else x.data.reshape(1)
+    index = pick(data, axis=axis, keepdims=keepdim and x.ndim > 0)
+    return _wrap(np.asarray(index).reshape(()) if not x.ndim else np.asarray(index))
 
 
 def argmax(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (of the flattened tensor when dim is None); int64, no grad."""
-    if dim is None:
-        return _wrap(np.asarray(np.argmax(x.data)))
-    axis = _axes(dim, x.ndim, "argmax")[0]
-    return _wrap(np.asarray(np.argmax(x.data, axis=axis, keepdims=keepdim)))
+    return _arg_extreme(x, dim, keepdim, "argmax")
 
 
 def argmin(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (of the flattened tensor when dim is None); int64, no grad."""
-    if dim is None:
-        return _wrap(np.asarray(np.argmin(x.data)))
-    axis = _axes(dim, x.ndim, "argmin")[0]
-    return _wrap(np.asarray(np.argmin(x.data, axis=axis, keepdims=keepdim)))
+    return _arg_extreme(x, dim, keepdim, "argmin")
 
 
 def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
@@ -122,9 +177,10 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     Derivative: softmax(x) over `dim`.
     """
     axes = _axes(dim, x.ndim, "logsumexp")
-    shift = _finite_max(x.data, axes)
-    with np.errstate(divide="ignore"):  # a slice of only -inf gives -inf, as in PyTorch
-        lse = np.log(np.exp(x.data - shift).sum(axis=axes, keepdims=True)) + shift
+    data = _floating(x)
+    shift = _finite_max(data, axes)
+    with np.errstate(divide="ignore"):  # a slice of only -inf (or none) gives -inf, as in PyTorch
+        lse = np.log(np.exp(data - shift).sum(axis=axes, keepdims=True)) + shift
     out = lse if keepdim else np.squeeze(lse, axis=axes)
     return record(out, "logsumexp", (x,),
                   lambda grad: grad.reshape(lse.shape) * np.exp(x.data - lse))
@@ -132,7 +188,7 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
 
 def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """The max over `axes` (kept), with infinities replaced by 0 so that x - max is never nan."""
-    shift = data.max(axis=axes, keepdims=True)
+    shift = data.max(axis=axes, keepdims=True, initial=-np.inf)
     if not np.isfinite(shift).all():  # rare: a slice of infinities (or an empty one)
         shift = np.where(np.isfinite(shift), shift, 0)
     return shift
@@ -141,8 +197,11 @@ def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """exp(x) / sum(exp(x)) over `dim`. Derivative: s * (grad - sum(grad * s))."""
     axes = _axes(dim, x.ndim, "softmax")
-    e = np.exp(x.data - _finite_max(x.data, axes))
-    out = e / e.sum(axis=axes, keepdims=True)
+    data = _floating(x)
+    # The plain max: an infinite element makes its whole slice nan, as in PyTorch.
+    with np.errstate(invalid="ignore"):
+        e = np.exp(data - data.max(axis=axes, keepdims=True, initial=-np.inf))
+        out = e / e.sum(axis=axes, keepdims=True)
     return record(out, "softmax", (x,),
                   lambda grad: out * (grad - (grad * out).sum(axis=axes, keepdims=True)),
                   saved=(), saves_output=True)
@@ -151,8 +210,16 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """x - logsumexp(x) over `dim`. Derivative: grad - softmax(x) * sum(grad)."""
     axes = _axes(dim, x.ndim, "log_softmax")
-    shifted = x.data - _finite_max(x.data, axes)
-    out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
+    data = _floating(x)
+    with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, as in PyTorch
+        shifted = data - data.max(axis=axes, keepdims=True, initial=-np.inf)
+        out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
     return record(out, "log_softmax", (x,),
                   lambda grad: grad - np.exp(out) * grad.sum(axis=axes, keepdims=True),
                   saved=(), saves_output=True)
+
+
+def _floating(x: Tensor) -> np.ndarray:
+    """x's data in a floating dtype (an integer tensor is computed in the default float)."""
+    data = x.data
+    return data if data.dtype.kind in "fc" else data.astype(float_dtype(data.dtype))

@@ -235,7 +235,7 @@ class Tensor:
     def __index__(self) -> int:
         if self.data.dtype.kind not in "iub" or self.data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.data)
+        return int(self.data.item())  # int() of a (1,)-shaped array is an error in NumPy 2
 
     __hash__ = object.__hash__  # comparisons are elementwise, so identity hashing is explicit
 
@@ -403,9 +403,9 @@ class Tensor:
         """self * other, broadcasting."""
         return _ew.mul(self, other)
 
-    def div(self, other: Any) -> Tensor:
-        """self / other, broadcasting."""
-        return _ew.div(self, other)
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        """self / other, broadcasting; `rounding_mode` 'trunc' or 'floor' rounds the quotient."""
+        return _ew.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent: Any) -> Tensor:
         """self ** exponent."""
@@ -463,13 +463,21 @@ class Tensor:
         """Mean over `dim` (int, tuple or None for all)."""
         return _rd.mean(self, dim, keepdim)
 
-    def max(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        """Largest value over `dim`; ties share the gradient evenly."""
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The largest element; with `dim`, the named tuple `(values, indices)` along it."""
         return _rd.max(self, dim, keepdim)
 
-    def min(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        """Smallest value over `dim`; ties share the gradient evenly."""
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The smallest element; with `dim`, the named tuple `(values, indices)` along it."""
         return _rd.min(self, dim, keepdim)
+
+    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        """The largest values over `dim` (all dims by default); ties share the gradient evenly."""
+        return _rd.amax(self, dim, keepdim)
+
+    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        """The smallest values over `dim` (all dims by default); ties share the gradient evenly."""
+        return _rd.amin(self, dim, keepdim)
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Index of the largest value."""
@@ -490,6 +498,284 @@ class Tensor:
     def log_softmax(self, dim: int = -1) -> Tensor:
         """Log-softmax over `dim`, computed stably."""
         return _rd.log_softmax(self, dim)
+
+    # --- more elementwise math (each calls its op in `tensorgrad.elementwise`) -------------------
+
+    def sin(self) -> Tensor:
+        """sin(self)."""
+        return _ew.sin(self)
+
+    def cos(self) -> Tensor:
+        """cos(self)."""
+        return _ew.cos(self)
+
+    def tan(self) -> Tensor:
+        """tan(self)."""
+        return _ew.tan(self)
+
+    def asin(self) -> Tensor:
+        """arcsin(self)."""
+        return _ew.asin(self)
+
+    def acos(self) -> Tensor:
+        """arccos(self)."""
+        return _ew.acos(self)
+
+    def atan(self) -> Tensor:
+        """arctan(self)."""
+        return _ew.atan(self)
+
+    def sinh(self) -> Tensor:
+        """sinh(self)."""
+        return _ew.sinh(self)
+
+    def cosh(self) -> Tensor:
+        """cosh(self)."""
+        return _ew.cosh(self)
+
+    def asinh(self) -> Tensor:
+        """arsinh(self)."""
+        return _ew.asinh(self)
+
+    def acosh(self) -> Tensor:
+        """arcosh(self)."""
+        return _ew.acosh(self)
+
+    def atanh(self) -> Tensor:
+        """artanh(self)."""
+        return _ew.atanh(self)
+
+    def erf(self) -> Tensor:
+        """The error function of self."""
+        return _ew.erf(self)
+
+    def exp2(self) -> Tensor:
+        """2 ** self."""
+        return _ew.exp2(self)
+
+    def expm1(self) -> Tensor:
+        """e ** self - 1."""
+        return _ew.expm1(self)
+
+    def log2(self) -> Tensor:
+        """Base-2 log."""
+        return _ew.log2(self)
+
+    def log10(self) -> Tensor:
+        """Base-10 log."""
+        return _ew.log10(self)
+
+    def log1p(self) -> Tensor:
+        """ln(1 + self)."""
+        return _ew.log1p(self)
+
+    def rsqrt(self) -> Tensor:
+        """1 / sqrt(self)."""
+        return _ew.rsqrt(self)
+
+    def square(self) -> Tensor:
+        """self ** 2."""
+        return _ew.square(self)
+
+    def reciprocal(self) -> Tensor:
+        """1 / self."""
+        return _ew.reciprocal(self)
+
+    def neg(self) -> Tensor:
+        """-self."""
+        return _ew.neg(self)
+
+    def sign(self) -> Tensor:
+        """-1, 0 or 1 by the sign of each element (zero gradient)."""
+        return _ew.sign(self)
+
+    def floor(self) -> Tensor:
+        """Rounded down (zero gradient)."""
+        return _ew.floor(self)
+
+    def ceil(self) -> Tensor:
+        """Rounded up (zero gradient)."""
+        return _ew.ceil(self)
+
+    def round(self, *, decimals: int = 0) -> Tensor:
+        """Rounded to `decimals` places, halves to even (zero gradient)."""
+        return _ew.round(self, decimals=decimals)
+
+    def trunc(self) -> Tensor:
+        """Rounded toward zero (zero gradient)."""
+        return _ew.trunc(self)
+
+    def frac(self) -> Tensor:
+        """self - trunc(self)."""
+        return _ew.frac(self)
+
+    def fmod(self, other: Any) -> Tensor:
+        """C's fmod: the remainder with the sign of self."""
+        return _ew.fmod(self, other)
+
+    def remainder(self, other: Any) -> Tensor:
+        """Python's %: the remainder with the sign of other."""
+        return _ew.remainder(self, other)
+
+    def floor_divide(self, other: Any) -> Tensor:
+        """self // other, rounded down."""
+        return _ew.floor_divide(self, other)
+
+    def copysign(self, other: Any) -> Tensor:
+        """|self| with the sign of other."""
+        return _ew.copysign(self, other)
+
+    def logaddexp(self, other: Any) -> Tensor:
+        """ln(e**self + e**other), computed stably."""
+        return _ew.logaddexp(self, other)
+
+    def lerp(self, end: Tensor, weight: Any) -> Tensor:
+        """self + weight * (end - self)."""
+        return _ew.lerp(self, end, weight)
+
+    def clip(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        """self limited to [min, max] (numbers or tensors)."""
+        return _ew.clip(self, min, max)
+
+    def bitwise_and(self, other: Any) -> Tensor:
+        """self & other (integer and bool tensors)."""
+        return _ew.bitwise_and(self, other)
+
+    def bitwise_or(self, other: Any) -> Tensor:
+        """self | other (integer and bool tensors)."""
+        return _ew.bitwise_or(self, other)
+
+    def bitwise_xor(self, other: Any) -> Tensor:
+        """self ^ other (integer and bool tensors)."""
+        return _ew.bitwise_xor(self, other)
+
+    def bitwise_not(self) -> Tensor:
+        """~self (integer and bool tensors)."""
+        return _ew.bitwise_not(self)
+
+    def bitwise_left_shift(self, other: Any) -> Tensor:
+        """self << other (integer tensors)."""
+        return _ew.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other: Any) -> Tensor:
+        """self >> other (integer tensors)."""
+        return _ew.bitwise_right_shift(self, other)
+
+    def logical_and(self, other: Any) -> Tensor:
+        """self and other, elementwise (a bool tensor)."""
+        return _ew.logical_and(self, other)
+
+    def logical_or(self, other: Any) -> Tensor:
+        """self or other, elementwise (a bool tensor)."""
+        return _ew.logical_or(self, other)
+
+    def logical_xor(self, other: Any) -> Tensor:
+        """self xor other, elementwise (a bool tensor)."""
+        return _ew.logical_xor(self, other)
+
+    def logical_not(self) -> Tensor:
+        """not self, elementwise (a bool tensor)."""
+        return _ew.logical_not(self)
+
+    def isnan(self) -> Tensor:
+        """True where nan (a bool tensor)."""
+        return _ew.isnan(self)
+
+    def isinf(self) -> Tensor:
+        """True where +-inf (a bool tensor)."""
+        return _ew.isinf(self)
+
+    def isfinite(self) -> Tensor:
+        """True where neither inf nor nan (a bool tensor)."""
+        return _ew.isfinite(self)
+
+    def isclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+                equal_nan: bool = False) -> Tensor:
+        """|self - other| <= atol + rtol * |other|, elementwise (a bool tensor)."""
+        return _ew.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        """Whether every element is close to other's (a Python bool)."""
+        return _ew.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other: Tensor) -> bool:
+        """Whether other has the same shape and values (a Python bool)."""
+        return _ew.equal(self, other)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return _ew.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return _ew.floor_divide(other, self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return _ew.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return _ew.remainder(other, self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return _ew.bitwise_and(self, other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return _ew.bitwise_and(other, self)
+
+    def __or__(self, other: Any) -> Tensor:
+        return _ew.bitwise_or(self, other)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return _ew.bitwise_or(other, self)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return _ew.bitwise_xor(self, other)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return _ew.bitwise_xor(other, self)
+
+    def __lshift__(self, other: Any) -> Tensor:
+        return _ew.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _ew.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return _ew.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _ew.bitwise_right_shift(other, self)
+
+    def __invert__(self) -> Tensor:
+        return _ew.bitwise_not(self)
+
+    def __abs__(self) -> Tensor:
+        return _ew.abs(self)
+
+    # In place, as PyTorch's `x //= 2`: views of x see the change (Python's fallback would rebind x).
+
+    def clip_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        """self limited to [min, max], in place."""
+        return _ew.apply_inplace(self, _ew.clip, min, max, name="clip_")
+
+    def __ifloordiv__(self, other: Any) -> Tensor:
+        return _ew.apply_inplace(self, _ew.floor_divide, other, name="floor_divide_")
+
+    def __imod__(self, other: Any) -> Tensor:
+        return _ew.apply_inplace(self, _ew.remainder, other, name="remainder_")
+
+    def __iand__(self, other: Any) -> Tensor:
+        return _ew.apply_inplace(self, _ew.bitwise_and, other, name="bitwise_and_")
+
+    def __ior__(self, other: Any) -> Tensor:
+        return _ew.apply_inplace(self, _ew.bitwise_or, other, name="bitwise_or_")
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return _ew.apply_inplace(self, _ew.bitwise_xor, other, name="bitwise_xor_")
+
+    def __ilshift__(self, other: Any) -> Tensor:
+        return _ew.apply_inplace(self, _ew.bitwise_left_shift, other, name="bitwise_left_shift_")
+
+    def __irshift__(self, other: Any) -> Tensor:
+        return _ew.apply_inplace(self, _ew.bitwise_right_shift, other, name="bitwise_right_shift_")
 
     # --- movement -----------------------------------------------------------------------------
 

@@ -181,15 +181,22 @@ def _reduction_cases() -> list[Case]:
                      lambda a, d=d, k=k: a.sum(axis=d, keepdims=k)),
                 Case("mean" + tag, (shape,), lambda m, a, d=d, k=k: a.mean(dim=d, keepdim=k),
                      lambda a, d=d, k=k: a.mean(axis=d, keepdims=k)),
-                Case("max" + tag, (shape,), lambda m, a, d=d, k=k: a.max(dim=d, keepdim=k),
-                     lambda a, d=d, k=k: a.max(axis=d, keepdims=k), ("distinct",),
-                     torch_fn=lambda torch, a, d=d, k=k: a.amax(dim=all_dims(d, a.ndim), keepdim=k)),
-                Case("min" + tag, (shape,), lambda m, a, d=d, k=k: a.min(dim=d, keepdim=k),
-                     lambda a, d=d, k=k: a.min(axis=d, keepdims=k), ("distinct",),
-                     torch_fn=lambda torch, a, d=d, k=k: a.amin(dim=all_dims(d, a.ndim), keepdim=k)),
+                Case("amax" + tag, (shape,), lambda m, a, d=d, k=k: a.amax(dim=all_dims(d, a.ndim), keepdim=k),
+                     lambda a, d=d, k=k: a.max(axis=d, keepdims=k), ("distinct",)),
+                Case("amin" + tag, (shape,), lambda m, a, d=d, k=k: a.amin(dim=all_dims(d, a.ndim), keepdim=k),
+                     lambda a, d=d, k=k: a.min(axis=d, keepdims=k), ("distinct",)),
                 Case("logsumexp" + tag, (shape,), lambda m, a, d=d, k=k: a.logsumexp(dim=d, keepdim=k),
                      lambda a, d=d, k=k: np.log(np.exp(a).sum(axis=d, keepdims=k)),
                      torch_fn=lambda torch, a, d=d, k=k: a.logsumexp(dim=all_dims(d, a.ndim), keepdim=k)),
+            ]
+    for d in (0, 1, -1):
+        for k in (False, True):
+            tag = f"(dim={d},keepdim={k})"
+            cases += [  # one dim: the named tuple (values, indices); the gradient goes to indices
+                Case("max.values" + tag, (shape,), lambda m, a, d=d, k=k: a.max(dim=d, keepdim=k).values,
+                     lambda a, d=d, k=k: a.max(axis=d, keepdims=k), ("distinct",)),
+                Case("min[0]" + tag, (shape,), lambda m, a, d=d, k=k: a.min(d, k)[0],
+                     lambda a, d=d, k=k: a.min(axis=d, keepdims=k), ("distinct",)),
             ]
     cases += [
         Case("sum()", ((),), lambda m, a: a.sum(), np.sum),

@@ -105,7 +105,7 @@ ERRORS = [
     ("in-place dtype", lambda: tg.ones(2, dtype=tg.int64).add_(0.5), TypeError, ["add_", "int64"]),
     ("in-place on expand", lambda: tg.ones(3).expand(2, 3).add_(1.0), RuntimeError, ["add_", "clone"]),
     ("copy_", lambda: tg.ones(2).copy_(tg.ones(3)), ValueError, ["copy_", "(3,)", "(2,)"]),
-    ("mean of ints", lambda: tg.tensor([1, 2]).mean(), TypeError, ["mean", "int64"]),
+    ("mean of ints", lambda: tg.tensor([1, 2]).mean(), RuntimeError, ["mean", "int64"]),
     ("number and string", lambda: tg.ones(2) + "a", TypeError, ["str"]),
     ("from_numpy list", lambda: tg.from_numpy([1.0]), TypeError, ["from_numpy", "list"]),
     ("clamp without bounds", lambda: tg.ones(2).clamp(), ValueError, ["clamp"]),

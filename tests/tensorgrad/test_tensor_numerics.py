@@ -85,38 +85,63 @@ def test_sigmoid_and_tanh_of_large_inputs(no_numpy_warnings):
     np.testing.assert_array_equal(y.grad, [0.0, 0.0])
 
 
-def test_max_and_min_split_the_gradient_evenly_on_ties_as_documented():
-    assert "evenly" in tg.max.__doc__ and "evenly" in tg.min.__doc__
+def test_max_without_dim_and_amax_split_the_gradient_evenly_on_ties_as_documented():
+    assert "evenly" in tg.max.__doc__ and "evenly" in tg.amin.__doc__
     x = tg.tensor([1.0, 3.0, 3.0, 2.0, 3.0], requires_grad=True)
     x.max().backward()
     np.testing.assert_allclose(x.grad, [0, 1 / 3, 1 / 3, 0, 1 / 3])
-    y = tg.tensor([[1.0, 1.0, 0.0], [2.0, 0.0, 5.0]], requires_grad=True)
-    y.min(dim=1).backward(np.array([6.0, 10.0]))
-    np.testing.assert_allclose(y.grad, [[0, 0, 6.0], [0, 10.0, 0]])
     z = tg.tensor([[4.0, 4.0], [0.0, 4.0]], requires_grad=True)
-    z.max(dim=0, keepdim=True).backward(np.array([[2.0, 3.0]]))
+    z.amax(dim=0, keepdim=True).backward(np.array([[2.0, 3.0]]))
     np.testing.assert_allclose(z.grad, [[2.0, 1.5], [0.0, 1.5]])
+
+
+def test_max_with_dim_returns_values_and_indices_and_routes_the_gradient_to_the_index():
+    z = tg.tensor([[4.0, 4.0], [0.0, 4.0]], requires_grad=True)
+    values, indices = z.max(dim=0, keepdim=True)
+    out = z.max(0, True)
+    assert out.values is not values and out[1].tolist() == indices.tolist() == [[0, 0]]
+    assert repr(out).startswith("max(values=") and indices.dtype == tg.int64
+    values.backward(np.array([[2.0, 3.0]]))
+    np.testing.assert_array_equal(z.grad, [[2.0, 3.0], [0.0, 0.0]])  # ties: the first index wins
+    y = tg.tensor([[1.0, 1.0, 0.0], [2.0, 0.0, 5.0]], requires_grad=True)
+    smallest = tg.min(y, dim=1)
+    assert smallest.indices.tolist() == [2, 1]
+    smallest.values.backward(np.array([6.0, 10.0]))
+    np.testing.assert_allclose(y.grad, [[0, 0, 6.0], [0, 10.0, 0]])
+
+
+def test_max_of_two_tensors_is_the_elementwise_maximum():
+    a, b = tg.tensor([1.0, 5.0]), tg.tensor([3.0, 2.0])
+    assert tg.max(a, b).tolist() == [3.0, 5.0] and tg.min(a, b).tolist() == [1.0, 2.0]
 
 
 def test_max_without_ties_sends_everything_to_the_winner():
     x = tg.tensor([[0.5, -2.0, 7.0], [3.0, 2.0, 1.0]], requires_grad=True)
-    out = x.max(dim=-1)
+    out = x.max(dim=-1).values
     np.testing.assert_array_equal(out.data, [7.0, 3.0])
     out.backward(np.array([1.0, 2.0]))
     np.testing.assert_array_equal(x.grad, [[0, 0, 1.0], [2.0, 0, 0]])
 
 
-def test_max_ties_match_torch_amax():
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_and_min_with_ties_match_torch(op):
     torch = pytest.importorskip("torch")
     values = np.array([[2.0, 5.0, 5.0, 1.0], [3.0, 3.0, 3.0, 3.0], [0.0, -1.0, 0.0, 4.0]])
-    for dim in (None, 0, 1, (0, 1)):
-        ours, theirs = tg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
-        a = ours.max(dim=dim)
-        b = theirs.amax(dim=() if dim is None else dim)
-        weights = np.arange(1.0, a.data.size + 1).reshape(a.shape)
-        a.backward(weights)
-        b.backward(torch.from_numpy(weights))
-        np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), err_msg=f"dim={dim}")
+    for dim in (None, 0, 1, (0, 1), -1):
+        for keepdim in (False, True):
+            ours, theirs = tg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+            if isinstance(dim, int):  # (values, indices): the gradient follows the index
+                a, b = getattr(ours, op)(dim, keepdim), getattr(theirs, op)(dim, keepdim)
+                np.testing.assert_array_equal(a.indices.numpy(), b.indices.numpy())
+                a, b = a.values, b.values
+            else:  # amax / amin: ties share it evenly
+                a = getattr(ours, "a" + op)(dim=() if dim is None else dim, keepdim=keepdim)
+                b = getattr(theirs, "a" + op)(dim=() if dim is None else dim, keepdim=keepdim)
+            weights = np.arange(1.0, a.data.size + 1).reshape(a.shape)
+            a.backward(weights)
+            b.backward(torch.from_numpy(weights))
+            np.testing.assert_allclose(a.data, b.detach().numpy())
+            np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), err_msg=f"{op} dim={dim}")
 
 
 def test_maximum_and_minimum_split_ties_evenly():
