@@ -11,9 +11,8 @@ import math
 
 import numpy as np
 
-from tensorgrad import checks, return_types
+from tensorgrad import checks, elementwise, return_types
 from tensorgrad.dtypes import float_dtype
-from tensorgrad import elementwise
 from tensorgrad.tensor import Tensor, _wrap, record
 
 Dim = int | tuple[int, ...] | None
