@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.elementwise import apply_inplace, neg, sigmoid_array
+from tensorgrad.elementwise import _erf_array, apply_inplace, neg, sigmoid_array
 from tensorgrad.nn.modules import Module
 from tensorgrad.reduce import log_softmax, softmax
 from tensorgrad.tensor import Tensor, float32, record
@@ -46,44 +46,6 @@ def _floating(x: Any, op: str) -> Tensor:
     return x
 
 
-# --- the error function, for the exact gelu ------------------------------------------------------
-
-
-def erf_array(x: np.ndarray) -> np.ndarray:
-    """erf(x) on an array, to about 1e-15 relative error, with numpy calls only (no SciPy needed).
-
-    Near 0 (|x| < 2.5) a series of positive terms, so nothing cancels:
-    erf(x) = 2/sqrt(pi) * exp(-x**2) * sum_k (2 x**2)**k * x / (1 * 3 * ... * (2k + 1)).
-    Further out, erfc's continued fraction, which converges fast there:
-    erfc(x) = exp(-x**2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...)))).
-    """
-    x = np.asarray(x)
-    a = np.abs(x)
-    out = np.empty_like(a)
-    near = a < 2.5
-    out[near] = _erf_series(a[near])
-    out[~near] = 1 - _erfc_continued_fraction(a[~near])
-    return np.copysign(out, x)
-
-
-def _erf_series(a: np.ndarray, terms: int = 40) -> np.ndarray:
-    term = a.copy()
-    total = a.copy()
-    two_a2 = 2 * a * a
-    for k in range(1, terms):  # a fixed number of whole-array steps, not a loop over elements
-        term = term * two_a2 / (2 * k + 1)
-        total = total + term
-    return 2 / math.sqrt(math.pi) * np.exp(-a * a) * total
-
-
-def _erfc_continued_fraction(a: np.ndarray, depth: int = 30) -> np.ndarray:
-    with np.errstate(over="ignore", divide="ignore"):  # a = inf gives erfc = 0, as it should
-        t = a.copy()
-        for k in range(depth, 0, -1):  # evaluated from the innermost fraction outwards
-            t = a + (k / 2) / t
-        return np.exp(-a * a) / math.sqrt(math.pi) / t
-
-
 # --- smooth activations ---------------------------------------------------------------------------
 
 
@@ -102,8 +64,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002 - Py
 
 
 def _gelu_exact(x: Tensor) -> Tensor:
-    # erf in float64 even for float32 input: its series adds 40 terms, too many for float32's rounding.
-    cdf = (0.5 * (1 + erf_array(x.data.astype(np.float64) / math.sqrt(2)))).astype(x.data.dtype)
+    cdf = 0.5 * (1 + _erf_array(x.data / math.sqrt(2)))  # erf computed in float64, in x's dtype
     pdf_scale = 1 / math.sqrt(2 * math.pi)
     return record(x.data * cdf, "gelu", (x,),
                   lambda grad: grad * (cdf + x.data * np.exp(-0.5 * x.data * x.data) * pdf_scale))
