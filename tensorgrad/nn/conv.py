@@ -310,23 +310,13 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
 # --- transposed convolution: the gradient of convolution ------------------------------------------
 
 
-def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, padding: Size,
-                     output_padding: Size, groups: int, dilation: Size, dims: int, op: str) -> Tensor:
-    """conv_transpose1d / 2d: the input-gradient of the convolution whose weight is `weight`.
-
-    Forward is `_conv_input_grad` (fold of weight^T @ x), cropped by `padding`. Its gradients
-    are the convolution's forward (for x) and weight gradient (for weight), with x in grad's place.
-    """
-    xd = _spatial_input(x, dims, op)
-    if weight.ndim != dims + 2:
-        raise RuntimeError(f"{op}: weight must be {dims + 2}-D (in_channels, out_channels/groups, "
-                           f"kernel...), got shape {tuple(weight.shape)}")
-    _check_float(op, x, weight, bias)
-    wd = weight.data[:, :, None, :] if dims == 1 else weight.data
+def _transposed_arguments(stride: Size, padding: Size, output_padding: Size, dilation: Size, dims: int,
+                          op: str) -> tuple[tuple[int, int], ...]:
+    """stride, padding, output_padding and dilation of a transposed convolution, checked, as pairs."""
     stride2 = _as_2d(_ints(stride, dims, "stride", op), 1)
-    dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
     pad2 = _as_2d(_ints(padding, dims, "padding", op), 0)
     extra = _as_2d(_ints(output_padding, dims, "output_padding", op), 0)
+    dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
     if any(s < 1 for s in stride2) or any(d < 1 for d in dilation2) or any(p < 0 for p in pad2):
         raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative, got "
                            f"stride {stride2[2 - dims:]}, dilation {dilation2[2 - dims:]}, padding "
@@ -335,45 +325,58 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
         raise RuntimeError(f"{op}: output padding must be smaller than either stride or dilation, got "
                            f"output_padding {extra[2 - dims:]}, stride {stride2[2 - dims:]}, dilation "
                            f"{dilation2[2 - dims:]}")
-    # As a convolution's weight, `weight` maps in_channels "outputs" from out_channels/groups inputs.
+    return stride2, pad2, extra, dilation2
+
+
+def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, padding: Size,
+                     output_padding: Size, groups: int, dilation: Size, dims: int, op: str) -> Tensor:
+    """conv_transpose1d / 2d: the input-gradient of the convolution whose weight is `weight`.
+
+    As that convolution's weight, `weight` (C_in, C_out/groups, kh, kw) maps C_out channels to
+    C_in. Forward is its `_conv_input_grad` (fold of weight^T @ x), cropped by `padding`; the
+    gradients are its forward (for x) and its weight gradient with x in the place of grad.
+    """
+    xd = _spatial_input(x, dims, op)
+    if weight.ndim != dims + 2:
+        raise RuntimeError(f"{op}: weight must be {dims + 2}-D (in_channels, out_channels/groups, "
+                           f"kernel...), got shape {tuple(weight.shape)}")
+    _check_float(op, x, weight, bias)
+    wd = weight.data[:, :, None, :] if dims == 1 else weight.data
+    stride2, pad2, extra, dilation2 = _transposed_arguments(stride, padding, output_padding, dilation,
+                                                            dims, op)
     in_channels, out_per_group, kh, kw = wd.shape
     _check_conv(xd, weight, groups, in_channels // groups, op)
-    out_channels = out_per_group * groups
-    _check_bias(bias, out_channels, weight, op)
+    _check_bias(bias, out_per_group * groups, weight, op)
     n, _, h, w = xd.shape
-    full = tuple((size - 1) * s + d * (k - 1) + 1 + e
-                 for size, s, d, k, e in zip((h, w), stride2, dilation2, (kh, kw), extra, strict=True))
-    pads = ((pad2[0], pad2[0]), (pad2[1], pad2[1]))
-    if any(f - 2 * p < 1 for f, p in zip(full, pad2, strict=True)):
-        raise RuntimeError(f"{op}: the output would be empty for input of shape {tuple(x.shape)}, "
-                           f"weight of shape {tuple(weight.shape)} and padding {pad2[2 - dims:]}")
-    full_shape = (n, out_channels, *full)
-    out = np.ascontiguousarray(_crop(_conv_input_grad(xd, wd, full_shape, stride2, dilation2, groups), pads))
-    if bias is not None:
-        out += bias.data[:, None, None]
-    out_shape = _restore(out.shape, x.ndim, dims)
-
-    # The part of the uncropped output that windows reach (output_padding may add cells they don't).
+    # The rows and columns that windows reach, then output_padding's extra ones (which none reach).
     reach = tuple((size - 1) * s + d * (k - 1) + 1
                   for size, s, d, k in zip((h, w), stride2, dilation2, (kh, kw), strict=True))
+    full = (n, out_per_group * groups, reach[0] + extra[0], reach[1] + extra[1])
+    if any(f - 2 * p < 1 for f, p in zip(full[2:], pad2, strict=True)):
+        raise RuntimeError(f"{op}: the output would be empty for input of shape {tuple(x.shape)}, "
+                           f"weight of shape {tuple(weight.shape)} and padding {pad2[2 - dims:]}")
+    pads = ((pad2[0], pad2[0]), (pad2[1], pad2[1]))
+    out = np.ascontiguousarray(_crop(_conv_input_grad(xd, wd, full, stride2, dilation2, groups), pads))
+    if bias is not None:
+        out += bias.data[:, None, None]
 
-    def padded_grad_windows(grad: np.ndarray) -> np.ndarray:
+    def grad_as_input(grad: np.ndarray) -> np.ndarray:
+        """This op's output gradient, padded back to the full size: the convolution's input."""
         padded = _pad_array(np.ascontiguousarray(grad.reshape(out.shape)), pads)
         return padded[:, :, :reach[0], :reach[1]]
 
     def vjp_input(grad: np.ndarray) -> np.ndarray:
-        return _conv_forward(padded_grad_windows(grad), wd, stride2, dilation2, groups)[0].reshape(x.shape)
+        return _conv_forward(grad_as_input(grad), wd, stride2, dilation2, groups)[0].reshape(x.shape)
 
     def vjp_weight(grad: np.ndarray) -> np.ndarray:
-        # The convolution's weight gradient, with x as "grad" and this op's grad as the input.
-        _, cols = _conv_forward(padded_grad_windows(grad), wd, stride2, dilation2, groups)
+        cols = _im2col(grad_as_input(grad), (kh, kw), stride2, dilation2, groups)
         return _conv_weight_grad(xd, cols, wd.shape, groups).reshape(weight.shape)
 
     inputs, vjps = (x, weight), [vjp_input, vjp_weight]
     if bias is not None:
         inputs += (bias,)
         vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, 2, 3)))
-    return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight))
+    return record(out.reshape(_restore(out.shape, x.ndim, dims)), op, inputs, *vjps, saved=(x, weight))
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
