@@ -306,8 +306,11 @@ def where(condition: Any, a: Operand, b: Operand) -> Tensor:
         raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
+    x, y = a.data, b.data
+    if x.dtype is not y.dtype:
+        x, y = _promoted(x, y, floating=False)
     try:
-        out = np.where(cond, a.data, b.data)
+        out = np.where(cond, x, y)
     except ValueError:
         raise ShapeError(
             f"where: shapes {cond.shape}, {a.shape} and {b.shape} can't be broadcast together"

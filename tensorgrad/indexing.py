@@ -33,11 +33,60 @@ def _is_basic(key: Any) -> bool:
 
 
 def getitem(x: Tensor, key: Any) -> Tensor:
-    """x[key]: a view for basic indexing, a copy (scatter-add gradient) for advanced indexing."""
+    """x[key]: a view for basic indexing, a copy (scatter-add gradient) for advanced indexing.
+
+    Where an index mixes integers with index arrays, PyTorch (unlike NumPy) reads each integer
+    as a select, a basic view, before the arrays are applied: `t[0, :, idx]` on a (2, 3, 4)
+    tensor is (3, 2), where NumPy gives (2, 3).
+    """
     key = _plain_key(key)
+    _check_index_types(key, x)
     if _is_basic(key):
         return _basic(x, key)
+    selects = _integer_selects_first(key, x.ndim)
+    if selects is not None:
+        return _advanced(_basic(x, selects[0]), selects[1])
     return _advanced(x, key)
+
+
+def _is_integer(k: Any) -> bool:
+    return isinstance(k, int | np.integer) and not isinstance(k, bool)
+
+
+def _integer_selects_first(key: Any, ndim: int) -> tuple[tuple, tuple] | None:
+    """An index with both integers and arrays, split into (the integers as a basic index, the rest)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not any(_is_integer(k) for k in parts) or any(k is None for k in parts):
+        return None
+    # Every entry takes one dimension, but a bool mask takes as many as it has; Ellipsis the rest.
+    taken = sum(np.ndim(k) if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                for k in parts if k is not Ellipsis)
+    basic, rest = [], []
+    for k in parts:
+        if k is Ellipsis:
+            basic += [slice(None)] * max(ndim - taken, 0)
+            rest.append(Ellipsis)
+        elif _is_integer(k):
+            basic.append(k)
+        else:
+            width = np.ndim(k) if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+            basic += [slice(None)] * width
+            rest.append(k)
+    return tuple(basic), tuple(rest)
+
+
+def _check_index_types(key: Any, x: Tensor) -> None:
+    """Only ints, slices, None, Ellipsis and integer or bool arrays index a tensor (PyTorch's rule)."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, np.ndarray | list):
+            kind = np.asarray(k).dtype.kind
+            if kind not in "iub" and not (isinstance(k, list) and len(k) == 0):
+                raise IndexError(f"index: tensors used as indices must be integer or bool tensors, got "
+                                 f"dtype {np.asarray(k).dtype} (indexing a tensor of shape {x.shape})")
+        elif not isinstance(k, int | slice | type(None) | type(Ellipsis) | np.integer | np.bool_ | bool):
+            raise IndexError(f"index: only integers, slices (`:`), ellipsis (`...`), None and integer or "
+                             f"bool tensors are valid indices, got {type(k).__name__} ({k!r}) for a "
+                             f"tensor of shape {x.shape}")
 
 
 def _basic(x: Tensor, key: Any) -> Tensor:

@@ -23,6 +23,7 @@ import numpy as np
 
 from scalargrad import engine
 from scalargrad.engine import GraphFreedError, _grad_mode
+from tensorgrad import checks
 
 __all__ = [
     "Tensor",
@@ -926,9 +927,13 @@ def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
     """Convert user data to a fresh array: Python floats become float32, ints int64."""
     if isinstance(data, Tensor):
         data = data.data
+    try:
+        array = np.array(data) if dtype is None else np.array(data, dtype=np.dtype(dtype))
+    except ValueError as error:  # a ragged nested list: numpy's message speaks of its own internals
+        raise ValueError(f"tensor(): the nested sequences must have equal lengths at every depth "
+                         f"(got a ragged {type(data).__name__}): {str(error).split('. ')[0]}") from None
     if dtype is not None:
-        return np.array(data, dtype=np.dtype(dtype))
-    array = np.array(data)
+        return array
     if array.dtype.kind == "f" and not isinstance(data, np.ndarray | np.floating):
         array = array.astype(np.float32)  # Python floats: PyTorch's default dtype
     elif array.dtype.kind == "O" or array.dtype.kind in "USV":
@@ -965,10 +970,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _wrap(array)
 
 
-def _shape_of(size: tuple) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], Sequence):
-        size = tuple(size[0])
-    return tuple(int(n) for n in size)
+def _shape_of(size: tuple, op: str = "tensor") -> tuple[int, ...]:
+    """A creation function's size arguments (`f(2, 3)` or `f((2, 3))`), checked (see `checks.sizes`)."""
+    return checks.sizes(size, op)
 
 
 def _creation_dtype(dtype: Any) -> np.dtype:
@@ -977,12 +981,12 @@ def _creation_dtype(dtype: Any) -> np.dtype:
 
 def zeros(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`."""
-    return _leaf(np.zeros(_shape_of(size), _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _leaf(np.zeros(_shape_of(size, "zeros"), _creation_dtype(dtype)), requires_grad=requires_grad)
 
 
 def ones(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones: `ones(2, 3)` or `ones((2, 3))`."""
-    return _leaf(np.ones(_shape_of(size), _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _leaf(np.ones(_shape_of(size, "ones"), _creation_dtype(dtype)), requires_grad=requires_grad)
 
 
 def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -991,7 +995,7 @@ def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_gra
         dtype = bool_
     elif dtype is None and isinstance(fill_value, int):
         dtype = int64
-    data = np.full(_shape_of((size,)), fill_value, _creation_dtype(dtype))
+    data = np.full(_shape_of((size,), "full"), fill_value, _creation_dtype(dtype))
     return _leaf(data, requires_grad=requires_grad)
 
 
@@ -1000,6 +1004,11 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(f"arange(): upper bound and larger bound inconsistent with step sign "
+                           f"(start={start}, end={end}, step={step})")
     if dtype is None:
         integral = all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if integral else float32
@@ -1008,6 +1017,7 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
 
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """The identity matrix, n x m (m defaults to n)."""
+    n, m = _shape_of((n, n if m is None else m), "eye")
     return _leaf(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
 
 
@@ -1027,13 +1037,13 @@ def _generator() -> np.random.Generator:
 
 def rand(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1)."""
-    data = _rng.random(_shape_of(size), dtype=np.float64).astype(_creation_dtype(dtype))
+    data = _rng.random(_shape_of(size, "rand"), dtype=np.float64).astype(_creation_dtype(dtype))
     return _leaf(data, requires_grad=requires_grad)
 
 
 def randn(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Samples from the standard normal distribution."""
-    data = _rng.standard_normal(_shape_of(size)).astype(_creation_dtype(dtype))
+    data = _rng.standard_normal(_shape_of(size, "randn")).astype(_creation_dtype(dtype))
     return _leaf(data, requires_grad=requires_grad)
 
 
