@@ -176,10 +176,10 @@ class Module:
         self._check_initialised(name)
         params, buffers, modules = self._parameters, self._buffers, self._modules
         if isinstance(value, Parameter):
-            self._forget(name)
-            params[name] = value
+            self._forget(name, keep=params)
+            params[name] = value  # a name already there keeps its place, as in PyTorch
         elif isinstance(value, Module):
-            self._forget(name)
+            self._forget(name, keep=modules)
             modules[name] = value
         elif name in params:
             self._check_slot_value(name, value, "parameter", "tensorgrad.nn.Parameter")
@@ -202,10 +202,11 @@ class Module:
             raise TypeError(f"cannot assign '{type(value).__name__}' as {kind} '{name}' "
                             f"({expected} or None expected)")
 
-    def _forget(self, name: str) -> None:
-        """Take `name` out of every registry, so that assigning it anew replaces the entry."""
+    def _forget(self, name: str, keep: dict | None = None) -> None:
+        """Take `name` out of every registry but `keep`, so that assigning it anew replaces it."""
         for registry in (self.__dict__, self._parameters, self._buffers, self._modules):
-            registry.pop(name, None)
+            if registry is not keep:
+                registry.pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:

@@ -260,3 +260,194 @@ def test_casts_move_floating_parameters_gradients_and_buffers_but_keep_integers(
     assert model.to("cpu") is model
     with pytest.raises(TypeError, match="only accepts floating point dtypes"):
         model.to(tg.int64)
+
+
+# --- walking the tree, containers and shape layers against PyTorch --------------------------------
+
+
+def _tree(nn_module):
+    """The same tree in either library: nesting, a container of each kind, a module reached twice."""
+    model = nn_module.Sequential(
+        nn_module.Linear(4, 6), nn_module.Tanh(),
+        nn_module.ModuleList([nn_module.Linear(6, 6), nn_module.Identity()]),
+        nn_module.ModuleDict({"head": nn_module.Linear(6, 2), "act": nn_module.Sigmoid()}),
+    )
+    model.add_module("tied", model[0])
+    return model
+
+
+def test_modules_children_parameters_and_state_dict_walk_the_tree_as_pytorch_does():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _tree(nn), _tree(torch.nn)
+    assert [n for n, _ in ours.named_modules()] == [n for n, _ in theirs.named_modules()]
+    assert [n for n, _ in ours.named_children()] == [n for n, _ in theirs.named_children()]
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert list(ours.state_dict()) == list(theirs.state_dict())  # the tied module under both names
+    assert len(list(ours.modules())) == len(list(theirs.modules()))
+    assert [n for n, _ in ours[2].named_parameters(prefix="blocks")] == ["blocks.0.weight", "blocks.0.bias"]
+    assert [n for n, _ in ours.named_parameters(recurse=False)] == []
+    assert repr(ours[3]) == repr(theirs[3]) and repr(ours[2]) == repr(theirs[2])
+
+
+def test_a_tree_loads_pytorchs_state_dict_and_computes_the_same():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _tree(nn), _tree(torch.nn)
+    ours.double()
+    theirs.double()
+    ours.load_state_dict(theirs.state_dict())
+
+    def run(model, x):
+        h = model[2][1](model[2][0](model[1](model[0](x))))
+        return model[3]["act"](model[3]["head"](h))
+
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    out, expected = run(ours, tg.tensor(x)), run(theirs, torch.tensor(x))
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    out.sum().backward()
+    expected.sum().backward()
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+        np.testing.assert_allclose(p.grad, q.grad.numpy(), rtol=1e-10, err_msg=name)
+
+
+def test_apply_visits_children_before_their_parent():
+    visited = []
+    _tree(nn).apply(lambda m: visited.append(type(m).__name__))
+    assert visited == ["Linear", "Tanh", "Linear", "Identity", "ModuleList", "Linear", "Sigmoid",
+                       "ModuleDict", "Sequential"]
+
+
+def test_requires_grad_freezes_and_train_takes_only_a_bool():
+    model = _tree(nn)
+    assert model.requires_grad_(False) is model
+    assert not any(p.requires_grad for p in model.parameters())
+    model[0].requires_grad_()
+    assert [n for n, p in model.named_parameters() if p.requires_grad] == ["0.weight", "0.bias"]
+    with pytest.raises(ValueError, match="training mode is expected to be boolean"):
+        model.train("eval")
+    assert not model.eval()[3]["act"].training and model.train()[2][1].training
+
+
+def test_module_list_and_dict_behave_as_list_and_dict():
+    layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
+    layers.append(nn.Tanh())
+    layers.insert(1, nn.ReLU())
+    layers += [nn.Sigmoid()]
+    assert [type(m).__name__ for m in layers] == ["Linear", "ReLU", "Linear", "Linear", "Tanh", "Sigmoid"]
+    assert list(layers._modules) == ["0", "1", "2", "3", "4", "5"]
+    del layers[1]
+    assert type(layers[1]).__name__ == "Linear" and type(layers[-1]).__name__ == "Sigmoid"
+    assert len(layers) == 5
+    assert isinstance(layers[1:3], nn.ModuleList) and len(layers[1:3]) == 2
+    assert len(list(layers.parameters())) == 6
+    heads = nn.ModuleDict([("a", nn.Linear(2, 1)), ("b", nn.Tanh())])
+    heads["c"] = nn.ReLU()
+    assert list(heads) == ["a", "b", "c"] and "b" in heads and len(heads) == 3
+    assert heads.pop("b").__class__ is nn.Tanh and list(heads.keys()) == ["a", "c"]
+    heads.update({"a": nn.Identity()})
+    assert isinstance(heads["a"], nn.Identity) and list(heads.state_dict()) == []
+    seq = nn.Sequential(nn.Tanh(), nn.ReLU()).append(nn.Sigmoid())
+    seq[0] = nn.Identity()
+    del seq[1]
+    assert [type(m).__name__ for m in seq] == ["Identity", "Sigmoid"] and list(seq._modules) == ["0", "1"]
+
+
+@pytest.mark.parametrize(("call", "error", "words"), [
+    (lambda: nn.ModuleList([nn.Tanh(), 3]), TypeError, ["ModuleList", "int", "not a Module"]),
+    (lambda: nn.ModuleList(nn.Tanh()), TypeError, ["iterable", "Tanh"]),
+    (lambda: nn.ModuleDict({"a": 1}), TypeError, ["ModuleDict", "int"]),
+    (lambda: nn.ModuleDict([("a", nn.Tanh(), 1)]), ValueError, ["element 0", "pair"]),
+    (lambda: nn.ModuleList([nn.Tanh()])[3], IndexError, ["index 3", "1 modules"]),
+    (lambda: nn.Sequential(nn.Tanh())[-2], IndexError, ["index -2"]),
+    (lambda: nn.ModuleList([nn.Tanh()])["0"], TypeError, ["integers or slices"]),
+    (lambda: nn.ModuleDict()["b"], KeyError, ["'b'"]),
+    (lambda: nn.Module().register_parameter("x", tg.zeros(1)), TypeError, ["'Tensor'", "parameter 'x'"]),
+    (lambda: setattr(nn.Linear(1, 1), "weight", tg.zeros(1, 1)), TypeError,
+     ["'Tensor'", "parameter 'weight'"]),
+    (lambda: nn.Module().add_module("a.b", nn.Tanh()), KeyError, ["a.b"]),
+    (lambda: nn.Unflatten(1, (2, 2))(tg.zeros(2, 3)), RuntimeError, ["Unflatten", "(2, 2)", "3", "(2, 3)"]),
+    (lambda: nn.Unflatten(3, (1, 2))(tg.zeros(2, 2)), IndexError, ["Unflatten", "dim 3", "(2, 2)"]),
+    (lambda: nn.Unflatten(1, (2.0, 1)), TypeError, ["Unflatten", "ints"]),
+    (lambda: nn.Linear(1, 1).to(tg.int64), TypeError, ["floating point"]),
+    (lambda: nn.Linear(1, 1).to("cuda"), RuntimeError, ["'cuda'"]),
+], ids=lambda v: None)
+def test_container_and_registration_mistakes_raise_as_pytorch_does(call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    for word in words:
+        assert word in str(info.value)
+
+
+@pytest.mark.parametrize(("layer", "shape"), [
+    (lambda m: m.Flatten(), (2, 3, 4, 5)),
+    (lambda m: m.Flatten(0, 2), (2, 3, 4, 5)),
+    (lambda m: m.Flatten(-3, -2), (2, 3, 4, 5)),
+    (lambda m: m.Unflatten(1, (3, 4)), (2, 12, 5)),
+    (lambda m: m.Unflatten(-1, (2, -1)), (2, 12)),
+    (lambda m: m.Identity(54, unused=True), (3, 2)),
+], ids=["Flatten", "Flatten(0,2)", "Flatten(-3,-2)", "Unflatten", "Unflatten(-1)", "Identity"])
+def test_shape_layers_match_pytorch_values_gradients_and_repr(layer, shape):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(1).standard_normal(shape)
+    ours, theirs = layer(nn), layer(torch.nn)
+    a, b = tg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, expected = ours(a), theirs(b)
+    assert out.shape == tuple(expected.shape)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    weights = np.arange(out.data.size, dtype=np.float64).reshape(out.shape)
+    (out * tg.tensor(weights)).sum().backward()
+    (expected * torch.tensor(weights)).sum().backward()
+    np.testing.assert_array_equal(a.grad, b.grad.numpy())
+    assert repr(ours) == repr(theirs)
+
+
+# --- size and state-dict mistakes (issue 7's classes) -------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "error", "words"), [
+    ((-1, 3), RuntimeError, ["Linear", "in_features", "-1"]),
+    ((3, -2), RuntimeError, ["Linear", "out_features", "-2"]),
+    ((2.5, 3), TypeError, ["Linear", "in_features", "float"]),
+    ((3, "4"), TypeError, ["Linear", "out_features", "str"]),
+    ((3, None), TypeError, ["Linear", "out_features", "NoneType"]),
+])
+def test_linear_sizes_are_checked_with_pytorchs_exception_types(args, error, words):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error):
+        torch.nn.Linear(*args)
+    with pytest.raises(error) as info:
+        nn.Linear(*args)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_zero_and_numpy_integer_sizes_are_fine():
+    assert nn.Linear(0, 3).weight.shape == (3, 0)
+    assert nn.Linear(np.int64(2), np.int32(3)).weight.shape == (3, 2)
+
+
+@pytest.mark.parametrize(("state", "error", "words"), [
+    ([1, 2], TypeError, ["dict-like", "list"]),
+    (np.zeros(3), TypeError, ["dict-like", "ndarray"]),
+    ({"weight": np.zeros((3, 3)), "bias": np.zeros(3)}, RuntimeError,
+     ["size mismatch for weight", "(3, 3)", "(3, 2)"]),
+    ({"weight": "abc", "bias": np.zeros(3)}, RuntimeError, ["weight", "str"]),
+    ({"weight": [[1, 2]] * 3, "bias": np.zeros(3), "extra": 1}, RuntimeError,
+     ["Unexpected key(s)", '"extra"']),
+], ids=["list", "array", "shape", "text", "extra"])
+def test_load_state_dict_mistakes_name_the_key_and_both_shapes(state, error, words):
+    layer = nn.Linear(2, 3)
+    before = layer.weight.data.copy()
+    with pytest.raises(error) as info:
+        layer.load_state_dict(state)
+    for word in words:
+        assert word in str(info.value)
+    np.testing.assert_array_equal(layer.weight.data, before)  # nothing loaded when anything is wrong
+
+
+def test_load_state_dict_reports_what_it_skipped_and_can_assign():
+    layer = nn.Linear(2, 3)
+    result = layer.load_state_dict({"weight": np.ones((3, 2))}, strict=False)
+    assert result.missing_keys == ["bias"] and result.unexpected_keys == [] and "bias" in repr(result)
+    assert repr(layer.load_state_dict(layer.state_dict())) == "<All keys matched successfully>"
+    layer.load_state_dict({"weight": np.ones((3, 2), np.float64), "bias": np.zeros(3)}, assign=True)
+    assert layer.weight.dtype == np.float64  # assign takes the array as it is, as PyTorch's assign=True
