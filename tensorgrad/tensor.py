@@ -199,7 +199,7 @@ class Tensor:
     def item(self) -> float | int | bool:
         """The one element of a one-element tensor, as a Python number."""
         if self.data.size != 1:
-            raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
+            raise checks.ShapeError(f"item() needs a tensor with one element, got shape {self.shape}")
         return self.data.item()
 
     def tolist(self) -> Any:
