@@ -37,7 +37,8 @@ ANSWERS = {
     "relu of an int stays int": lambda m: m.tensor([-2, 3]).relu(),
     "int32 ** 2 stays int32": lambda m: m.tensor([-2, 0, 2], dtype=m.int32) ** 2,
     "int32 ** 2.5 is float32": lambda m: m.tensor([2, 4], dtype=m.int32) ** 2.5,
-    "int ** negative int tensor truncates": lambda m: m.tensor([2, 4, 1, -1, -1]) ** m.tensor([-1, -1, -3, -3, -2]),
+    "int ** negative int tensor truncates":
+        lambda m: m.tensor([2, 4, 1, -1, -1]) ** m.tensor([-1, -1, -3, -3, -2]),
     "int ** 0-d int tensor stays int32": lambda m: m.tensor([2, 4], dtype=m.int32) ** m.tensor(2),
     "softmax of inf is nan everywhere": lambda m: m.tensor([INF, 1.0, 0.0]).softmax(0),
     "log_softmax of inf is nan everywhere": lambda m: m.tensor([INF, 1.0, 0.0]).log_softmax(0),
@@ -55,7 +56,8 @@ ANSWERS = {
     "min(dim, keepdim) indices": lambda m: m.tensor([[1.0, 5.0, 1.0], [7.0, 0.0, 7.0]]).min(1, True).indices,
     "max of two tensors": lambda m: m.max(m.tensor([1.0, 5.0]), m.tensor([[3.0, 2.0]])),
     "amax of a 0-d tensor": lambda m: m.tensor(3.0).amax(),
-    "an int between index arrays is a select": lambda m: m.arange(24).reshape(2, 3, 4)[0, :, m.tensor([0, 3])],
+    "an int between index arrays is a select":
+        lambda m: m.arange(24).reshape(2, 3, 4)[0, :, m.tensor([0, 3])],
     "an int after an index array": lambda m: m.arange(24).reshape(2, 3, 4)[m.tensor([1, 0]), 2],
     "ints and arrays around an ellipsis": lambda m: m.arange(24).reshape(2, 3, 4)[..., 1, m.tensor([2, 0])],
     "squeeze of a 0-d tensor": lambda m: m.tensor(5.0).squeeze(0),
