@@ -85,6 +85,18 @@ from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
     tan,
     trunc,
 )
+from tensorgrad.creation import (
+    Generator,
+    bernoulli,
+    empty,
+    empty_like,
+    linspace,
+    logspace,
+    multinomial,
+    randint,
+    randperm,
+)
+from tensorgrad.dtypes import bool, double, float, float16, half, int, int8, int16, long, short, uint8
 from tensorgrad.gradcheck import GradcheckError, gradcheck
 from tensorgrad.indexing import index_put
 from tensorgrad.matmul import matmul
@@ -136,6 +148,9 @@ __all__ = [
     "Tensor", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "arange", "eye", "rand",
     "randn", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "manual_seed",
     "float32", "float64", "int32", "int64", "bool_",
+    "float", "double", "half", "float16", "long", "int", "short", "int16", "int8", "uint8", "bool",
+    "Generator", "empty", "empty_like", "linspace", "logspace", "randint", "randperm", "multinomial",
+    "bernoulli",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "record", "unbroadcast", "gradcheck", "GradcheckError", "InplaceModifiedError",
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu",

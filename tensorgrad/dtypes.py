@@ -19,9 +19,24 @@ import functools
 
 import numpy as np
 
-__all__ = ["default_float", "promote_types", "result_type", "float_dtype"]
+__all__ = [
+    "default_float", "promote_types", "result_type", "float_dtype",
+    "float", "double", "half", "float16", "long", "int", "short", "int16", "int8", "uint8", "bool",
+]
 
 default_float = np.dtype(np.float32)
+
+# PyTorch's dtype aliases, so that `dtype=tg.float` reads as `dtype=torch.float`. (They shadow
+# the builtins in this module only, which uses none of them.)
+float = default_float  # noqa: A001
+double = np.dtype(np.float64)
+half = float16 = np.dtype(np.float16)
+long = np.dtype(np.int64)
+int = np.dtype(np.int32)  # noqa: A001
+short = int16 = np.dtype(np.int16)
+int8 = np.dtype(np.int8)
+uint8 = np.dtype(np.uint8)
+bool = np.dtype(np.bool_)  # noqa: A001
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 

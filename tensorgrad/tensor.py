@@ -861,6 +861,24 @@ class Tensor:
         """An int64 copy, cut from the graph."""
         return _cast(self, int64)
 
+    # --- randomness (see `tensorgrad.creation`) -------------------------------------------------
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill with samples from N(mean, std**2), in place."""
+        return _creation.normal_(self, mean, std, generator=generator)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill with samples from U[a, b), in place."""
+        return _creation.uniform_(self, a, b, generator=generator)
+
+    def bernoulli(self, p: float | None = None, *, generator: Any = None) -> Tensor:
+        """1 with probability self (or p) elementwise, else 0."""
+        return _creation.bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+        """Indices sampled from each row's categorical distribution."""
+        return _creation.multinomial(self, num_samples, replacement, generator=generator)
+
     # --- in place: each bumps the storage's version counter -----------------------------------
 
     def add_(self, other: Any) -> Tensor:
@@ -1288,6 +1306,7 @@ def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
 
 
 # The op modules import this one, so they are imported last.
+from tensorgrad import creation as _creation  # noqa: E402
 from tensorgrad import elementwise as _ew  # noqa: E402
 from tensorgrad import indexing as _ix  # noqa: E402
 from tensorgrad import matmul as _mm  # noqa: E402

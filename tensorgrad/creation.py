@@ -1,0 +1,176 @@
+"""Creation and randomness beyond the basics: `empty`, `linspace`, `logspace`, `randint`,
+`randperm`, `multinomial`, `bernoulli`, the in-place initialisers `normal_` and `uniform_`, and
+a `Generator` for reproducible streams (tutorial chapter 6).
+
+Every random function draws from the generator behind `tg.manual_seed` unless a
+`generator=tg.Generator().manual_seed(n)` is passed, as in PyTorch. Sizes are checked once by
+`tensorgrad.checks`. The results carry no gradient (they are leaves), as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from scalargrad.engine import _grad_mode
+from tensorgrad import checks
+from tensorgrad.tensor import Tensor, _creation_dtype, _generator, _leaf, float32, int64
+
+__all__ = [
+    "Generator", "empty", "empty_like", "linspace", "logspace", "randint", "randperm", "multinomial",
+    "bernoulli", "normal_", "uniform_",
+]
+
+class Generator:
+    """A stream of random numbers of its own: `g = tg.Generator().manual_seed(0)`, then
+    `tg.randint(10, (3,), generator=g)`. Independent of `tg.manual_seed`."""
+
+    def __init__(self) -> None:
+        self._rng = np.random.default_rng()
+        self._seed: Any = None
+
+    def manual_seed(self, seed: Any) -> Generator:
+        """Restart the stream from `seed`; returns the generator (PyTorch's chaining)."""
+        self._seed = checks.as_int(seed, "manual_seed", "seed")
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self) -> Any:
+        """The seed last given to `manual_seed` (None if never seeded)."""
+        return self._seed
+
+
+def _rng(generator: Generator | None) -> np.random.Generator:
+    if generator is None:
+        return _generator()
+    if not isinstance(generator, Generator):
+        raise TypeError(f"generator must be a tg.Generator, got {type(generator).__name__}")
+    return generator._rng
+
+
+def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor whose values are whatever the memory held (fill it before reading)."""
+    return _leaf(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`empty` in t's shape and dtype."""
+    return empty(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`steps` evenly spaced values from start to end, both included (float32 by default)."""
+    steps = checks.as_int(steps, "linspace", "steps")
+    if steps < 0:
+        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
+    values = np.linspace(start, end, steps, dtype=np.float64)
+    return _leaf(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """`steps` values base**x for x evenly spaced from start to end, both included."""
+    steps = checks.as_int(steps, "logspace", "steps")
+    if steps < 0:
+        raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
+    values = np.power(np.float64(base), np.linspace(start, end, steps, dtype=np.float64))
+    return _leaf(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+def _cast_truncating(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    # An integer dtype truncates toward zero, as PyTorch's linspace(dtype=torch.int64) does.
+    return (np.trunc(values) if dtype.kind in "iu" else values).astype(dtype)
+
+
+def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
+            requires_grad: bool = False) -> Tensor:
+    """Uniform integers in [low, high): `randint(high, size)` or `randint(low, high, size)`; int64."""
+    if len(args) == 2:
+        low, (high, size) = 0, args
+    elif len(args) == 3:
+        low, high, size = args
+    else:
+        raise TypeError(f"randint() takes (high, size) or (low, high, size), got {len(args)} arguments")
+    low, high = checks.as_int(low, "randint", "low"), checks.as_int(high, "randint", "high")
+    if low >= high:
+        raise RuntimeError(f"randint(): expects low < high, got low={low} >= high={high}")
+    shape = checks.sizes((size,), "randint")
+    data = _rng(generator).integers(low, high, size=shape, dtype=np.int64)
+    return _leaf(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad=requires_grad)
+
+
+def randperm(n: int, generator: Generator | None = None, dtype: Any = None) -> Tensor:
+    """A random permutation of 0 .. n-1 (int64)."""
+    n = checks.sizes((n,), "randperm")[0]
+    return _leaf(_rng(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # noqa: A002
+                generator: Generator | None = None) -> Tensor:
+    """Sample indices from each row's categorical distribution (weights need not sum to 1); int64.
+
+    Without replacement this is the Gumbel-top-k construction: add independent Gumbel noise to the
+    log-weights and keep the `num_samples` largest, which is distributed as drawing one category
+    after another without putting it back, in one vectorised step.
+    """
+    weights = input.data
+    num_samples = checks.as_int(num_samples, "multinomial", "num_samples")
+    if weights.ndim not in (1, 2) or weights.dtype.kind != "f":
+        raise RuntimeError(f"multinomial(): expects a 1-D or 2-D float tensor of weights, got shape "
+                           f"{input.shape} and dtype {input.dtype}")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise RuntimeError("multinomial(): probability tensor contains either `inf`, `nan` or element < 0")
+    rows = weights.reshape(-1, weights.shape[-1]).astype(np.float64)
+    if np.any(rows.sum(axis=1) <= 0):
+        raise RuntimeError("multinomial(): invalid distribution: a row of weights sums to 0")
+    if num_samples <= 0 or (not replacement and num_samples > rows.shape[1]):
+        raise RuntimeError(f"multinomial(): cannot sample {num_samples} samples from {rows.shape[1]} "
+                           f"categories {'with' if replacement else 'without'} replacement")
+    rng = _rng(generator)
+    if replacement:
+        cdf = np.cumsum(rows, axis=1)
+        cdf /= cdf[:, -1:]
+        u = rng.random((rows.shape[0], num_samples))
+        samples = (u[:, :, None] >= cdf[:, None, :]).sum(axis=2)
+        samples = np.minimum(samples, rows.shape[1] - 1)
+    else:
+        with np.errstate(divide="ignore"):
+            keys = np.log(rows) + rng.gumbel(size=rows.shape)
+        samples = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    out = samples.astype(int64)
+    return _leaf(out.reshape(num_samples) if weights.ndim == 1 else out)
+
+
+def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None = None) -> Tensor:  # noqa: A002
+    """1 with probability `input` (or `p`) elementwise, else 0, in input's dtype; no gradient."""
+    probability = input.data if p is None else np.full_like(input.data, p)
+    if np.any((probability < 0) | (probability > 1)):
+        raise RuntimeError("bernoulli(): expects all probabilities to be in [0, 1]")
+    draws = _rng(generator).random(input.shape) < probability
+    return _leaf(draws.astype(input.dtype if input.dtype.kind == "f" else float32))
+
+
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:
+    """Fill t in place with samples from N(mean, std**2); returns t."""
+    if std < 0:
+        raise RuntimeError(f"normal_(): expects std >= 0.0, got std={std}")
+    return _fill_in_place(t, _rng(generator).normal(mean, std, t.shape), "normal_")
+
+
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None) -> Tensor:
+    """Fill t in place with samples from U[a, b); returns t. (PyTorch's `from`, `to`.)"""
+    if a > b:
+        raise RuntimeError(f"uniform_(): expects from <= to, got from={a} > to={b}")
+    return _fill_in_place(t, _rng(generator).uniform(a, b, t.shape), "uniform_")
+
+
+def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:
+    if _grad_mode.enabled and t.requires_grad and t.is_leaf:
+        raise RuntimeError(f"{name}: a leaf tensor that requires grad can't be changed in place outside "
+                           "no_grad(); wrap the update in `with tg.no_grad():`")
+    if not t.data.flags.writeable:
+        raise RuntimeError(f"{name}: this tensor is read-only (an expand/broadcast_to view); clone() it first")
+    t.data[...] = values
+    t._versions[0] += 1
+    return t
