@@ -34,6 +34,18 @@ from tensorgrad.elementwise import (
 )
 
 # isort: split
+from tensorgrad.creation import (
+    Generator,
+    bernoulli,
+    empty,
+    empty_like,
+    linspace,
+    logspace,
+    multinomial,
+    randint,
+    randperm,
+)
+from tensorgrad.dtypes import bool, double, float, float16, half, int, int8, int16, long, short, uint8
 from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
     acos,
     acosh,
@@ -85,18 +97,6 @@ from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
     tan,
     trunc,
 )
-from tensorgrad.creation import (
-    Generator,
-    bernoulli,
-    empty,
-    empty_like,
-    linspace,
-    logspace,
-    multinomial,
-    randint,
-    randperm,
-)
-from tensorgrad.dtypes import bool, double, float, float16, half, int, int8, int16, long, short, uint8
 from tensorgrad.gradcheck import GradcheckError, gradcheck
 from tensorgrad.indexing import index_put
 from tensorgrad.matmul import matmul

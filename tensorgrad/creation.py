@@ -170,7 +170,7 @@ def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:
         raise RuntimeError(f"{name}: a leaf tensor that requires grad can't be changed in place outside "
                            "no_grad(); wrap the update in `with tg.no_grad():`")
     if not t.data.flags.writeable:
-        raise RuntimeError(f"{name}: this tensor is read-only (an expand/broadcast_to view); clone() it first")
+        raise RuntimeError(f"{name}: this tensor is read-only (an expand/broadcast_to view); clone() it")
     t.data[...] = values
     t._versions[0] += 1
     return t
