@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -210,7 +210,8 @@ class DataLoader:
     first dimension, such as `(inputs, labels)`. Samples are collated as PyTorch's default
     does: tensors, arrays and numbers are stacked into a tensor with a new first dimension,
     and tuples, lists and dicts of them batch field by field. `batch_size=None` yields the
-    samples one by one, unbatched. With `generator` (a numpy Generator) or `seed`, the loader
+    samples one by one, unbatched; `collate_fn` replaces the default collation (it gets the
+    list of a batch's samples). With `generator` (a numpy Generator) or `seed`, the loader
     shuffles from its own generator; without, from tensorgrad's (`tg.manual_seed`).
 
     >>> x, y = make_moons(100, noise=0.1, seed=0)
@@ -221,7 +222,8 @@ class DataLoader:
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
                  drop_last: bool = False, seed: int | None = None,
-                 generator: np.random.Generator | None = None) -> None:
+                 generator: np.random.Generator | None = None,
+                 collate_fn: Callable[[list[Any]], Any] | None = None) -> None:
         _check_batch_size(batch_size)
         for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
             if not isinstance(flag, bool | np.bool_):
@@ -230,6 +232,9 @@ class DataLoader:
             raise ValueError("DataLoader: batch_size=None (no batching) is incompatible with drop_last")
         if seed is not None and generator is not None:
             raise ValueError("DataLoader: give seed or generator, not both")
+        if collate_fn is not None and not callable(collate_fn):
+            raise TypeError(f"DataLoader: collate_fn must be callable, got {type(collate_fn).__name__}")
+        self.collate_fn = collate_fn
         self.dataset = dataset
         self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
         self._rng = generator if generator is not None else (
@@ -253,17 +258,26 @@ class DataLoader:
             order = np.arange(n)
         if self.batch_size is None:
             for i in order.tolist():
-                yield self.dataset[i] if self._columns is None else self._batch(np.array(i))
+                yield self._sample(i)
             return
         stop = n - n % self.batch_size if self.drop_last else n
         for start in range(0, stop, self.batch_size):
             yield self._batch(order[start:start + self.batch_size])
 
     def _batch(self, rows: np.ndarray) -> Any:
+        if self.collate_fn is not None:
+            return self.collate_fn([self._sample(int(i)) for i in rows])
         if self._columns is None:
             return _fetch(self.dataset, rows)
         batch = tuple(_wrap(column[rows]) for column in self._columns)  # one gather per tensor
         return batch[0] if isinstance(self.dataset, Tensor | np.ndarray) else batch
+
+    def _sample(self, i: int) -> Any:
+        """Sample `i` on its own: what `collate_fn` receives a list of."""
+        if self._columns is None:
+            return self.dataset[i]
+        sample = tuple(_wrap(column[i]) for column in self._columns)
+        return sample[0] if isinstance(self.dataset, Tensor | np.ndarray) else sample
 
 
 def _check_batch_size(batch_size: Any) -> None:

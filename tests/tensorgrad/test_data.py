@@ -253,3 +253,15 @@ def test_dataloader_collates_like_pytorch():
 
     with pytest.raises(RuntimeError, match=r"equal shapes.*\(1,\), \(2,\)"):
         next(iter(DataLoader(Ragged(), batch_size=2)))
+
+
+def test_dataloader_collate_fn_gets_the_list_of_samples():
+    names = ["ab", "c", "def", "gh"]
+    lengths = DataLoader(names, batch_size=3, collate_fn=lambda batch: [len(n) for n in batch])
+    assert list(lengths) == [[2, 1, 3], [2]]
+    pairs = DataLoader(TensorDataset(tg.arange(4), tg.arange(4) * 10), batch_size=2,
+                       collate_fn=lambda batch: [(int(a), int(b)) for a, b in batch])
+    assert list(pairs) == [[(0, 0), (1, 10)], [(2, 20), (3, 30)]]
+    assert [b.tolist() for b in DataLoader(tg.arange(3), batch_size=2, collate_fn=tg.stack)] == [[0, 1], [2]]
+    with pytest.raises(TypeError, match="collate_fn must be callable"):
+        DataLoader(names, collate_fn=3)
