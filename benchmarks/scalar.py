@@ -150,14 +150,15 @@ def _micrograd_nodes(root) -> list:
     return list(seen)
 
 
-def train_step(demo: Demo, k: int) -> None:
-    """The notebook's training step: forward, zero_grad, backward, SGD update."""
+def train_step(demo: Demo, k: int) -> float:
+    """The notebook's training step: forward, zero_grad, backward, SGD update; returns the loss."""
     total_loss, acc = demo.loss()
     demo.model.zero_grad()
     total_loss.backward()
     learning_rate = 1.0 - 0.9 * k / 100
     for p in demo.model.parameters():
         p.data -= learning_rate * p.grad
+    return total_loss.data
 
 
 class CollectorLog:
@@ -187,18 +188,19 @@ def time_steps(variant: str, warmup: int, steps: int, seconds: float) -> dict:
     gc_off = variant.endswith("gc-off")
     log = CollectorLog()
     gc.callbacks.append(log)
-    times = []
+    times, losses = [], []
     k = 0
     for _ in range(warmup):
-        train_step(demo, k % 100)
+        losses.append(train_step(demo, k % 100))
         k += 1
     while len(times) < steps or sum(times) < seconds:
         if gc_off:
             gc.disable()
         log.on = True
         start = time.perf_counter()
-        train_step(demo, k % 100)
+        loss = train_step(demo, k % 100)
         times.append(time.perf_counter() - start)
+        losses.append(loss)
         log.on = False
         if gc_off:
             gc.enable()
@@ -207,7 +209,22 @@ def time_steps(variant: str, warmup: int, steps: int, seconds: float) -> dict:
     gc.callbacks.remove(log)
     n = len(times)
     return {"ms": 1e3 * sum(times) / n, "steps": n, "collections": [c / n for c in log.count],
-            "collector_ms": 1e3 * log.seconds / n}
+            "collector_ms": 1e3 * log.seconds / n, "first_losses": [float(x) for x in losses[:3]]}
+
+
+def check_same_training(runs: dict[str, list[dict]]) -> str:
+    """Raise unless every variant's first steps give the same losses (a fast step must not do less)."""
+    reference_variant = next(iter(runs))
+    reference = runs[reference_variant][0]["first_losses"]
+    for variant, results in runs.items():
+        for result in results:
+            got = result["first_losses"]
+            if len(got) != len(reference) or any(
+                    abs(a - b) > 1e-9 * abs(b) for a, b in zip(got, reference, strict=True)):
+                raise AssertionError(f"{variant} trains differently from {reference_variant}: losses {got} "
+                                     f"where {reference}")
+    return (f"Every variant's first {len(reference)} losses equal {VARIANTS[reference_variant]}'s to 1e-9: "
+            + ", ".join(f"{x:.12g}" for x in reference))
 
 
 def graph_figures(variant: str) -> dict:
@@ -345,6 +362,7 @@ def main(argv: list[str] | None = None) -> None:
         for variant in variants[shift:] + variants[:shift]:
             runs[variant].append(in_fresh_process("--worker", f"steps:{variant}", *options))
     step_table(runs, args.rounds)
+    print("\n" + check_same_training(runs))
 
     graphs = {v: in_fresh_process("--worker", f"graph:{v}") for v in variants if not v.endswith("gc-off")}
     print_table(

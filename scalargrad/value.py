@@ -1,26 +1,34 @@
 """`Value`: one float in the graph, micrograd's node (tutorial chapter 1, "a Value").
 
-Every op follows one pattern: compute the output, define `_backward(grad)` that adds each
-parent's local derivative times `grad` into the parent's `.grad`, attach it, return the output.
-`_backward` takes the gradient as an argument instead of reading `out.grad`, so it holds no
-reference to `out`: the graph has no reference cycles and is freed the moment it is dropped.
+Every op follows one pattern: compute the output's data, make the node with its parents, and
+name the op's backward, written right below the forward: a function of the node and its
+gradient that adds each parent's local derivative times the gradient into the parent's `.grad`.
+It reads the parents (and, for tanh, exp and sigmoid, the output) from the node it is given.
 
-`_backward` receives its inputs as default arguments, `def _backward(grad, self=self,
-other=other)`, rather than reading them from the enclosing function. It is the same function,
-but Python keeps default arguments in one tuple, where a closure needs a cell per variable plus
-a tuple of cells: two objects fewer per node to allocate, free and (with the garbage collector
-on) scan, which made the moons demo's training step about 30% faster. The engine calls it as
-`_backward(grad)`.
+micrograd writes that backward as a closure made per node. Here it is one function per op,
+shared by all of the op's nodes, so a node is just the `Value` and its parents tuple: two
+objects for Python's cycle collector to walk in every collection, where a closure per node made
+four, and the collector's time was most of a training step. The lesson of the closure stays:
+the backward takes the gradient as an argument instead of reading `out.grad`, and nothing a node
+holds refers back to it, so a graph has no reference cycles and is freed the moment it is
+dropped. The engine calls it as `node._backward(node, grad)` (see `Value._backward_takes_node`).
 
-Primitives: `+`, `*`, `**`, `relu`, `tanh`, `exp`, `log`, `sigmoid` and the n-ary `Value.sum`.
-Everything else (`-`, `/`, the reflected forms) is composed from them in one line.
+Primitives: `+`, `*`, `**`, `relu`, `tanh`, `exp`, `log`, `sigmoid`, the n-ary `Value.sum`
+and `Value.dot` (a neuron's `w . x + b` as one node). Everything else (`-`, `/`, the reflected
+forms) is composed from them in one line.
+
+Numbers follow Python's floats where Python raises on an operator (division by zero is a
+`ZeroDivisionError`), and PyTorch's answers where Python would raise in a function or go complex:
+`0 ** -1` is inf, `log(0)` is -inf, `log(-1)` and `(-8) ** (1/3)` are nan, `exp(1000)` is inf.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from numbers import Real
+from operator import mul
 from typing import Union
 
 from scalargrad.engine import _grad_mode
@@ -51,6 +59,11 @@ def _log(x: float) -> float:
     return -math.inf if x == 0 else math.nan
 
 
+def _is_number(x: object) -> bool:
+    """A real number a Value can hold: int, float, numpy's numbers; not bool, not complex."""
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
 class Value:
     """A scalar node: `data` (a float), `grad`, `parents`, `op`, `label`.
 
@@ -69,10 +82,12 @@ class Value:
     _grad_init = 0.0
     _keeps_grad = True
     _kept_grad_adds_up = False
+    # `_backward` is the op's shared function, so the engine hands it the node: f(node, grad).
+    _backward_takes_node = True
 
     def __init__(self, data: float, label: str = "") -> None:
         if type(data) is not float:
-            if not isinstance(data, Real) or isinstance(data, bool):
+            if not _is_number(data):
                 raise TypeError(
                     f"Value needs a real number (int or float), got {type(data).__name__}: {data!r}"
                 )
@@ -93,72 +108,80 @@ class Value:
     def __add__(self, other: Scalar) -> Value:
         """self + other. d/dself = 1, d/dother = 1."""
         if not isinstance(other, Value):
+            if not _is_number(other):
+                return NotImplemented  # Python then says "unsupported operand type(s) for +"
             other = Value(other)
+        return _node(self.data + other.data, (self, other), "+", Value._add_backward)
 
-        def _backward(grad: float, self=self, other=other) -> None:
-            self.grad += grad
-            other.grad += grad
-
-        return _node(self.data + other.data, (self, other), "+", _backward)
+    @staticmethod
+    def _add_backward(out: Value, grad: float) -> None:
+        a, b = out.parents
+        a.grad += grad
+        b.grad += grad
 
     def __mul__(self, other: Scalar) -> Value:
         """self * other. d/dself = other, d/dother = self."""
         if not isinstance(other, Value):
+            if not _is_number(other):
+                return NotImplemented
             other = Value(other)
+        return _node(self.data * other.data, (self, other), "*", Value._mul_backward)
 
-        def _backward(grad: float, self=self, other=other) -> None:
-            self.grad += other.data * grad
-            other.grad += self.data * grad
-
-        return _node(self.data * other.data, (self, other), "*", _backward)
+    @staticmethod
+    def _mul_backward(out: Value, grad: float) -> None:
+        a, b = out.parents
+        a.grad += b.data * grad
+        b.grad += a.data * grad
 
     def __pow__(self, exponent: Scalar) -> Value:
-        """self ** exponent (int, float or Value).
+        """self ** exponent (int, float or Value). d/dself = exponent * self**(exponent - 1).
 
-        d/dself = exponent * self**(exponent - 1); d/dexponent = log(self) * self**exponent,
-        which is nan for a negative base, as in PyTorch (and 0 for a zero base with a
-        non-negative exponent).
+        With a Value exponent, d/dexponent = log(self) * self**exponent too, which is nan for a
+        negative base, as in PyTorch (and 0 for a zero base with a non-negative exponent).
         """
         if isinstance(exponent, Value):
-            return self._pow_value(exponent)
-        if not isinstance(exponent, (int, float)) or isinstance(exponent, bool):
-            raise TypeError(f"Value ** needs an int, float or Value exponent, got {type(exponent).__name__}")
+            return _node(_pow(self.data, exponent.data), (self, exponent), "**", Value._pow_value_backward)
+        if not _is_number(exponent):
+            return NotImplemented  # Python then says "unsupported operand type(s) for ** or pow()"
+        return _node(_pow(self.data, exponent), (self,), f"**{exponent}", Value._pow_backward(exponent))
 
-        def _backward(grad: float, self=self, exponent=exponent) -> None:
+    @staticmethod
+    @functools.lru_cache(maxsize=1024)
+    def _pow_backward(exponent: float) -> Callable[[Value, float], None]:
+        """The backward of `** exponent`: one function per exponent, shared by its nodes."""
+
+        def backward(out: Value, grad: float) -> None:
             if exponent != 0:  # x**0 is the constant 1: slope 0, also at x = 0 (not 0 * inf)
-                self.grad += exponent * _pow(self.data, exponent - 1) * grad
+                (x,) = out.parents
+                x.grad += exponent * _pow(x.data, exponent - 1) * grad
 
-        return _node(_pow(self.data, exponent), (self,), f"**{exponent}", _backward)
+        return backward
 
-    def _pow_value(self, exponent: Value) -> Value:
-        """self ** exponent where the exponent is a Value too: both get a gradient."""
-
-        def _backward(grad: float, self=self, exponent=exponent) -> None:
-            base, power = self.data, exponent.data
-            if power != 0:  # x**0 is the constant 1: slope 0, also at x = 0 (not 0 * inf)
-                self.grad += power * _pow(base, power - 1) * grad
-            if base != 0 or power < 0:  # 0**p for p >= 0 is flat in p: PyTorch's 0, not 0 * -inf
-                exponent.grad += _pow(base, power) * _log(base) * grad
-
-        return _node(_pow(self.data, exponent.data), (self, exponent), "**", _backward)
+    @staticmethod
+    def _pow_value_backward(out: Value, grad: float) -> None:
+        x, exponent = out.parents
+        base, power = x.data, exponent.data
+        if power != 0:  # x**0 is the constant 1: slope 0, also at x = 0 (not 0 * inf)
+            x.grad += power * _pow(base, power - 1) * grad
+        if base != 0 or power < 0:  # 0**p for p >= 0 is flat in p: PyTorch's 0, not 0 * -inf
+            exponent.grad += out.data * _log(base) * grad
 
     def relu(self) -> Value:
         """max(self, 0). Derivative: 1 where self > 0, else 0."""
+        return _node(self.data if self.data > 0 else 0.0, (self,), "relu", Value._relu_backward)
 
-        def _backward(grad: float, self=self) -> None:
-            if self.data > 0:
-                self.grad += grad
-
-        return _node(self.data if self.data > 0 else 0.0, (self,), "relu", _backward)
+    @staticmethod
+    def _relu_backward(out: Value, grad: float) -> None:
+        if out.data > 0:
+            out.parents[0].grad += grad
 
     def tanh(self) -> Value:
         """tanh(self). Derivative: 1 - tanh(self)**2."""
-        t = math.tanh(self.data)
+        return _node(math.tanh(self.data), (self,), "tanh", Value._tanh_backward)
 
-        def _backward(grad: float, self=self, t=t) -> None:
-            self.grad += (1.0 - t * t) * grad
-
-        return _node(t, (self,), "tanh", _backward)
+    @staticmethod
+    def _tanh_backward(out: Value, grad: float) -> None:
+        out.parents[0].grad += (1.0 - out.data * out.data) * grad
 
     def exp(self) -> Value:
         """e ** self. Derivative: e ** self."""
@@ -166,19 +189,20 @@ class Value:
             e = math.exp(self.data)
         except OverflowError:
             e = math.inf
+        return _node(e, (self,), "exp", Value._exp_backward)
 
-        def _backward(grad: float, self=self, e=e) -> None:
-            self.grad += e * grad
-
-        return _node(e, (self,), "exp", _backward)
+    @staticmethod
+    def _exp_backward(out: Value, grad: float) -> None:
+        out.parents[0].grad += out.data * grad
 
     def log(self) -> Value:
-        """Natural log of self (-inf at 0, nan below). Derivative: 1 / self."""
+        """Natural log of self (-inf at 0, nan below, as in PyTorch). Derivative: 1 / self."""
+        return _node(_log(self.data), (self,), "log", Value._log_backward)
 
-        def _backward(grad: float, self=self) -> None:
-            self.grad += grad / self.data if self.data != 0 else math.copysign(math.inf, grad)
-
-        return _node(_log(self.data), (self,), "log", _backward)
+    @staticmethod
+    def _log_backward(out: Value, grad: float) -> None:
+        (x,) = out.parents
+        x.grad += grad / x.data if x.data != 0 else math.copysign(math.inf, grad)
 
     def sigmoid(self) -> Value:
         """1 / (1 + e ** -self). Derivative: sigmoid(self) * (1 - sigmoid(self))."""
@@ -188,20 +212,21 @@ class Value:
         else:
             e = math.exp(x)
             s = e / (1.0 + e)
+        return _node(s, (self,), "sigmoid", Value._sigmoid_backward)
 
-        def _backward(grad: float, self=self, s=s) -> None:
-            self.grad += s * (1.0 - s) * grad
-
-        return _node(s, (self,), "sigmoid", _backward)
+    @staticmethod
+    def _sigmoid_backward(out: Value, grad: float) -> None:
+        s = out.data
+        out.parents[0].grad += s * (1.0 - s) * grad
 
     @staticmethod
     def sum(values: Iterable[Scalar], start: Scalar = 0.0) -> Value:
         """start + v1 + v2 + ... as ONE node. Derivative: 1 for every term.
 
-        A neuron's weighted sum is `n` additions; chaining binary `+` makes `n` nodes, this
-        makes one, so forward and backward do a fraction of the work. The parents are `start`
-        (left out when it is the number 0) then the values, in order. The sum is correctly
-        rounded (`math.fsum`), so it does not depend on the order of the terms.
+        Chaining binary `+` over n terms makes n nodes; this makes one, so forward and backward
+        do a fraction of the work. The parents are `start` (left out when it is the number 0)
+        then the values, in order. The sum is correctly rounded (`math.fsum`), so it does not
+        depend on the order of the terms.
         """
         terms = tuple(values)
         if isinstance(start, Value) or start != 0:
@@ -209,14 +234,49 @@ class Value:
         try:
             data = math.fsum([v.data for v in terms])
         except AttributeError:  # numbers among the terms: make them constant leaves
-            terms = tuple(v if isinstance(v, Value) else Value(v) for v in terms)
+            terms = _values(terms, "Value.sum: term")
             data = math.fsum([v.data for v in terms])
+        return _node(data, terms, "+", Value._sum_backward)
 
-        def _backward(grad: float, terms=terms) -> None:
-            for v in terms:
-                v.grad += grad
+    @staticmethod
+    def _sum_backward(out: Value, grad: float) -> None:
+        for v in out.parents:
+            v.grad += grad
 
-        return _node(data, terms, "+", _backward)
+    @staticmethod
+    def dot(weights: Sequence[Scalar], inputs: Sequence[Scalar], bias: Scalar | None = None) -> Value:
+        """w1*x1 + ... + wn*xn + bias as ONE node: a neuron's weighted sum.
+
+        Derivatives: d/dwi = xi, d/dxi = wi, d/dbias = 1. The parents are the weights, then
+        the inputs, then the bias (when given). The terms are added in micrograd's order,
+        `bias + w1*x1 + w2*x2 + ...`, so a neuron's value equals micrograd's to the last bit
+        (on Python 3.12+, whose `sum` compensates rounding, to rounding).
+        """
+        weights, inputs = tuple(weights), tuple(inputs)
+        if len(weights) != len(inputs):
+            raise ValueError(f"Value.dot: {len(weights)} weights but {len(inputs)} inputs; they pair up")
+        if bias is not None and not isinstance(bias, Value):
+            (bias,) = _values((bias,), "Value.dot: bias")
+        try:
+            w_data, x_data = [w.data for w in weights], [x.data for x in inputs]
+        except AttributeError:  # numbers among them: make them constant leaves
+            weights, inputs = _values(weights, "Value.dot: weight"), _values(inputs, "Value.dot: input")
+            w_data, x_data = [w.data for w in weights], [x.data for x in inputs]
+        if bias is None:
+            data, parents = sum(map(mul, w_data, x_data), 0.0), (*weights, *inputs)
+        else:
+            data, parents = sum(map(mul, w_data, x_data), bias.data), (*weights, *inputs, bias)
+        return _node(data, parents, "dot", Value._dot_backward)
+
+    @staticmethod
+    def _dot_backward(out: Value, grad: float) -> None:
+        parents = out.parents
+        n = len(parents) // 2  # the weights, the inputs, then maybe the bias
+        for w, x in zip(parents[:n], parents[n : 2 * n]):  # noqa: B905 - equal by construction
+            w.grad += x.data * grad
+            x.grad += w.data * grad
+        if len(parents) % 2:
+            parents[-1].grad += grad
 
     # --- composed from the primitives -----------------------------------------------------
 
@@ -226,10 +286,15 @@ class Value:
 
     def __sub__(self, other: Scalar) -> Value:
         """self - other."""
+        if not isinstance(other, Value) and not _is_number(other):
+            return NotImplemented
         return self + (-other)  # a - b is a + (-b)
 
     def __truediv__(self, other: Scalar) -> Value:
-        """self / other."""
+        """self / other. Dividing by zero raises ZeroDivisionError, as Python's floats do."""
+        if not isinstance(other, Value) and not _is_number(other):
+            return NotImplemented
+        _check_divisor(self, other, "/")
         return self * other**-1  # a / b is a * b**-1
 
     def __radd__(self, other: Scalar) -> Value:
@@ -242,14 +307,21 @@ class Value:
 
     def __rsub__(self, other: Scalar) -> Value:
         """other - self, for a number on the left."""
+        if not _is_number(other):
+            return NotImplemented
         return (-self) + other  # 1 - a is -a + 1
 
     def __rtruediv__(self, other: Scalar) -> Value:
-        """other / self, for a number on the left."""
+        """other / self, for a number on the left. Dividing by zero raises ZeroDivisionError."""
+        if not _is_number(other):
+            return NotImplemented
+        _check_divisor(other, self, "/")
         return self**-1 * other  # 1 / a is a**-1 * 1
 
     def __rpow__(self, base: Scalar) -> Value:
         """base ** self, for a number on the left."""
+        if not _is_number(base):
+            return NotImplemented
         return Value(base) ** self  # 2 ** a: a Value exponent on a constant base
 
     # --- autograd ------------------------------------------------------------------------
@@ -265,8 +337,8 @@ class Value:
 _new_value = object.__new__
 
 
-def _node(data: float, parents: tuple, op: str, backward_fn: Callable[[float], None]) -> Value:
-    """A new node holding `data`, made by `op` from `parents`, with its backward function.
+def _node(data: float, parents: tuple, op: str, backward_fn: Callable[[Value, float], None]) -> Value:
+    """A new node holding `data`, made by `op` from `parents`, with its op's backward function.
 
     Outside grad mode (`no_grad`) the node is a bare leaf: the graph is not recorded. It skips
     `Value.__init__`'s type check, as `data` is a float already.
@@ -284,3 +356,23 @@ def _node(data: float, parents: tuple, op: str, backward_fn: Callable[[float], N
         out.op = ""
         out._backward = None
     return out
+
+
+def _values(items: Iterable[Scalar], what: str) -> tuple[Value, ...]:
+    """The items as Values (numbers become constant leaves); a TypeError names any other item."""
+    out = []
+    for i, item in enumerate(items):
+        if not isinstance(item, Value):
+            if not _is_number(item):
+                raise TypeError(f"{what} {i} is a {type(item).__name__} ({item!r}), not a number or Value")
+            item = Value(item)
+        out.append(item)
+    return tuple(out)
+
+
+def _check_divisor(numerator: Scalar, divisor: Scalar, op: str) -> None:
+    """Raise ZeroDivisionError, naming the op and both operands, for a zero divisor."""
+    value = divisor.data if isinstance(divisor, Value) else divisor
+    if value == 0:
+        left = numerator.data if isinstance(numerator, Value) else numerator
+        raise ZeroDivisionError(f"Value division by zero: {left!r} {op} {value!r}")

@@ -112,10 +112,13 @@ def test_reprs_like_micrograd():
 
 def test_neuron_weighted_sum_is_one_node():
     n = Neuron(16, rng=random.Random(0))
-    out = n([0.1] * 16)
+    x = [Value(0.1 * i) for i in range(16)]
+    out = n(x)
     weighted = out.parents[0]  # under the relu
-    assert len(weighted.parents) == 17  # bias and 16 products
-    assert weighted.parents[0] is n.b
+    assert weighted.op == "dot"
+    assert weighted.parents == (*n.w, *x, n.b)  # the weights, the inputs, the bias
+    assert weighted.data == sum((w.data * xi.data for w, xi in zip(n.w, x)), n.b.data)
+    assert len(topological_order(out)) == 16 + 16 + 1 + 2  # leaves, the dot and the relu
 
 
 def test_forward_graph_is_freed_without_the_cycle_collector():
