@@ -577,10 +577,23 @@ class Flatten(Module):
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
+        for name, value in (("start_dim", start_dim), ("end_dim", end_dim)):
+            if not isinstance(value, int | np.integer) or isinstance(value, bool):
+                raise TypeError(f"Flatten: {name} must be an int, got {type(value).__name__} {value!r}")
+        self.start_dim, self.end_dim = int(start_dim), int(end_dim)
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.flatten(self.start_dim, self.end_dim)
+        ndim = x.ndim
+        start = self.start_dim + ndim if self.start_dim < 0 else self.start_dim
+        end = self.end_dim + ndim if self.end_dim < 0 else self.end_dim
+        if not 0 <= start <= end < ndim:
+            return x.flatten(self.start_dim, self.end_dim)  # the checks and errors of Tensor.flatten
+        # The new shape computed here, with math.prod: this layer sits in every step of a CNN or
+        # an embedding model, and Tensor.flatten's general path costs several times a reshape.
+        shape = x.shape
+        out = x.reshape(shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
+        out.op = "flatten"
+        return out
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
