@@ -29,7 +29,7 @@ N_POINTS, N_CLASSES, BATCH = 600, 3, 32
 def split_spirals(seed: int) -> tuple[Subset, Subset]:
     """The spirals as training and held-out subsets (80/20), both fixed by `seed`."""
     x, y = make_spirals(N_POINTS, n_classes=N_CLASSES, noise=0.2, seed=seed)
-    return tuple(random_split(TensorDataset(x, y), [0.8, 0.2], generator=np.random.default_rng(seed)))
+    return tuple(random_split(TensorDataset(x, y), [0.8, 0.2], generator=tg.Generator().manual_seed(seed)))
 
 
 def make_model() -> nn.Sequential:

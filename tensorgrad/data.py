@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.tensor import Tensor, _generator, _wrap, float32, int64
+from tensorgrad.creation import Generator, randperm
+from tensorgrad.tensor import Tensor, _wrap, float32, int64
 
 __all__ = ["make_moons", "make_spirals", "load_digits", "load_names", "Dataset", "TensorDataset", "Subset",
            "random_split", "DataLoader"]
@@ -157,17 +158,18 @@ class Subset(Dataset):
 
 
 def random_split(dataset: Any, lengths: Sequence[int | float],
-                 generator: np.random.Generator | None = None) -> list[Subset]:
+                 generator: Generator | np.random.Generator | None = None) -> list[Subset]:
     """Split `dataset` at random into `Subset`s of the given `lengths`, without overlap.
 
     `lengths` are counts summing to `len(dataset)`, or fractions summing to 1: then each part
     gets floor(n * fraction) samples and the remainder is dealt one by one to the parts in
     turn, as PyTorch does (`[0.8, 0.1, 0.1]` of 32,033 names: 25,627, 3,203, 3,203). The
-    shuffle comes from `generator` or else tensorgrad's (seeded by `tg.manual_seed`).
+    shuffle comes from `generator` (a `tg.Generator`, or a numpy one) or else from tensorgrad's
+    default generator, seeded by `tg.manual_seed`.
     """
     n = len(dataset)
     lengths = _split_lengths(list(lengths), n)
-    order = (generator if generator is not None else _generator()).permutation(n).tolist()
+    order = _permutation(n, generator).tolist()
     subsets, start = [], 0
     for length in lengths:
         subsets.append(Subset(dataset, order[start:start + length]))
@@ -211,8 +213,8 @@ class DataLoader:
     does: tensors, arrays and numbers are stacked into a tensor with a new first dimension,
     and tuples, lists and dicts of them batch field by field. `batch_size=None` yields the
     samples one by one, unbatched; `collate_fn` replaces the default collation (it gets the
-    list of a batch's samples). With `generator` (a numpy Generator) or `seed`, the loader
-    shuffles from its own generator; without, from tensorgrad's (`tg.manual_seed`).
+    list of a batch's samples). With `generator` (a `tg.Generator` or a numpy one) or `seed`,
+    the loader shuffles from its own generator; without, from tensorgrad's (`tg.manual_seed`).
 
     >>> x, y = make_moons(100, noise=0.1, seed=0)
     >>> loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True, seed=0)
@@ -222,7 +224,7 @@ class DataLoader:
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
                  drop_last: bool = False, seed: int | None = None,
-                 generator: np.random.Generator | None = None,
+                 generator: Generator | np.random.Generator | None = None,
                  collate_fn: Callable[[list[Any]], Any] | None = None) -> None:
         _check_batch_size(batch_size)
         for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
@@ -232,6 +234,8 @@ class DataLoader:
             raise ValueError("DataLoader: batch_size=None (no batching) is incompatible with drop_last")
         if seed is not None and generator is not None:
             raise ValueError("DataLoader: give seed or generator, not both")
+        if generator is not None and not isinstance(generator, Generator | np.random.Generator):
+            raise TypeError(f"DataLoader: generator must be a tg.Generator, got {type(generator).__name__}")
         if collate_fn is not None and not callable(collate_fn):
             raise TypeError(f"DataLoader: collate_fn must be callable, got {type(collate_fn).__name__}")
         self.collate_fn = collate_fn
@@ -252,10 +256,7 @@ class DataLoader:
 
     def __iter__(self) -> Iterator[Any]:
         n = self._size()
-        if self.shuffle:
-            order = (self._rng if self._rng is not None else _generator()).permutation(n)
-        else:
-            order = np.arange(n)
+        order = _permutation(n, self._rng) if self.shuffle else np.arange(n)
         if self.batch_size is None:
             for i in order.tolist():
                 yield self._sample(i)
@@ -278,6 +279,13 @@ class DataLoader:
             return self.dataset[i]
         sample = tuple(_wrap(column[i]) for column in self._columns)
         return sample[0] if isinstance(self.dataset, Tensor | np.ndarray) else sample
+
+
+def _permutation(n: int, generator: Generator | np.random.Generator | None) -> np.ndarray:
+    """A shuffle of range(n) from `generator`, or from tensorgrad's default generator."""
+    if isinstance(generator, np.random.Generator):
+        return generator.permutation(n)
+    return randperm(n, generator=generator).numpy()
 
 
 def _check_batch_size(batch_size: Any) -> None:

@@ -105,6 +105,7 @@ def test_dataloader_options_and_data_set_kinds():
     (lambda: DataLoader(tg.ones(3), shuffle="yes"), TypeError, "shuffle must be True or False"),
     (lambda: DataLoader(tg.ones(3), batch_size=None, drop_last=True), ValueError, "drop_last"),
     (lambda: DataLoader(tg.ones(3), seed=0, generator=np.random.default_rng(0)), ValueError, "not both"),
+    (lambda: DataLoader(tg.ones(3), generator=7), TypeError, "generator must be a tg.Generator, got int"),
     (lambda: DataLoader((tg.ones(3), tg.ones(4))), ValueError, r"same first dimension, got \(3,\), \(4,\)"),
     (lambda: DataLoader(42), TypeError, "got int"),
 ])
@@ -169,8 +170,14 @@ def test_random_split_counts_are_disjoint_and_cover_the_data_set():
     assert again[0].indices == parts[0].indices  # seeded by tg.manual_seed
     tg.manual_seed(1)
     assert random_split(data, [3, 7])[0].indices != parts[0].indices
-    fixed = random_split(data, [5, 5], generator=np.random.default_rng(3))
-    assert fixed[1].indices == random_split(data, [5, 5], generator=np.random.default_rng(3))[1].indices
+    fixed = random_split(data, [5, 5], generator=tg.Generator().manual_seed(3))
+    assert fixed[1].indices == random_split(data, [5, 5], generator=tg.Generator().manual_seed(3))[1].indices
+    tg.manual_seed(3)
+    assert random_split(data, [5, 5])[1].indices == fixed[1].indices  # the same stream as tg.manual_seed's
+    numpy_fixed = random_split(data, [5, 5], generator=np.random.default_rng(3))
+    assert numpy_fixed[0].indices == random_split(data, [5, 5], generator=np.random.default_rng(3))[0].indices
+    with pytest.raises(TypeError, match="generator"):
+        random_split(data, [5, 5], generator=3)
 
 
 FRACTIONS = [(10, [0.3, 0.3, 0.4]), (32033, [0.8, 0.1, 0.1]), (7, [0.5, 0.5]), (11, [0.25, 0.25, 0.25, 0.25]),
@@ -225,6 +232,11 @@ def test_dataloader_takes_datasets_and_subsets():
     assert yb.tolist() == [9, 0, 5] and xb[0].tolist() == [18.0, 19.0]
     assert Subset(data, [9, 0, 5])[[0, 2]][1].tolist() == [9, 5]
     shuffled = [yb.tolist() for _, yb in DataLoader(data, batch_size=3, shuffle=True, seed=1)]
+    g = tg.Generator().manual_seed(5)
+    first = [yb.tolist() for _, yb in DataLoader(data, batch_size=10, shuffle=True, generator=g)]
+    again = [yb.tolist() for _, yb in DataLoader(data, batch_size=10, shuffle=True,
+                                                  generator=tg.Generator().manual_seed(5))]
+    assert first == again
     assert sorted(sum(shuffled, [])) == list(range(10)) and sum(shuffled, []) != list(range(10))
     one_by_one = list(DataLoader(data, batch_size=None))
     assert len(one_by_one) == 10 and one_by_one[3][1].item() == 3 and one_by_one[3][0].shape == (2,)
