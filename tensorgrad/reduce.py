@@ -8,12 +8,13 @@ back as size 1, broadcast over the input (and, for max/min, routed to the winner
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from tensorgrad import checks, elementwise, return_types
 from tensorgrad.dtypes import float_dtype
-from tensorgrad.tensor import Tensor, _wrap, record
+from tensorgrad.tensor import Tensor, _cast, _wrap, record
 
 Dim = int | tuple[int, ...] | None
 
@@ -222,3 +223,476 @@ def _floating(x: Tensor) -> np.ndarray:
     """x's data in a floating dtype (an integer tensor is computed in the default float)."""
     data = x.data
     return data if data.dtype.kind in "fc" else data.astype(float_dtype(data.dtype))
+
+
+# --- more reductions: prod, var and std, norm, all, any, count_nonzero ---------------------------
+
+
+def _accumulated_dtype(x: Tensor, dtype: Any) -> np.dtype:
+    """The dtype a sum or product runs in: `dtype` if given, int64 for bool and integers (PyTorch)."""
+    if dtype is not None:
+        return np.dtype(dtype)
+    return np.dtype(np.int64) if x.data.dtype.kind in "biu" else x.data.dtype
+
+
+def _along(axis: int, ndim: int, part: slice) -> tuple[slice, ...]:
+    """An index selecting `part` of dimension `axis` and all of the others."""
+    return (slice(None),) * axis + (part,) + (slice(None),) * (ndim - axis - 1)
+
+
+def _exclusive_cumprod(data: np.ndarray, axis: int) -> np.ndarray:
+    """The product of the elements before each one along `axis` (1 for the first): no division."""
+    out = np.ones_like(data)
+    out[_along(axis, data.ndim, slice(1, None))] = np.cumprod(data[_along(axis, data.ndim, slice(None, -1))],
+                                                              axis=axis)
+    return out
+
+
+def _product_of_others(data: np.ndarray, axis: int) -> np.ndarray:
+    """For each element, the product of the other elements along `axis`: exact where some are 0."""
+    after = np.flip(_exclusive_cumprod(np.flip(data, axis), axis), axis)
+    return _exclusive_cumprod(data, axis) * after
+
+
+def prod(x: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Product over dim. Derivative: the product of the others.
+
+    `dim` is one int (or None for all elements), as in PyTorch. The gradient multiplies the
+    products before and after each element, so zeros in the input give the exact gradient
+    rather than 0 / 0. Bool and integer tensors multiply in int64.
+    """
+    data = x.data.astype(_accumulated_dtype(x, dtype), copy=False)
+    if dim is None:
+        out = np.prod(data, keepdims=keepdim)
+
+        def vjp_all(grad: np.ndarray) -> np.ndarray:
+            return grad * _product_of_others(data.reshape(-1), 0).reshape(data.shape)
+
+        return record(out, "prod", (x,), vjp_all)
+    axis = checks.dim(dim, x.ndim, "prod")
+    line = data if x.ndim else data.reshape(1)
+    kept = np.prod(line, axis=axis, keepdims=True)
+    out = (kept if keepdim else np.squeeze(kept, axis=axis)).reshape(_reduced_shape(x.shape, axis, keepdim))
+    return record(out, "prod", (x,),
+                  lambda grad: (grad.reshape(kept.shape) * _product_of_others(line, axis)).reshape(x.shape))
+
+
+def _reduced_shape(shape: tuple[int, ...], axis: int, keepdim: bool) -> tuple[int, ...]:
+    """`shape` reduced over `axis` (a 0-d shape stays 0-d)."""
+    if not shape:
+        return ()
+    return shape[:axis] + ((1,) if keepdim else ()) + shape[axis + 1:]
+
+
+def _correction(dim: Any, unbiased: bool | None, correction: float | None, op: str) -> tuple[Any, float]:
+    """PyTorch's two spellings: `correction=` (default 1), or the older `unbiased` (True is 1).
+
+    `var(x, True)` passes `unbiased` where `dim` stands, as PyTorch allows.
+    """
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim if unbiased is None else unbiased
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{op}(): give either 'unbiased' or 'correction', not both")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    elif isinstance(correction, bool) or not isinstance(correction, int | float | np.integer | np.floating):
+        raise TypeError(f"{op}(): argument 'correction' must be a number, not {type(correction).__name__}")
+    return (None if dim == () else dim), correction
+
+
+def _centered(x: Tensor, dim: Any, correction: float, op: str) -> tuple[np.ndarray, tuple[int, ...], float]:
+    """x minus its mean over dim, the reduced axes, and the degrees of freedom N - correction."""
+    if x.data.dtype.kind not in "fc":
+        raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes, "
+                           f"got a tensor of dtype {x.dtype}")
+    axes = _axes(dim, x.ndim, op)
+    count = math.prod(x.data.shape[a] for a in axes)
+    with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
+        centered = x.data - np.add.reduce(x.data, axis=axes, keepdims=True) / count
+    # PyTorch clamps N - correction at 0: dividing by it gives inf (or nan for 0 / 0).
+    return centered, axes, float(np.maximum(count - correction, 0))
+
+
+def var(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None) -> Tensor:
+    """sum((x - mean)**2) / (N - correction) over dim. Derivative: 2 (x - mean) / (N - correction)."""
+    dim, correction = _correction(dim, unbiased, correction, "var")
+    centered, axes, dof = _centered(x, dim, correction, "var")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = np.add.reduce(centered * centered, axis=axes, keepdims=True) / dof
+    out = kept if keepdim else np.squeeze(kept, axis=axes)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return grad.reshape(kept.shape) * 2 * centered / dof
+
+    return record(out.astype(x.data.dtype, copy=False), "var", (x,), vjp)
+
+
+def std(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None) -> Tensor:
+    """sqrt(var(x)) over dim. Derivative: (x - mean) / ((N - correction) std), 0 where std is 0."""
+    dim, correction = _correction(dim, unbiased, correction, "std")
+    centered, axes, dof = _centered(x, dim, correction, "std")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = np.sqrt(np.add.reduce(centered * centered, axis=axes, keepdims=True) / dof)
+    out = kept if keepdim else np.squeeze(kept, axis=axes)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        # PyTorch's convention: a slice with no spread (std 0) gets gradient 0, not 0 / 0.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(kept == 0, 0, grad.reshape(kept.shape) / (dof * kept))
+        return scale * centered
+
+    return record(out.astype(x.data.dtype, copy=False), "std", (x,), vjp)
+
+
+def var_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """(var(x), mean(x)) over dim, as the named tuple `(var, mean)`; each carries its gradient."""
+    dim, correction = _correction(dim, unbiased, correction, "var_mean")
+    return return_types.var_mean(var(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
+
+
+def std_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """(std(x), mean(x)) over dim, as the named tuple `(std, mean)`; each carries its gradient."""
+    dim, correction = _correction(dim, unbiased, correction, "std_mean")
+    return return_types.std_mean(std(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
+
+
+def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
+    """The p-norm over dim: sum(|x|**p) ** (1 / p). Derivative: sign(x) |x|**(p-1) / norm**(p-1).
+
+    `p` is a number, inf (the largest |x|), -inf (the smallest), 0 (the count of non-zeros),
+    'fro' (the 2-norm of the elements) or 'nuc' (the sum of a matrix's singular values, over
+    two dims). Where the norm is 0 the gradient is 0 (PyTorch's subgradient); for inf and -inf
+    it is split evenly among the elements that tie for the extreme.
+    """
+    if dtype is not None:
+        x = _cast(x, np.dtype(dtype))
+    if x.data.dtype.kind not in "fc":
+        raise RuntimeError(f"norm(): expected a floating point tensor as input, got dtype {x.dtype}")
+    if p == "nuc":
+        return _nuclear_norm(x, dim, keepdim)
+    if p == "fro":
+        if dim is not None and not isinstance(dim, int) and len(dim) > 2:
+            raise RuntimeError(f"norm(): the Frobenius norm takes one or two dims, got dim={dim}")
+        p = 2
+    if isinstance(p, str | bool) or not isinstance(p, int | float | np.number):
+        raise ValueError(f"norm(): p must be a number, 'fro' or 'nuc', got {p!r}")
+    axes = _axes(dim, x.ndim, "norm")
+    if math.isinf(p):
+        return _extreme_norm(x, axes, keepdim, p)
+    kept = _p_norm(np.abs(x.data), axes, float(p))
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        if p == 0:  # a count: it does not change with x
+            return np.zeros_like(x.data)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(kept == 0, 0, grad.reshape(kept.shape) / kept ** (p - 1))
+            power = np.where(x.data == 0, 0, np.abs(x.data) ** (p - 1))
+        return np.sign(x.data) * power * scale
+
+    return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp)
+
+
+def _p_norm(magnitude: np.ndarray, axes: tuple[int, ...], p: float) -> np.ndarray:
+    """(sum |x|**p) ** (1/p) over axes (kept), with the cheaper forms for p = 0, 1 and 2."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if p == 0:
+            return np.add.reduce(magnitude != 0, axis=axes, keepdims=True).astype(magnitude.dtype)
+        if p == 1:
+            return np.add.reduce(magnitude, axis=axes, keepdims=True)
+        if p == 2:
+            return np.sqrt(np.add.reduce(magnitude * magnitude, axis=axes, keepdims=True))
+        return np.add.reduce(magnitude ** p, axis=axes, keepdims=True) ** (1 / p)
+
+
+def _extreme_norm(x: Tensor, axes: tuple[int, ...], keepdim: bool, p: float) -> Tensor:
+    """The inf-norm (largest |x|) or -inf-norm (smallest |x|); ties share the gradient evenly."""
+    if math.prod(x.data.shape[a] for a in axes) == 0:
+        raise RuntimeError(f"norm(): cannot compute the {p} norm of an empty slice (input shape {x.shape}): "
+                           "the operation has no identity")
+    magnitude = np.abs(x.data)
+    reduce = np.max if p > 0 else np.min
+    kept = reduce(magnitude, axis=axes, keepdims=True)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        winners = (magnitude == kept) | np.isnan(magnitude)
+        return np.sign(x.data) * winners * (grad.reshape(kept.shape) / np.add.reduce(winners, axis=axes,
+                                                                                        keepdims=True))
+
+    return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp)
+
+
+def _nuclear_norm(x: Tensor, dim: Dim, keepdim: bool) -> Tensor:
+    """The sum of the singular values of the matrices over two dims. Derivative: U V^T (the SVD's)."""
+    if dim is None and x.ndim != 2:
+        raise RuntimeError(f"norm(): the nuclear norm needs a 2-D tensor or two dims, got shape {x.shape}")
+    pair = (0, 1) if dim is None else dim
+    if isinstance(pair, int) or len(pair) != 2:
+        raise RuntimeError(f"norm(): the nuclear norm takes two dims, got dim={dim}")
+    rows, cols = (checks.dim(d, x.ndim, "norm") for d in pair)
+    if rows == cols:
+        raise RuntimeError(f"norm(): the nuclear norm takes two different dims, got dim={dim}")
+    matrices = np.moveaxis(x.data, (rows, cols), (-2, -1))
+    u, s, vh = np.linalg.svd(matrices, full_matrices=False)
+    out = np.add.reduce(s, axis=-1)
+    if keepdim:
+        out = np.expand_dims(out, tuple(sorted((rows, cols))))
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        per_matrix = grad.reshape(out.shape) if not keepdim else np.squeeze(grad, axis=(rows, cols))
+        return np.moveaxis(per_matrix[..., None, None] * (u @ vh), (-2, -1), (rows, cols))
+
+    return record(out.astype(x.data.dtype, copy=False), "norm", (x,), vjp)
+
+
+def _truth(x: Tensor, out: np.ndarray) -> Tensor:
+    """A result of all() or any(): bool, or uint8 for a uint8 input, as PyTorch; no gradient."""
+    return _wrap(np.asarray(out, dtype=np.uint8 if x.data.dtype == np.uint8 else np.bool_))
+
+
+def all(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """True where every element over dim is non-zero (bool; no gradient)."""
+    return _truth(x, np.all(x.data, axis=_axes(dim, x.ndim, "all"), keepdims=keepdim))
+
+
+def any(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """True where some element over dim is non-zero (bool; no gradient)."""
+    return _truth(x, np.any(x.data, axis=_axes(dim, x.ndim, "any"), keepdims=keepdim))
+
+
+def count_nonzero(x: Tensor, dim: Dim = None) -> Tensor:
+    """The number of non-zero elements over dim (int64; no gradient)."""
+    axes = _axes(dim, x.ndim, "count_nonzero")
+    return _wrap(np.add.reduce(x.data != 0, axis=axes, dtype=np.int64))
+
+
+# --- scans: cumsum, cumprod, cummax, cummin, logcumsumexp ------------------------------------------
+
+
+def _scan_input(x: Tensor, dim: int, op: str) -> tuple[np.ndarray, int]:
+    """x's data with at least one dimension (a 0-d tensor scans as one element), and the axis."""
+    axis = checks.dim(dim, x.ndim, op)
+    return (x.data if x.ndim else x.data.reshape(1)), axis
+
+
+def _reverse_cumsum(a: np.ndarray, axis: int) -> np.ndarray:
+    """Sums from each element to the end along `axis`: the transpose of cumsum."""
+    return np.flip(np.cumsum(np.flip(a, axis), axis=axis), axis)
+
+
+def cumsum(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running sum along dim: out[i] = x[0] + ... + x[i]. Derivative: the sum of grad from i on."""
+    data, axis = _scan_input(x, dim, "cumsum")
+    out = np.cumsum(data, axis=axis, dtype=_accumulated_dtype(x, dtype))
+    return record(out.reshape(x.shape), "cumsum", (x,),
+                  lambda grad: _reverse_cumsum(grad.reshape(data.shape), axis).reshape(x.shape), saved=())
+
+
+def cumprod(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running product along dim: out[i] = x[0] * ... * x[i].
+
+    Derivative: out[i] = the product of the others before i times x[i]; see `_cumprod_vjp`.
+    """
+    data, axis = _scan_input(x, dim, "cumprod")
+    data = data.astype(_accumulated_dtype(x, dtype), copy=False)
+    out = np.cumprod(data, axis=axis)
+    return record(out.reshape(x.shape), "cumprod", (x,),
+                  lambda grad: _cumprod_vjp(data, out, grad.reshape(data.shape), axis).reshape(x.shape))
+
+
+def _cumprod_vjp(data: np.ndarray, out: np.ndarray, grad: np.ndarray, axis: int) -> np.ndarray:
+    """x[i]'s gradient, sum over j >= i of grad[j] * (the product of x[:j+1] without x[i]).
+
+    Before a slice's first zero that is sum(grad[j] out[j] for j >= i) / x[i] (x[i] is not 0;
+    out is 0 from the zero on). At the first zero z it is out[z-1] times the sum over j >= z of
+    grad[j] * x[z+1] * ... * x[j]. After it, every product holds the zero: 0. No 0 / 0 anywhere.
+    """
+    zeros_so_far = np.cumsum(data == 0, axis=axis)
+    before_zero = zeros_so_far == 0
+    first_zero = (data == 0) & (zeros_so_far == 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = np.where(before_zero, _reverse_cumsum(grad * out, axis) / np.where(before_zero, data, 1), 0)
+    # x[z+1] * ... * x[j]: a running product that starts after the first zero (ones up to it).
+    after_zero = np.cumprod(np.where(before_zero | first_zero, 1, data), axis=axis)
+    at_zero = _exclusive_cumprod(data, axis) * _reverse_cumsum(grad * after_zero, axis)
+    return np.where(first_zero, at_zero, result)
+
+
+def _scatter_add_along(grad: np.ndarray, index: np.ndarray, axis: int, shape: tuple[int, ...]) -> np.ndarray:
+    """An array of `shape` where each grad[..., j, ...] is added at index[..., j, ...] along `axis`."""
+    full = np.zeros(shape, dtype=grad.dtype)
+    where = list(np.indices(index.shape, sparse=True))
+    where[axis] = index
+    np.add.at(full, tuple(where), grad)
+    return full
+
+
+def _cumulative_extreme(x: Tensor, dim: int, op: str) -> tuple[Tensor, Tensor]:
+    """cummax or cummin: the running extreme and the index it came from (the latest on ties)."""
+    data, axis = _scan_input(x, dim, op)
+    accumulate = np.maximum.accumulate if op == "cummax" else np.minimum.accumulate
+    values = accumulate(data, axis=axis)
+    # Where x reaches the running extreme (or is nan, which the extreme then stays), the index
+    # moves there; elsewhere it keeps the latest such place.
+    reached = data == values
+    if data.dtype.kind in "fc":
+        reached |= np.isnan(data)
+    positions = np.arange(data.shape[axis]).reshape((-1,) + (1,) * (data.ndim - axis - 1))
+    indices = np.maximum.accumulate(np.where(reached, positions, 0), axis=axis).astype(np.int64, copy=False)
+    shape = data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        return _scatter_add_along(grad.reshape(shape), indices, axis, shape).reshape(x.shape)
+
+    return record(values.reshape(x.shape), op, (x,), vjp, saved=()), _wrap(indices.reshape(x.shape))
+
+
+def cummax(x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+    """Running maximum along dim, as the named tuple `(values, indices)`.
+
+    Derivative: each grad[j] goes to x[indices[j]] (the latest maximum, as PyTorch).
+    """
+    return return_types.cummax(*_cumulative_extreme(x, dim, "cummax"))
+
+
+def cummin(x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+    """Running minimum along dim, as the named tuple `(values, indices)`.
+
+    Derivative: each grad[j] goes to x[indices[j]] (the latest minimum, as PyTorch).
+    """
+    return return_types.cummin(*_cumulative_extreme(x, dim, "cummin"))
+
+
+def _reverse_logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    """log(sum(exp(a[i:]))) along `axis`, for each i."""
+    return np.flip(np.logaddexp.accumulate(np.flip(a, axis), axis=axis), axis)
+
+
+def logcumsumexp(x: Tensor, dim: int) -> Tensor:
+    """log(exp(x[0]) + ... + exp(x[i])) along dim. Derivative: sum over j >= i of grad[j] exp(x[i] - out[j]).
+
+    The gradient is summed in log space, its positive and negative parts apart (as PyTorch), so
+    it stays finite where exp(x) would overflow.
+    """
+    if x.data.dtype.kind not in "fc":
+        # NotImplementedError is a RuntimeError: PyTorch raises it for integer input here.
+        raise NotImplementedError(f"logcumsumexp(): not implemented for integer or bool tensors "
+                                  f"(dtype {x.dtype}); use .float() first")
+    data, axis = _scan_input(x, dim, "logcumsumexp")
+    out = np.logaddexp.accumulate(data, axis=axis)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        grad = grad.reshape(data.shape)
+        lowest = np.finfo(grad.dtype).min
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_size = np.log(np.abs(grad))
+            positive = np.exp(_reverse_logcumsumexp(np.where(grad > 0, log_size, lowest) - out, axis) + data)
+            negative = np.exp(_reverse_logcumsumexp(np.where(grad < 0, log_size, lowest) - out, axis) + data)
+        return (positive - negative).reshape(x.shape)
+
+    return record(out.reshape(x.shape), "logcumsumexp", (x,), vjp, saves_output=True)
+
+
+# --- sorting: sort, argsort, topk, median ------------------------------------------------------------
+
+
+def _sorting_order(data: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Indices that sort `data` along `axis`, stable (ties keep their order), nan counted largest.
+
+    Descending: sort the reversed data ascending, then reverse the order back, so that ties
+    still come in increasing index order.
+    """
+    if not descending:
+        return np.argsort(data, axis=axis, kind="stable")
+    reversed_order = np.argsort(np.flip(data, axis), axis=axis, kind="stable")
+    return np.flip(data.shape[axis] - 1 - reversed_order, axis)
+
+
+def _take_along(x: Tensor, data: np.ndarray, index: np.ndarray, axis: int, op: str,
+                shape: tuple[int, ...]) -> tuple[Tensor, Tensor]:
+    """(x's elements at `index` along `axis`, the index), both in `shape`; grad goes to the index."""
+    values = np.take_along_axis(data, index, axis=axis)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        return _scatter_add_along(grad.reshape(index.shape), index, axis, data.shape).reshape(x.shape)
+
+    indices = _wrap(index.astype(np.int64).reshape(shape))
+    return record(values.reshape(shape), op, (x,), vjp, saved=()), indices
+
+
+def sort(x: Tensor, dim: int = -1, descending: bool = False, *,
+         stable: bool = False) -> tuple[Tensor, Tensor]:
+    """x sorted along dim, as the named tuple `(values, indices)`: values = x[indices].
+
+    Derivative: grad[j] goes back to x[indices[j]]. The sort is always stable (ties keep their
+    order), which `stable=False` allows; nan sorts as the largest value, as in PyTorch.
+    """
+    data, axis = _scan_input(x, dim, "sort")
+    order = _sorting_order(data, axis, descending)
+    return return_types.sort(*_take_along(x, data, order, axis, "sort", x.shape))
+
+
+def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    """The indices that sort x along dim (int64; no gradient): `sort(x, dim).indices`."""
+    data, axis = _scan_input(x, dim, "argsort")
+    return _wrap(_sorting_order(data, axis, descending).astype(np.int64).reshape(x.shape))
+
+
+def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True,
+         sorted: bool = True) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """The k largest (or smallest) elements along dim, as the named tuple `(values, indices)`.
+
+    Derivative: grad[j] goes back to x[indices[j]]. The result is always sorted (PyTorch
+    leaves the order free when `sorted=False`); nan counts as the largest value.
+    """
+    data, axis = _scan_input(x, dim, "topk")
+    k = checks.as_int(k, "topk", "k")
+    if not 0 <= k <= data.shape[axis]:
+        raise RuntimeError(f"topk(): selected index k out of range: k={k} for dim {dim} of size "
+                           f"{data.shape[axis]} (input shape {x.shape})")
+    if not x.ndim:
+        k = 1  # a 0-d tensor gives its one element for k of 0 or 1, as PyTorch
+    order = _sorting_order(data, axis, descending=largest)[_along(axis, data.ndim, slice(0, k))]
+    shape = x.shape[:axis] + (k,) + x.shape[axis + 1:] if x.ndim else ()
+    return return_types.topk(*_take_along(x, data, order, axis, "topk", shape))
+
+
+def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The lower median: for n elements, the ((n - 1) // 2)-th smallest; nan if there is a nan.
+
+    Without dim, one value whose gradient is split evenly among the elements equal to it (as
+    PyTorch). With dim, the named tuple `(values, indices)` along it; the gradient goes to the
+    element at `indices`.
+    """
+    if dim is None:
+        return _median_of_all(x)
+    data, axis = _scan_input(x, dim, "median")
+    _nonempty(x, axis, "median")
+    middle = (data.shape[axis] - 1) // 2
+    index = np.argsort(data, axis=axis, kind="stable")[_along(axis, data.ndim, slice(middle, middle + 1))]
+    if data.dtype.kind in "fc":  # a slice holding nan has median nan, at its first nan
+        nan = np.isnan(data)
+        index = np.where(nan.any(axis=axis, keepdims=True), np.argmax(nan, axis=axis, keepdims=True), index)
+    shape = _reduced_shape(x.shape, axis, keepdim)
+    return return_types.median(*_take_along(x, data, index, axis, "median", shape))
+
+
+def _median_of_all(x: Tensor) -> Tensor:
+    """The lower median of every element (nan for none). Derivative: split among its equals."""
+    flat = x.data.reshape(-1)
+    if flat.size == 0:
+        return _wrap(np.array(np.nan, dtype=_floating(x).dtype))
+    value = np.sort(flat)[(flat.size - 1) // 2]  # numpy sorts nan last: a nan anywhere is found below
+    if flat.dtype.kind in "fc" and np.isnan(flat).any():
+        value = flat.dtype.type(np.nan)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        equal = np.isnan(x.data) if np.isnan(value) else x.data == value
+        return equal * (grad / np.add.reduce(equal, axis=None))
+
+    return record(np.asarray(value), "median", (x,), vjp)

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["max", "min"]
+__all__ = ["max", "min", "sort", "topk", "cummax", "cummin", "median", "std_mean", "var_mean"]
 
 max = namedtuple("max", ["values", "indices"])  # noqa: A001 - PyTorch's name, torch.return_types.max
 min = namedtuple("min", ["values", "indices"])  # noqa: A001
+sort = namedtuple("sort", ["values", "indices"])
+topk = namedtuple("topk", ["values", "indices"])
+cummax = namedtuple("cummax", ["values", "indices"])
+cummin = namedtuple("cummin", ["values", "indices"])
+median = namedtuple("median", ["values", "indices"])
+# PyTorch returns a plain tuple for these two; a named tuple unpacks the same and reads by name.
+std_mean = namedtuple("std_mean", ["std", "mean"])
+var_mean = namedtuple("var_mean", ["var", "mean"])
