@@ -3,6 +3,10 @@
 Each op is its forward line followed by one gradient formula (VJP) per input, handed to
 `record`, which reduces broadcast gradients back to each input's shape. Binary ops take a
 Tensor or a Python number on either side; a float32 tensor stays float32 next to Python numbers.
+
+After them, PyTorch's elementwise breadth: trigonometric, hyperbolic, exponential and rounding
+ops, the division family (`fmod`, `remainder`, `//`, `div(rounding_mode=)`), `copysign`,
+`logaddexp`, `lerp`, `clip`, bitwise and logical ops, and the tests `isnan`, `isclose`, `equal`.
 """
 
 from __future__ import annotations
@@ -299,11 +303,20 @@ def _share(winner: np.ndarray, loser: np.ndarray) -> np.ndarray:
     return (winner > loser) + 0.5 * (winner == loser)
 
 
-def where(condition: Any, a: Operand, b: Operand) -> Tensor:
-    """a where condition is true, else b (broadcasting all three). The gradient follows."""
+def where(condition: Any, a: Operand | None = None, b: Operand | None = None) -> Any:
+    """a where condition is true, else b (broadcasting all three). The gradient follows.
+
+    `where(condition)` alone is `nonzero(condition, as_tuple=True)`, as in PyTorch.
+    """
     cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    if a is None and b is None:
+        from tensorgrad.indexing import nonzero
+
+        return nonzero(condition if isinstance(condition, Tensor) else _wrap(cond), as_tuple=True)
+    if a is None or b is None:
+        raise TypeError("where(): give both input and other, or neither")
     if cond.dtype != np.bool_:
-        raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
+        raise RuntimeError(f"where(): condition must be a bool tensor, got dtype {cond.dtype}")
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
     x, y = a.data, b.data
