@@ -114,6 +114,28 @@ from tensorgrad.movement import (
     unsqueeze,
 )
 from tensorgrad.reduce import amax, amin, argmax, argmin, log_softmax, logsumexp, max, mean, min, softmax, sum
+
+# isort: split
+from tensorgrad.reduce import (  # the reductions and scans of PyTorch
+    all,
+    any,
+    argsort,
+    count_nonzero,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    logcumsumexp,
+    median,
+    norm,
+    prod,
+    sort,
+    std,
+    std_mean,
+    topk,
+    var,
+    var_mean,
+)
 from tensorgrad.serialization import load, save
 from tensorgrad.tensor import (
     InplaceModifiedError,
@@ -162,6 +184,8 @@ __all__ = [
     "log2", "log10", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor",
     "reciprocal", "remainder", "round", "rsqrt", "sign", "sin", "sinh", "square", "tan", "trunc",
     "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp", "softmax", "log_softmax",
+    "prod", "std", "var", "std_mean", "var_mean", "norm", "all", "any", "count_nonzero", "cumsum",
+    "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "topk", "median",
     "matmul", "cat", "stack", "reshape", "transpose", "permute", "expand", "broadcast_to", "unsqueeze",
     "squeeze", "flatten", "clone", "index_put", "nn", "optim", "data", "save", "load",
 ]

@@ -778,6 +778,74 @@ class Tensor:
     def __irshift__(self, other: Any) -> Tensor:
         return _ew.apply_inplace(self, _ew.bitwise_right_shift, other, name="bitwise_right_shift_")
 
+    # --- more reductions and scans (each calls its op in `tensorgrad.reduce`) -------------------
+
+    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """Product over `dim` (one int, or None for all); int64 for bool and integer tensors."""
+        return _rd.prod(self, dim, keepdim, dtype=dtype)
+
+    def var(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+            correction: float | None = None) -> Tensor:
+        """Variance over `dim`, dividing by N - correction (1 by default)."""
+        return _rd.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+            correction: float | None = None) -> Tensor:
+        """Standard deviation over `dim`, dividing by N - correction (1 by default)."""
+        return _rd.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        """The p-norm over `dim` (p a number, inf, -inf, 0, 'fro' or 'nuc')."""
+        return _rd.norm(self, p, dim, keepdim, dtype)
+
+    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """True where every element over `dim` is non-zero."""
+        return _rd.all(self, dim, keepdim)
+
+    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """True where some element over `dim` is non-zero."""
+        return _rd.any(self, dim, keepdim)
+
+    def count_nonzero(self, dim: Any = None) -> Tensor:
+        """The number of non-zero elements over `dim` (int64)."""
+        return _rd.count_nonzero(self, dim)
+
+    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """Running sum along `dim`."""
+        return _rd.cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """Running product along `dim`."""
+        return _rd.cumprod(self, dim, dtype=dtype)
+
+    def cummax(self, dim: int) -> Any:
+        """Running maximum along `dim`: the named tuple `(values, indices)`."""
+        return _rd.cummax(self, dim)
+
+    def cummin(self, dim: int) -> Any:
+        """Running minimum along `dim`: the named tuple `(values, indices)`."""
+        return _rd.cummin(self, dim)
+
+    def logcumsumexp(self, dim: int) -> Tensor:
+        """log(cumsum(exp(self))) along `dim`, computed stably."""
+        return _rd.logcumsumexp(self, dim)
+
+    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+        """Sorted along `dim`: the named tuple `(values, indices)`."""
+        return _rd.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+        """The indices that sort `self` along `dim`."""
+        return _rd.argsort(self, dim, descending, stable=stable)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+        """The k largest (or smallest) along `dim`: the named tuple `(values, indices)`."""
+        return _rd.topk(self, k, dim, largest, sorted)
+
+    def median(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        """The lower median; with `dim`, the named tuple `(values, indices)` along it."""
+        return _rd.median(self, dim, keepdim)
+
     # --- movement -----------------------------------------------------------------------------
 
     def reshape(self, *shape: int) -> Tensor:
