@@ -8,14 +8,16 @@ The engine does three things and nothing else:
 
 1. `topological_order(root)`: every node under `root`, parents before children, without
    recursion (so a chain of a million nodes is fine).
-2. `backward(root, seed)`: seed the root's gradient and call each node's `_backward(grad)` in
-   reverse topological order. A node's `_backward` accumulates into its parents' `.grad`.
+2. `backward(root, seed)`: seed the root's gradient and run each inner node's backward
+   function in reverse topological order; it accumulates into the parents' `.grad`. Passes
+   are serialised by one lock, so threads may run them at once, also on shared graphs, and
+   an `on_step` hook reports each step (`visualize.backprop_steps` draws them).
 3. Grad mode: `no_grad()` / `enable_grad()` / `is_grad_enabled()`, per thread. While grad mode
    is off, ops record no graph.
 
-A node's `_backward` must not refer to the node itself (it receives the gradient as an
-argument instead), so a graph holds no reference cycles and is freed by reference counting the
-moment the last reference to its root is dropped.
+A node's backward function must not refer to the node itself (it receives the gradient, and
+for `Value` the node, as arguments instead), so a graph holds no reference cycles and is freed
+by reference counting the moment the last reference to its root is dropped.
 """
 
 from __future__ import annotations
@@ -38,22 +40,35 @@ __all__ = [
 
 
 class Node(Protocol):
-    """What the engine (and `visualize`) needs of a graph node.
+    """What the engine (and `visualize`) needs of a graph node: everything the engine touches.
 
     - `data`: the payload (a float for `Value`, a numpy array for `Tensor`).
     - `grad`: the gradient of the root with respect to `data`, accumulated by backward.
     - `parents`: the nodes this one was computed from, in argument order (a tuple).
     - `op`: the name of the op that made the node, `""` for a leaf.
     - `label`: an optional name, shown in pictures.
-    - `_backward`: `None` for a leaf, else a function of the node's gradient that accumulates
-      into the parents' `.grad`.
+    - `_backward`: `None` for a leaf, else the function that adds the node's gradient, times
+      the op's local derivatives, into the parents' `.grad`. The engine calls it as
+      `node._backward(grad)`, or as `node._backward(node, grad)` when the node's class sets
+      `_backward_takes_node`. A backward pass with `retain_graph=False` replaces it with a
+      function that raises `GraphFreedError`, and empties `parents`.
+    - `_backward_takes_node` (optional, False when absent): True for `Value`, whose backward is
+      one function per op shared by all of the op's nodes (a graph of tens of thousands of
+      scalars must not carry a function object per node for the cycle collector to walk);
+      `Tensor` installs a closure per node that has captured what it needs.
     - `_grad_init`: what an inner node's `grad` is reset to before a backward pass
-      (`0.0` for `Value`, `None` for `Tensor`).
+      (`0.0` for `Value`, so `+=` works; `None` for `Tensor`, "no gradient yet", so an array
+      is only made for a node that receives one).
     - `_keeps_grad`: whether an inner node keeps its gradient after the pass (True for `Value`,
-      so pictures show every gradient; False for `Tensor` unless `retain_grad()` was called).
+      so pictures show every gradient; False for `Tensor` unless `retain_grad()` was called,
+      as in PyTorch, so the arrays go back at once).
     - `_kept_grad_adds_up`: whether a kept inner gradient adds up across passes, like a leaf's
       (True for `Tensor`, as PyTorch's `retain_grad`), or is this pass's alone (False for
       `Value`, whose pictures show the last pass).
+
+    `_backward_takes_node` and `_kept_grad_adds_up` are read once per pass, from the root (a
+    graph holds one kind of node); `_grad_init` and `_keeps_grad` from each node. The engine
+    never reads `data`, `op` or `label`: they are for the ops and for pictures.
     """
 
     data: Any
@@ -61,7 +76,7 @@ class Node(Protocol):
     parents: tuple
     op: str
     label: str
-    _backward: Callable[[Any], None] | None
+    _backward: Callable[..., None] | None
     _grad_init: Any
     _keeps_grad: bool
     _kept_grad_adds_up: bool

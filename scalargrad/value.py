@@ -252,11 +252,15 @@ class Value:
         `bias + w1*x1 + w2*x2 + ...`, so a neuron's value equals micrograd's to the last bit
         (on Python 3.12+, whose `sum` compensates rounding, to rounding).
         """
-        weights, inputs = tuple(weights), tuple(inputs)
+        if not isinstance(weights, (list, tuple)) or not isinstance(inputs, (list, tuple)):
+            weights, inputs = tuple(weights), tuple(inputs)  # a neuron's lists need no copy
         if len(weights) != len(inputs):
             raise ValueError(f"Value.dot: {len(weights)} weights but {len(inputs)} inputs; they pair up")
         if bias is not None and not isinstance(bias, Value):
-            (bias,) = _values((bias,), "Value.dot: bias")
+            if not _is_number(bias):
+                raise TypeError(f"Value.dot: bias is a {type(bias).__name__} ({bias!r}), "
+                                "not a number or Value")
+            bias = Value(bias)
         try:
             w_data, x_data = [w.data for w in weights], [x.data for x in inputs]
         except AttributeError:  # numbers among them: make them constant leaves

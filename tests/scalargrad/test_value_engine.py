@@ -159,7 +159,8 @@ def test_dropped_graph_is_freed_without_the_cycle_collector():
     gc.disable()
     try:
         a, b = Value(2.0), Value(-3.0)
-        out = Value.sum([(a * b).tanh(), (a**2).exp().log(), (a / b).sigmoid(), (a - b).relu(), a**b, 2 - a])
+        out = Value.sum([(a * b).tanh(), (a**2).exp().log(), (a / b).sigmoid(), (a - b).relu(), a**b, 2 - a,
+                         Value.dot([a, b], [b, 3.0], a)])
         out.backward()
         inner = [weakref.ref(node) for node in topological_order(out) if node not in (a, b)]
         assert len(inner) > 10
@@ -182,6 +183,7 @@ def test_backward_functions_hold_no_reference_to_their_node():
         a.log(),
         a.sigmoid(),
         Value.sum([a, b]),
+        Value.dot([a, b], [b, a], a),
     ]:
         assert out not in gc.get_referents(out._backward)
         assert all(out not in gc.get_referents(r) for r in gc.get_referents(out._backward))

@@ -6,6 +6,7 @@ and stay away from kinks (relu at 0) and outside each op's domain edges.
 
 import itertools
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -288,3 +289,58 @@ def test_numerical_and_backward_grads_agree_and_leave_inputs_alone():
     assert a.grad == 0.0
     with pytest.raises(TypeError, match="float"):
         gradcheck(lambda x: 1.0, [a])
+
+
+def test_dot_gradients_against_finite_differences():
+    # w1*x1 + w2*x2 + w3*x3 + b, every term a leaf: six weights and inputs and the bias.
+    def f(w1, w2, w3, x1, x2, x3, b):
+        return Value.dot([w1, w2, w3], [x1, x2, x3], b)
+
+    gradcheck(f, [0.3, -1.2, 0.8, 2.0, -0.5, 1.5, 0.25])
+    gradcheck(lambda w, x: Value.dot([w, w], [x, w]).tanh(), [0.7, -0.4])  # a leaf in two places
+
+
+def test_dot_against_pytorch():
+    torch = pytest.importorskip("torch")
+    w = [Value(v) for v in (0.3, -1.2, 0.8)]
+    x = [Value(v) for v in (2.0, -0.5, 1.5)]
+    b = Value(0.25)
+    out = Value.dot(w, x, b).tanh()
+    out.backward()
+    wt = torch.tensor([0.3, -1.2, 0.8], dtype=torch.float64, requires_grad=True)
+    xt = torch.tensor([2.0, -0.5, 1.5], dtype=torch.float64, requires_grad=True)
+    bt = torch.tensor(0.25, dtype=torch.float64, requires_grad=True)
+    ot = (torch.dot(wt, xt) + bt).tanh()
+    ot.backward()
+    assert out.data == pytest.approx(ot.item(), rel=1e-14)
+    assert [v.grad for v in w] == pytest.approx(wt.grad.tolist(), rel=1e-14)
+    assert [v.grad for v in x] == pytest.approx(xt.grad.tolist(), rel=1e-14)
+    assert b.grad == pytest.approx(bt.grad.item(), rel=1e-14)
+
+
+def test_dot_adds_in_micrograds_order():
+    # micrograd's neuron computes sum((wi*xi ...), b): b + w1*x1 + w2*x2 + ..., left to right,
+    # which loses the 0.5 and the 1.0 here; Python 3.12's sum compensates and keeps them.
+    w = [1e16, 1.0, -1e16]
+    x = [1.0, 1.0, 1.0]
+    micrograd = 0.5
+    for wi, xi in zip(w, x):
+        micrograd = micrograd + wi * xi
+    out = Value.dot([Value(v) for v in w], x, 0.5)
+    assert out.data == (micrograd if sys.version_info < (3, 12) else 1.5)
+    assert [p.data for p in out.parents] == [*w, *x, 0.5]  # numbers became constant leaves
+
+
+def test_dot_without_bias_and_empty():
+    a, b = Value(2.0), Value(3.0)
+    out = Value.dot([a], [b])
+    out.backward()
+    assert (out.data, a.grad, b.grad, out.parents) == (6.0, 3.0, 2.0, (a, b))
+    assert Value.dot([], [], 1.5).data == 1.5
+
+
+def test_backward_functions_are_shared_by_all_nodes_of_an_op():
+    a, b = Value(2.0), Value(3.0)
+    assert (a * b)._backward is (b * a)._backward
+    assert (a**2)._backward is (b**2)._backward
+    assert (a.tanh())._backward is (b.tanh())._backward
