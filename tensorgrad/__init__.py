@@ -98,19 +98,47 @@ from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
     trunc,
 )
 from tensorgrad.gradcheck import GradcheckError, gradcheck
-from tensorgrad.indexing import index_put
-from tensorgrad.matmul import matmul
+from tensorgrad.indexing import (
+    gather,
+    index_put,
+    index_select,
+    masked_fill,
+    masked_select,
+    nonzero,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take,
+)
+from tensorgrad.matmul import einsum, matmul
 from tensorgrad.movement import (
+    as_strided,
     broadcast_to,
     cat,
+    chunk,
     clone,
+    diag,
+    diagonal,
     expand,
     flatten,
+    flip,
+    meshgrid,
+    movedim,
+    narrow,
     permute,
+    repeat_interleave,
     reshape,
+    roll,
+    split,
     squeeze,
     stack,
+    swapaxes,
+    tile,
     transpose,
+    tril,
+    triu,
+    unbind,
+    unflatten,
     unsqueeze,
 )
 from tensorgrad.reduce import amax, amin, argmax, argmin, log_softmax, logsumexp, max, mean, min, softmax, sum
@@ -173,6 +201,10 @@ __all__ = [
     "float", "double", "half", "float16", "long", "int", "short", "int16", "int8", "uint8", "bool",
     "Generator", "empty", "empty_like", "linspace", "logspace", "randint", "randperm", "multinomial",
     "bernoulli",
+    "gather", "index_select", "masked_fill", "masked_select", "nonzero", "scatter", "scatter_add",
+    "scatter_reduce", "take", "einsum", "as_strided", "chunk", "diag", "diagonal", "flip", "meshgrid",
+    "movedim", "narrow", "repeat_interleave", "roll", "split", "swapaxes", "tile", "tril", "triu",
+    "unbind", "unflatten",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "record", "unbroadcast", "gradcheck", "GradcheckError", "InplaceModifiedError",
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu",

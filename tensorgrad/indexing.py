@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad import checks
 from tensorgrad.movement import with_unit_dims
 from tensorgrad.tensor import Tensor, record
 
@@ -171,3 +172,275 @@ def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
         return grad[key]
 
     return record(out, "index_put", (x, value), vjp_x, vjp_value, saved=())
+
+
+# --- gathers and scatters: PyTorch's indexing ops -------------------------------------------------
+
+
+def _index_array(index: Any, op: str) -> np.ndarray:
+    data = index.data if isinstance(index, Tensor) else np.asarray(index)
+    if data.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}(): expected an integer (int64) index tensor, got dtype {data.dtype}")
+    return data
+
+
+def _along(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
+    """Full coordinates for `index` used along `dim`: the index itself there, its own position elsewhere."""
+    coords = list(np.indices(index.shape, sparse=True))
+    coords[dim] = index
+    return tuple(coords)
+
+
+def _check_gather_shapes(x: Tensor, dim: int, index: np.ndarray, op: str,
+                         other: Tensor | None = None) -> None:
+    if index.ndim != max(x.ndim, 1) and index.size:
+        raise RuntimeError(f"{op}(): index of shape {index.shape} must have as many dimensions as the "
+                           f"tensor of shape {x.shape}")
+    for d, n in enumerate(index.shape):
+        if d != dim and n > (x.shape[d] if x.ndim else 1):
+            raise RuntimeError(f"{op}(): index of shape {index.shape} is larger than the tensor of shape "
+                               f"{x.shape} in dimension {d}")
+        if other is not None and n > other.shape[d]:
+            raise RuntimeError(f"{op}(): index of shape {index.shape} is larger than src of shape "
+                               f"{other.shape} in dimension {d}")
+    size = x.shape[dim] if x.ndim else 1
+    if index.size and (index.min() < -size or index.max() >= size):
+        raise IndexError(f"{op}(): index {int(index.max()) if index.max() >= size else int(index.min())} is "
+                         f"out of bounds for dimension {dim} with size {size}")
+
+
+def gather(x: Tensor, dim: int, index: Any) -> Tensor:
+    """out[i][j] = x[index[i][j]][j] (for dim 0). Gradient: scatter-added back to where it came from."""
+    dim = checks.dim(dim, x.ndim, "gather")
+    idx = _index_array(index, "gather")
+    _check_gather_shapes(x, dim, idx, "gather")
+    coords = _along(idx, dim)
+    shape = x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(shape, dtype=grad.dtype)
+        np.add.at(full, coords, grad)
+        return full
+
+    return record(x.data[coords], "gather", (x,), vjp, saved=())
+
+
+def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
+            reduce: str | None = None) -> Tensor:
+    """A copy of x with x[index[i][j]][j] = src[i][j] (for dim 0), or `value` there.
+
+    Gradient: x's where nothing was written; src's gathered from the written places. `reduce`
+    ('add' or 'multiply') combines instead of replacing (no gradient for 'multiply', as PyTorch).
+    """
+    if src is None and value is None:
+        raise TypeError("scatter(): give src (a tensor) or value (a number)")
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src  # scatter(dim, index, 2.0): PyTorch reads a number as the value
+    dim = checks.dim(dim, x.ndim, "scatter")
+    idx = _index_array(index, "scatter")
+    _check_gather_shapes(x, dim, idx, "scatter", src)
+    coords = _along(idx, dim)
+    if reduce == "add":
+        return scatter_add(x, dim, index, src if src is not None else _filled(x, idx.shape, value))
+    if reduce not in (None, "multiply"):
+        raise RuntimeError(f"scatter(): reduce must be 'add' or 'multiply', got {reduce!r}")
+    out = x.data.copy()
+    values = value if src is None else src.data[tuple(slice(0, n) for n in idx.shape)]
+    if reduce == "multiply":
+        np.multiply.at(out, coords, values)
+        return record(out, "scatter", (x,), None)
+    out[coords] = values
+    written = np.zeros(x.data.shape, dtype=bool)
+    written[coords] = True
+    if src is None:
+        return record(out, "scatter", (x,), lambda grad: np.where(written, 0, grad), saved=())
+    src_shape = src.data.shape
+
+    def vjp_src(grad: np.ndarray) -> np.ndarray:
+        g = np.zeros(src_shape, dtype=grad.dtype)
+        g[tuple(slice(0, n) for n in idx.shape)] = grad[coords]
+        return g
+
+    return record(out, "scatter", (x, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=())
+
+
+def _filled(x: Tensor, shape: tuple[int, ...], value: Any) -> Tensor:
+    return Tensor(np.full(shape, value, dtype=x.dtype))
+
+
+def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
+    """A copy of x with src[i][j] added at x[index[i][j]][j] (for dim 0); repeated places add up.
+
+    Gradient: x's passes through; src's is gathered from where each element went.
+    """
+    return scatter_reduce(x, dim, index, src, "sum", include_self=True, op="scatter_add")
+
+
+# Each reduction's ufunc (applied with .at, so repeated places combine) and its identity.
+_SCATTER_REDUCTIONS = {"sum": (np.add, 0), "mean": (np.add, 0), "prod": (np.multiply, 1),
+                       "amax": (np.maximum, -np.inf), "amin": (np.minimum, np.inf)}
+
+
+def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
+                   include_self: bool = True, op: str = "scatter_reduce") -> Tensor:
+    """Combine src's elements into x at `index` along `dim` with `reduce`: 'sum', 'prod', 'mean',
+    'amax' or 'amin' (x's own value joins in with `include_self`).
+
+    Gradients: sum passes grad through; mean divides by each place's count; amax/amin share it
+    evenly among the elements equal to the result; prod is the product of the others.
+    """
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"{op}(): reduce must be one of sum, prod, mean, amax, amin, got {reduce!r}")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{op}(): src must be a Tensor, got {type(src).__name__}")
+    dim = checks.dim(dim, x.ndim, op)
+    idx = _index_array(index, op)
+    _check_gather_shapes(x, dim, idx, op, src)
+    coords = _along(idx, dim)
+    part = tuple(slice(0, n) for n in idx.shape)
+    values = src.data[part]
+    touched = np.zeros(x.data.shape, dtype=np.int64)
+    np.add.at(touched, coords, 1)
+    counts = touched + (1 if include_self else 0)
+    ufunc, start = _SCATTER_REDUCTIONS[reduce]
+    out = x.data.copy() if include_self else np.where(touched > 0, np.asarray(start, dtype=x.dtype), x.data)
+    ufunc.at(out, coords, values)
+    if reduce == "mean":
+        out = np.where(touched > 0, out / np.maximum(counts, 1), out).astype(x.dtype)
+    src_shape = src.data.shape
+
+    def share(grad: np.ndarray) -> np.ndarray:
+        """The output gradient, divided as `reduce` divides it among the contributions to a place."""
+        if reduce == "mean":
+            return np.where(touched > 0, grad / np.maximum(counts, 1), grad)
+        if reduce in ("amax", "amin"):
+            winners = np.zeros(out.shape, dtype=np.int64) + ((x.data == out) & include_self)
+            np.add.at(winners, coords, values == out[coords])
+            return grad / np.maximum(winners, 1)
+        return grad
+
+    def vjp_x(grad: np.ndarray) -> np.ndarray:
+        g = share(grad)
+        if reduce in ("amax", "amin"):
+            g = g * (x.data == out)
+        elif reduce == "prod":
+            g = _product_of_others(grad, out, x.data, values, coords, include_self, "self")
+        return np.where(touched > 0, g if include_self else 0, grad)
+
+    def vjp_src(grad: np.ndarray) -> np.ndarray:
+        g = share(grad)[coords]
+        if reduce in ("amax", "amin"):
+            g = g * (values == out[coords])
+        elif reduce == "prod":
+            g = _product_of_others(grad, out, x.data, values, coords, include_self, "src")
+        full = np.zeros(src_shape, dtype=grad.dtype)
+        full[part] = g
+        return full
+
+    return record(out, op, (x, src), vjp_x, vjp_src)
+
+
+def _product_of_others(grad, out, self_data, values, coords, include_self, which):
+    """d(prod)/d(element) = the product of the other elements of its place, exact where some are 0."""
+    zeros = np.zeros(out.shape, dtype=np.int64)
+    np.add.at(zeros, coords, values == 0)
+    nonzero_product = np.ones(out.shape, dtype=out.dtype)
+    np.multiply.at(nonzero_product, coords, np.where(values == 0, 1, values))
+    if include_self:
+        zeros += self_data == 0
+        nonzero_product *= np.where(self_data == 0, 1, self_data)
+    element = self_data if which == "self" else values
+    place_zeros = zeros if which == "self" else zeros[coords]
+    place_product = nonzero_product if which == "self" else nonzero_product[coords]
+    g_place = grad if which == "self" else grad[coords]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        others = np.where(element == 0, np.where(place_zeros == 1, place_product, 0),
+                          np.where(place_zeros == 0, place_product / np.where(element == 0, 1, element), 0))
+    return g_place * others
+
+
+def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
+    """The slices of x at `index` (a 1-D integer tensor) along `dim`. Gradient: scatter-added back."""
+    dim = checks.dim(dim, x.ndim, "index_select")
+    idx = _index_array(index, "index_select")
+    if idx.ndim > 1:
+        raise IndexError(f"index_select(): index must be 1-D, got shape {idx.shape}")
+    size = x.shape[dim] if x.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError(f"index_select(): index out of range for dimension {dim} with size {size}")
+    data = x.data if x.ndim else x.data.reshape(1)
+    shape = x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(data.shape, dtype=grad.dtype)
+        np.add.at(np.moveaxis(full, dim, 0), idx.reshape(-1), np.moveaxis(grad.reshape(
+            data.shape[:dim] + (idx.size,) + data.shape[dim + 1:]), dim, 0))
+        return full.reshape(shape)
+
+    out = np.take(data, idx.reshape(-1), axis=dim)
+    return record(out if x.ndim else out.reshape(idx.shape), "index_select", (x,), vjp, saved=())
+
+
+def _mask_array(mask: Any, x: Tensor, op: str) -> np.ndarray:
+    data = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
+    if data.dtype != np.bool_:
+        raise RuntimeError(f"{op}(): expected a bool mask, got dtype {data.dtype}")
+    try:
+        np.broadcast_shapes(data.shape, x.shape)
+    except ValueError:
+        raise RuntimeError(f"{op}(): mask of shape {data.shape} can't be broadcast to the tensor's shape "
+                           f"{x.shape}") from None
+    return data
+
+
+def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
+    """x with `value` where mask is True. Gradient: x's where the mask is False; value's summed where True."""
+    m = _mask_array(mask, x, "masked_fill")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"masked_fill(): value must be a 0-d tensor or a number, got shape "
+                               f"{value.shape}")
+        out = np.where(m, value.data.astype(x.dtype), x.data)
+        return record(out, "masked_fill", (x, value),
+                      lambda grad: np.where(m, 0, grad),
+                      lambda grad: np.where(m, grad, 0).sum(), saved=())
+    out = np.where(m, np.asarray(value).astype(x.dtype), x.data)
+    return record(out, "masked_fill", (x,), lambda grad: np.where(m, 0, grad), saved=())
+
+
+def masked_select(x: Tensor, mask: Any) -> Tensor:
+    """The elements of x where mask is True, as a 1-D tensor (broadcasting both). Gradient: put back."""
+    m = _mask_array(mask, x, "masked_select")
+    shape = np.broadcast_shapes(m.shape, x.shape)
+    full_mask = np.broadcast_to(m, shape)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(shape, dtype=grad.dtype)
+        full[full_mask] = grad
+        return full
+
+    return record(np.broadcast_to(x.data, shape)[full_mask], "masked_select", (x,), vjp, saved=())
+
+
+def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
+    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim."""
+    coords = np.nonzero(x.data if x.ndim else x.data.reshape(1))
+    if as_tuple:
+        return tuple(Tensor(c.astype(np.int64)) for c in coords)
+    return Tensor(np.stack(coords, axis=1).astype(np.int64) if x.ndim else
+                  np.zeros((len(coords[0]), 0), dtype=np.int64))
+
+
+def take(x: Tensor, index: Any) -> Tensor:
+    """x's elements at `index` into its flattened self, in index's shape. Gradient: scatter-added."""
+    idx = _index_array(index, "take")
+    if idx.size and (idx.min() < -x.numel() or idx.max() >= x.numel()):
+        raise IndexError(f"take(): index out of range for a tensor of {x.numel()} elements")
+    shape = x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(x.numel(), dtype=grad.dtype)
+        np.add.at(full, idx.reshape(-1), grad.reshape(-1))
+        return full.reshape(shape)
+
+    return record(x.data.reshape(-1)[idx], "take", (x,), vjp, saved=())

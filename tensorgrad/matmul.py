@@ -142,3 +142,80 @@ def _raise_linear_error(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
         )
     dtypes = ", ".join(str(t.dtype) for t in (x, weight, bias) if t is not None)
     raise TypeError(f"linear: input, weight and bias must have one dtype, got {dtypes}")
+
+
+# --- einsum ---------------------------------------------------------------------------------------
+
+
+def einsum(equation: str, *operands: Tensor) -> Tensor:
+    """Einstein summation, `tg.einsum("ij,jk->ik", a, b)`, through `np.einsum(optimize=True)`.
+
+    The gradient of each operand is another einsum: the output's gradient times the other
+    operands, summed down to that operand's subscripts. A letter only that operand has (summed
+    away) gets the gradient broadcast back; a repeated letter (`"ii->i"`) puts it on the diagonal.
+    """
+    if len(operands) == 1 and isinstance(operands[0], list | tuple):
+        operands = tuple(operands[0])
+    inputs, output = _parse_einsum(equation, operands)
+    try:
+        out = np.einsum(f"{','.join(inputs)}->{output}", *(t.data for t in operands), optimize=True)
+    except ValueError as error:
+        shapes = ", ".join(str(t.shape) for t in operands)
+        raise ShapeError(f"einsum('{equation}'): operands of shapes {shapes} don't fit: {error}") from None
+    out = np.asarray(out)
+    vjps = [_einsum_vjp(i, inputs, output, operands) for i in range(len(operands))]
+    return record(out, "einsum", tuple(operands), *vjps)
+
+
+def _parse_einsum(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]:
+    """The subscripts of each operand and of the output, with '...' spelled out as letters."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) != len(operands):
+        raise RuntimeError(f"einsum('{equation}'): {len(inputs)} subscripts for {len(operands)} operands")
+    free = iter(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in equation)
+    ellipsis_dims = 0
+    for sub, t in zip(inputs, operands, strict=True):
+        if "..." in sub:
+            ellipsis_dims = max(ellipsis_dims, t.ndim - (len(sub) - 3))
+    letters = "".join(next(free) for _ in range(ellipsis_dims))
+    spelled = []
+    for sub, t in zip(inputs, operands, strict=True):
+        if "..." in sub:
+            n = t.ndim - (len(sub) - 3)
+            sub = sub.replace("...", letters[ellipsis_dims - n:])
+        if len(sub) != t.ndim or not sub.isalpha():
+            raise RuntimeError(f"einsum('{equation}'): subscripts '{sub}' don't fit an operand of shape "
+                               f"{t.shape}")
+        spelled.append(sub)
+    if arrow:
+        output = rhs.replace("...", letters)
+    else:  # implicit output: the ellipsis, then the letters used once, in alphabetical order
+        used = "".join(spelled)
+        once = sorted(c for c in set(used) if used.count(c) == 1 and c not in letters)
+        output = letters + "".join(once)
+    return spelled, output
+
+
+def _einsum_vjp(i: int, inputs: list[str], output: str, operands: tuple[Tensor, ...]):
+    sub = inputs[i]
+    unique = "".join(dict.fromkeys(sub))
+    others = [(s, t) for j, (s, t) in enumerate(zip(inputs, operands, strict=True)) if j != i]
+    reachable = set(output).union(*(set(s) for s, _ in others)) if others else set(output)
+    kept = "".join(c for c in unique if c in reachable)
+    sizes = dict(zip(sub, operands[i].shape, strict=True))
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        spec = ",".join([output] + [s for s, _ in others]) + "->" + kept
+        g = np.einsum(spec, grad, *(t.data for _, t in others), optimize=True)
+        # Letters only this operand had were summed away: every element there gets the gradient.
+        g = g.reshape([sizes[c] if c in kept else 1 for c in unique])
+        g = np.broadcast_to(g, [sizes[c] for c in unique])
+        if unique == sub:
+            return g
+        full = np.zeros(operands[i].shape, dtype=grad.dtype)
+        np.einsum(f"{sub}->{unique}", full)[...] = g  # a repeated letter: onto the diagonal (a view)
+        return full
+
+    return vjp

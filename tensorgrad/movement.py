@@ -10,9 +10,10 @@ movement of the incoming gradient (`expand`'s is a sum, done by `record`'s `unbr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
+from numpy.lib import stride_tricks
 
 from tensorgrad import checks
 from tensorgrad.checks import ShapeError
@@ -115,7 +116,8 @@ def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
             strides.insert(0, 0)
         else:  # an added size-1 dimension: as unsqueeze would insert it
             strides.insert(0, shape[-len(strides)] * strides[0] if strides else data.itemsize)
-    return _view(x, as_strided(data, shape, strides, writeable=False), "expand", lambda grad: grad)
+    view = stride_tricks.as_strided(data, shape, strides, writeable=False)
+    return _view(x, view, "expand", lambda grad: grad)
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
@@ -140,7 +142,7 @@ def with_unit_dims(data: np.ndarray, dims: Sequence[int], byte_strides: Sequence
     for d, s in zip(dims, byte_strides, strict=True):
         shape.insert(d, 1)
         strides.insert(d, s)
-    return as_strided(data, shape, strides)
+    return stride_tricks.as_strided(data, shape, strides)
 
 
 def squeeze(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
@@ -217,3 +219,338 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 def _index_of(dim: int, i: int):
     index = (slice(None),) * dim + (i,)
     return lambda grad: grad[index]
+
+
+# --- more movement: PyTorch's shape ops (views where PyTorch gives views) ---------------------------
+
+
+def _storage_of(data: np.ndarray) -> np.ndarray:
+    """The array that owns `data`'s memory (up the chain of views, through as_strided's holder)."""
+    base = data
+    while isinstance(base.base, np.ndarray) or hasattr(base.base, "__array_interface__"):
+        base = base.base if isinstance(base.base, np.ndarray) else np.asarray(base.base)
+    return base
+
+
+def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """Elements start .. start+length-1 along `dim` (a view). Gradient: placed back there."""
+    dim = _dim(dim, x.ndim, "narrow")
+    size = x.shape[dim]
+    start = checks.as_int(start, "narrow", "start")
+    length = checks.as_int(length, "narrow", "length")
+    start = start + size if start < 0 else start
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise IndexError(f"narrow(): start {start} and length {length} are out of range for dimension "
+                         f"{dim} of size {size} (shape {x.shape})")
+    return _select_view(x, dim, slice(start, start + length), "narrow")
+
+
+def _select_view(x: Tensor, dim: int, part: slice | int, op: str) -> Tensor:
+    key = (slice(None),) * dim + (part,)
+    shape = x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(shape, dtype=grad.dtype)
+        full[key] = grad
+        return full
+
+    return _view(x, x.data[key], op, vjp)
+
+
+def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces along `dim` of the given size (the last may be smaller) or sizes (views)."""
+    dim = _dim(dim, x.ndim, "split")
+    size = x.shape[dim]
+    if isinstance(split_size_or_sections, int | np.integer):
+        step = checks.as_int(split_size_or_sections, "split", "split_size")
+        if step <= 0 and size > 0:
+            raise RuntimeError(f"split(): split_size must be positive, got {step}")
+        sizes = [min(step, size - lo) for lo in range(0, size, step)] if size else [0]
+    else:
+        sizes = [checks.as_int(n, "split", "split_sizes") for n in split_size_or_sections]
+        if sum(sizes) != size or min(sizes, default=0) < 0:
+            raise RuntimeError(f"split(): split_sizes {sizes} must sum to the size {size} of dimension {dim}")
+    bounds = np.cumsum([0] + sizes)
+    return tuple(_select_view(x, dim, slice(int(lo), int(hi)), "split")
+                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """At most `chunks` pieces along `dim`, each ceil(size / chunks) long but the last (views)."""
+    chunks = checks.as_int(chunks, "chunk", "chunks")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk(): chunks must be greater than 0, got {chunks}")
+    size = x.shape[_dim(dim, x.ndim, "chunk")]
+    return split(x, max(-(-size // chunks), 1), dim)
+
+
+def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """Every slice along `dim`, with that dimension removed (views)."""
+    dim = _dim(dim, x.ndim, "unbind")
+    return tuple(_select_view(x, dim, i, "unbind") for i in range(x.shape[dim]))
+
+
+def unflatten(x: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dimension `dim` into `sizes` (one may be -1): a view."""
+    dim = _dim(dim, x.ndim, "unflatten")
+    sizes = checks.sizes((sizes,), "unflatten", allow_infer=True)
+    known = int(np.prod([n for n in sizes if n != -1]))
+    if -1 in sizes:
+        sizes = tuple(x.shape[dim] // known if n == -1 and known else n for n in sizes)
+    if int(np.prod(sizes)) != x.shape[dim]:
+        raise ShapeError(f"unflatten(): sizes {sizes} don't multiply to the size {x.shape[dim]} of "
+                         f"dimension {dim}")
+    return reshape(x, x.shape[:dim] + tuple(sizes) + x.shape[dim + 1:])
+
+
+def movedim(x: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+    """Move dimensions to new positions, the others keeping their order (a view)."""
+    src = [source] if isinstance(source, int | np.integer) else list(source)
+    dst = [destination] if isinstance(destination, int | np.integer) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim(): source {src} and destination {dst} must have the same length")
+    src = [_dim(d, x.ndim, "movedim") for d in src]
+    dst = [_dim(d, x.ndim, "movedim") for d in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim(): repeated dim in source {src} or destination {dst}")
+    order = [d for d in range(x.ndim) if d not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return permute(x, *order)
+
+
+def swapaxes(x: Tensor, axis0: int, axis1: int) -> Tensor:
+    """Swap two dimensions (a view): PyTorch's alias of `transpose`."""
+    return transpose(x, axis0, axis1)
+
+
+def flip(x: Tensor, dims: int | Sequence[int]) -> Tensor:
+    """The elements in reverse order along `dims` (a copy, as in PyTorch). Gradient: flipped back."""
+    axes = checks.dims(dims, x.ndim, "flip")
+    return record(np.flip(x.data, axes).copy(), "flip", (x,),
+                  lambda grad: np.flip(grad, axes), saved=())
+
+
+def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+    """Elements shifted cyclically along `dims` (of the flattened tensor if None). Gradient: rolled back."""
+    if dims is None:
+        shape = x.data.shape
+        return record(np.roll(x.data, shifts), "roll", (x,),
+                      lambda grad: np.roll(grad.reshape(-1), np.negative(shifts)).reshape(shape), saved=())
+    shifts = (shifts,) if isinstance(shifts, int | np.integer) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"roll(): shifts {shifts} and dims {dims} must have the same length")
+    axes = tuple(_dim(d, x.ndim, "roll") for d in dims)
+    back = tuple(-s for s in shifts)
+    return record(np.roll(x.data, shifts, axes), "roll", (x,),
+                  lambda grad: np.roll(grad, back, axes), saved=())
+
+
+def repeat(x: Tensor, *sizes: int) -> Tensor:
+    """The tensor tiled `sizes` times along each dimension (a copy). Gradient: the copies summed."""
+    sizes = checks.sizes(sizes, "repeat")
+    if len(sizes) < x.ndim:
+        raise RuntimeError(f"repeat(): number of repeat dims {len(sizes)} can not be smaller than the "
+                           f"number of dimensions {x.ndim} of the tensor")
+    shape = (1,) * (len(sizes) - x.ndim) + x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        # Each output dimension is (copy, element): sum over the copies.
+        split_shape = [n for pair in zip(sizes, shape, strict=True) for n in pair]
+        summed = grad.reshape(split_shape).sum(axis=tuple(range(0, 2 * len(sizes), 2)))
+        return summed.reshape(x.data.shape)
+
+    return record(np.tile(x.data.reshape(shape), sizes), "repeat", (x,), vjp, saved=())
+
+
+def tile(x: Tensor, dims: Sequence[int]) -> Tensor:
+    """`repeat`, with fewer sizes than dimensions meaning 1 for the leading ones (torch.tile)."""
+    dims = checks.sizes((dims,), "tile")
+    return repeat(x, *((1,) * (x.ndim - len(dims)) + dims))
+
+
+def repeat_interleave(x: Tensor, repeats: Any, dim: int | None = None) -> Tensor:
+    """Each element repeated `repeats` times (an int, or one count per element) along `dim`.
+
+    Gradient: each element's copies summed (`np.add.reduceat` over their runs).
+    """
+    data = x.data.reshape(-1) if dim is None else x.data
+    axis = 0 if dim is None else _dim(dim, x.ndim, "repeat_interleave")
+    counts = repeats.data if isinstance(repeats, Tensor) else np.asarray(repeats)
+    if counts.dtype.kind not in "iu" or np.any(counts < 0):
+        raise RuntimeError(f"repeat_interleave(): repeats must be non-negative integers, got {counts}")
+    counts = np.broadcast_to(counts.reshape(-1) if counts.ndim else counts, (data.shape[axis],))
+    out = np.repeat(data, counts, axis=axis)
+    shape = x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        g = np.zeros(data.shape, dtype=grad.dtype)
+        nonzero = counts > 0
+        if nonzero.any():
+            sums = np.add.reduceat(grad, starts[nonzero], axis=axis)
+            np.moveaxis(g, axis, 0)[nonzero] = np.moveaxis(sums, axis, 0)
+        return g.reshape(shape)
+
+    return record(out, "repeat_interleave", (x,), vjp, saved=())
+
+
+def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the (dim1, dim2) planes, as a last dimension (a writable view, as PyTorch's).
+
+    Gradient: written back onto the diagonal of zeros.
+    """
+    d1, d2 = _dim(dim1, x.ndim, "diagonal"), _dim(dim2, x.ndim, "diagonal")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal(): dim1 and dim2 can't be the same dimension ({dim1}, {dim2})")
+    offset = checks.as_int(offset, "diagonal", "offset")
+    in_shape = x.data.shape
+    return _view(x, _diagonal_of(x.data, offset, d1, d2), "diagonal",
+                 lambda grad: _onto_diagonal(grad, in_shape, offset, d1, d2))
+
+
+def _diagonal_of(data: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
+    """A writable strided view of the diagonal (numpy's `np.diagonal` is read-only)."""
+    n1, n2 = data.shape[d1], data.shape[d2]
+    length = max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
+    start = [slice(None)] * data.ndim
+    if length:  # begin at the diagonal's first element: (0, offset) or (-offset, 0) in the plane
+        start[d2 if offset >= 0 else d1] = slice(abs(offset), None)
+    rest = [d for d in range(data.ndim) if d not in (d1, d2)]
+    shape = [data.shape[d] for d in rest] + [length]
+    strides = [data.strides[d] for d in rest] + [data.strides[d1] + data.strides[d2]]
+    return stride_tricks.as_strided(data[tuple(start)], shape, strides)
+
+
+def _onto_diagonal(grad: np.ndarray, shape: tuple[int, ...], offset: int, d1: int, d2: int) -> np.ndarray:
+    full = np.zeros(shape, dtype=grad.dtype)
+    _diagonal_of(full, offset, d1, d2)[...] = grad
+    return full
+
+
+def diag(x: Tensor, diagonal: int = 0) -> Tensor:
+    """A 1-D tensor's values on a matrix's diagonal, or a matrix's diagonal as a 1-D tensor (copies)."""
+    offset = checks.as_int(diagonal, "diag", "diagonal")
+    if x.ndim == 1:
+        return record(np.diag(x.data, offset), "diag", (x,),
+                      lambda grad: np.diagonal(grad, offset).copy(), saved=())
+    if x.ndim == 2:
+        shape = x.data.shape
+        return record(np.diagonal(x.data, offset).copy(), "diag", (x,),
+                      lambda grad: _onto_diagonal(grad, shape, offset, 0, 1), saved=())
+    raise RuntimeError(f"diag(): expects a 1-D or 2-D tensor, got shape {x.shape}")
+
+
+def tril(x: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle (on and below `diagonal`) of the last two dims; zeros above. Gradient: masked."""
+    return _triangle(x, diagonal, np.tril, "tril")
+
+
+def triu(x: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle (on and above `diagonal`) of the last two dims; zeros below. Gradient: masked."""
+    return _triangle(x, diagonal, np.triu, "triu")
+
+
+def _triangle(x: Tensor, diagonal: int, keep, op: str) -> Tensor:
+    if x.ndim < 2:
+        raise RuntimeError(f"{op}(): expects a tensor with at least 2 dimensions, got shape {x.shape}")
+    k = checks.as_int(diagonal, op, "diagonal")
+    mask = keep(np.ones(x.shape[-2:], dtype=bool), k)
+    return record(np.where(mask, x.data, 0).astype(x.dtype, copy=False), op, (x,),
+                  lambda grad: np.where(mask, grad, 0), saved=())
+
+
+def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Every window of `size` elements along `dimension`, `step` apart, as a new last dimension: a view.
+
+    No copy: the window dimension walks the original stride, and the window count steps `step`
+    strides at a time. Gradient: each window's gradient added back where it came from.
+    """
+    dim = _dim(dimension, max(x.ndim, 1), "unfold")
+    size, step = checks.as_int(size, "unfold", "size"), checks.as_int(step, "unfold", "step")
+    data = x.data if x.ndim else x.data.reshape(1)
+    n = data.shape[dim]
+    if size > n or size < 0 or step <= 0:
+        raise RuntimeError(f"unfold(): size {size} must be in [0, {n}] and step {step} positive "
+                           f"(dimension {dim} of shape {x.shape})")
+    count = (n - size) // step + 1
+    shape = data.shape[:dim] + (count,) + data.shape[dim + 1:] + (size,)
+    strides = data.strides[:dim] + (data.strides[dim] * step,) + data.strides[dim + 1:] + (data.strides[dim],)
+    in_shape = x.data.shape
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        full = np.zeros(data.shape, dtype=grad.dtype)
+        moved = np.moveaxis(full, dim, -1)
+        windows = np.moveaxis(grad, dim, -2)  # (..., count, size)
+        for k in range(size):  # one strided add per window offset, not per element
+            moved[..., k:k + step * (count - 1) + 1:step] += windows[..., k]
+        return full.reshape(in_shape)
+
+    return _view(x, stride_tricks.as_strided(data, shape, strides), "unfold", vjp)
+
+
+def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
+               storage_offset: int | None = None) -> Tensor:
+    """A view with the given sizes and strides (in elements) over x's storage.
+
+    Gradient: each output element's gradient added to the storage element it reads, then read
+    back in x's own layout (elements read twice get both).
+    """
+    shape = checks.sizes((size,), "as_strided")
+    steps = tuple(checks.as_int(s, "as_strided", "stride") for s in stride)
+    if len(steps) != len(shape):
+        raise RuntimeError(f"as_strided(): size {shape} and stride {steps} must have the same length")
+    storage = _storage_of(x.data)
+    item = x.data.itemsize
+    base_offset = (x.data.__array_interface__["data"][0] - storage.__array_interface__["data"][0]) // item
+    offset = base_offset if storage_offset is None else checks.as_int(storage_offset, "as_strided", "offset")
+    flat = storage.reshape(-1) if storage.flags.c_contiguous else None
+    if flat is None:
+        raise RuntimeError("as_strided(): the tensor's storage is not one contiguous buffer")
+    last = offset + sum((n - 1) * s for n, s in zip(shape, steps, strict=True) if n > 0)
+    if offset < 0 or (min(shape, default=1) > 0 and last >= flat.size):
+        raise RuntimeError(f"as_strided(): size {shape}, stride {steps} and offset {offset} reach "
+                           "outside "
+                           f"the storage of {flat.size} elements")
+    data = stride_tricks.as_strided(flat[offset:], shape, [s * item for s in steps])
+    reads = offset + sum(np.arange(n).reshape((-1,) + (1,) * (len(shape) - i - 1)) * s
+                         for i, (n, s) in enumerate(zip(shape, steps, strict=True)))
+    x_index = _element_indices(x.data, storage, item)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        total = np.zeros(flat.size, dtype=grad.dtype)
+        np.add.at(total, np.broadcast_to(reads, shape), grad)
+        return total[x_index]
+
+    return _view(x, data, "as_strided", vjp)
+
+
+def _element_indices(data: np.ndarray, storage: np.ndarray, item: int) -> np.ndarray:
+    """For each element of the view `data`, its index in the flat `storage`."""
+    start = (data.__array_interface__["data"][0] - storage.__array_interface__["data"][0]) // item
+    index = np.full(data.shape, start, dtype=np.int64)
+    for i, (n, s) in enumerate(zip(data.shape, data.strides, strict=True)):
+        index += np.arange(n).reshape((-1,) + (1,) * (data.ndim - i - 1)) * (s // item)
+    return index
+
+
+def meshgrid(*tensors: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D tensors, as expanded views ('ij' or 'xy' indexing)."""
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid(): indexing must be 'ij' or 'xy', got {indexing!r}")
+    if any(t.ndim > 1 for t in tensors):
+        raise RuntimeError(f"meshgrid(): expects 0-D or 1-D tensors, got shapes {[t.shape for t in tensors]}")
+    sizes = [t.numel() for t in tensors]
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) > 1:
+        order[0], order[1] = 1, 0
+    full = tuple(sizes[order[i]] for i in range(len(tensors)))
+    grids = []
+    for i, t in enumerate(tensors):
+        shape = [1] * len(tensors)
+        shape[order.index(i)] = -1
+        grids.append(expand(reshape(t, *shape), *full))
+    return tuple(grids)

@@ -929,6 +929,122 @@ class Tensor:
         """An int64 copy, cut from the graph."""
         return _cast(self, int64)
 
+    # --- more shape ops and indexing ops (views where PyTorch gives views) -----------------------
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        """`length` elements from `start` along `dim` (a view)."""
+        return _mv.narrow(self, dim, start, length)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """Pieces of the given size, or sizes, along `dim` (views)."""
+        return _mv.split(self, split_size, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """At most `chunks` equal pieces along `dim` (views)."""
+        return _mv.chunk(self, chunks, dim)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """Every slice along `dim`, that dimension removed (views)."""
+        return _mv.unbind(self, dim)
+
+    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+        """Split dimension `dim` into `sizes` (a view)."""
+        return _mv.unflatten(self, dim, sizes)
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        """Move dimensions to new positions (a view)."""
+        return _mv.movedim(self, source, destination)
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        """Swap two dimensions (a view)."""
+        return _mv.swapaxes(self, axis0, axis1)
+
+    def flip(self, dims: Any) -> Tensor:
+        """Reversed along `dims` (a copy)."""
+        return _mv.flip(self, dims)
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        """Shifted cyclically along `dims`."""
+        return _mv.roll(self, shifts, dims)
+
+    def repeat(self, *sizes: int) -> Tensor:
+        """Tiled `sizes` times along each dimension."""
+        return _mv.repeat(self, *sizes)
+
+    def tile(self, dims: Any) -> Tensor:
+        """Tiled, fewer sizes than dims meaning 1 for the leading ones."""
+        return _mv.tile(self, dims)
+
+    def repeat_interleave(self, repeats: Any, dim: int | None = None) -> Tensor:
+        """Each element repeated `repeats` times along `dim`."""
+        return _mv.repeat_interleave(self, repeats, dim)
+
+    def diag(self, diagonal: int = 0) -> Tensor:
+        """A vector on a matrix's diagonal, or a matrix's diagonal as a vector."""
+        return _mv.diag(self, diagonal)
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """The diagonal of the (dim1, dim2) planes (a view)."""
+        return _mv.diagonal(self, offset, dim1, dim2)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle, zeros above."""
+        return _mv.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle, zeros below."""
+        return _mv.triu(self, diagonal)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """Sliding windows along `dimension` as a new last dimension (a view)."""
+        return _mv.unfold(self, dimension, size, step)
+
+    def as_strided(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+        """A view with the given sizes and strides over this tensor's storage."""
+        return _mv.as_strided(self, size, stride, storage_offset)
+
+    def gather(self, dim: int, index: Any) -> Tensor:
+        """Values picked along `dim` by `index`."""
+        return _ix.gather(self, dim, index)
+
+    def scatter(self, dim: int, index: Any, src: Any = None, value: Any = None,
+                reduce: str | None = None) -> Tensor:
+        """A copy with src (or value) written at `index` along `dim`."""
+        return _ix.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index: Any, src: Tensor) -> Tensor:
+        """A copy with src added at `index` along `dim`."""
+        return _ix.scatter_add(self, dim, index, src)
+
+    def scatter_reduce(self, dim: int, index: Any, src: Tensor, reduce: str,
+                       include_self: bool = True) -> Tensor:
+        """A copy with src combined in at `index` by sum, prod, mean, amax or amin."""
+        return _ix.scatter_reduce(self, dim, index, src, reduce, include_self)
+
+    def index_select(self, dim: int, index: Any) -> Tensor:
+        """The slices at `index` along `dim`."""
+        return _ix.index_select(self, dim, index)
+
+    def masked_fill(self, mask: Any, value: Any) -> Tensor:
+        """`value` where mask is True."""
+        return _ix.masked_fill(self, mask, value)
+
+    def masked_select(self, mask: Any) -> Tensor:
+        """The elements where mask is True, as a 1-D tensor."""
+        return _ix.masked_select(self, mask)
+
+    def nonzero(self, as_tuple: bool = False) -> Any:
+        """Indices of the non-zero elements."""
+        return _ix.nonzero(self, as_tuple)
+
+    def take(self, index: Any) -> Tensor:
+        """Elements at `index` into the flattened tensor."""
+        return _ix.take(self, index)
+
+    def where(self, condition: Any, other: Any) -> Tensor:
+        """self where condition is True, else other."""
+        return _ew.where(condition, self, other)
+
     # --- randomness (see `tensorgrad.creation`) -------------------------------------------------
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
