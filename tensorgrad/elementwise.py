@@ -114,9 +114,16 @@ def div(a: Operand, b: Operand, *, rounding_mode: str | None = None) -> Tensor:
         return div_rounded(a, b, rounding_mode)
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
-    return record(_binary(np.true_divide, a, b, "/", floating=True), "/", (a, b),
-                  lambda grad: grad / b.data,
-                  lambda grad: -grad * a.data / (b.data * b.data))
+    with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently, as in PyTorch
+        out = _binary(np.true_divide, a, b, "/", floating=True)
+    return record(out, "/", (a, b),
+                  lambda grad: _quiet_divide(grad, b.data),
+                  lambda grad: _quiet_divide(-grad * a.data, b.data * b.data))
+
+
+def _quiet_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return x / y
 
 
 def neg(x: Tensor) -> Tensor:
@@ -262,22 +269,9 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     return record(x.data * scale, "dropout", (x,), lambda grad: grad * scale, saved=())
 
 
-def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
-    """x limited to [min, max]. Derivative: 1 where min <= x <= max, else 0."""
-    if min is None and max is None:
-        raise ValueError("clamp: give at least one of min and max")
-    out = np.clip(x.data, min, max)
-    out = out.astype(x.data.dtype, copy=False)
-
-    def vjp(grad: np.ndarray) -> np.ndarray:
-        inside = np.ones(x.data.shape, dtype=bool)
-        if min is not None:
-            inside &= x.data >= min
-        if max is not None:
-            inside &= x.data <= max
-        return grad * inside
-
-    return record(out, "clamp", (x,), vjp)
+def clamp(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:  # noqa: A002
+    """x limited to [min, max]. Derivative: 1 where min <= x <= max, else 0 (see `clip`)."""
+    return clip(x, min, max)
 
 
 def maximum(a: Operand, b: Operand) -> Tensor:

@@ -1471,7 +1471,10 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
         integral = not isinstance(x, float)
         # A Python number takes the tensor's dtype where it fits, so float32 stays float32.
         if kind == "f" or (kind in "iu" and integral) or (kind == "b" and isinstance(x, bool)):
-            return _wrap(np.array(x, dtype=like.data.dtype))
+            try:
+                return _wrap(np.array(x, dtype=like.data.dtype))
+            except OverflowError:  # -2 next to uint8: kept as int64, cast by the op as PyTorch does
+                return _wrap(np.array(x))
         return _wrap(np.array(x, dtype=float32 if isinstance(x, float) else int64))
     if isinstance(x, np.ndarray | np.generic | list | tuple):
         return Tensor(x) if not isinstance(x, np.ndarray) else _wrap(x)
