@@ -1,9 +1,10 @@
 """micrograd's classic demo on scalargrad: a 2-16-16-1 MLP learns the two-moons data set.
 
-Tutorial chapter 3 ("a neural net from Values") walks through it. Every number in the network
-is a `Value`; each step builds the graph of the loss over all 100 points (about 40,000 nodes),
-runs backward through it and takes an SGD step. It reaches 100% training accuracy and writes
-the learned decision boundary to a picture.
+Tutorial chapter 5 ("a neuron, a layer, an MLP") builds up to it. Every number in the network
+is a `Value`; each step builds the graph of the loss over all 100 points (about 8,000 nodes:
+each neuron's w . x + b is one node), runs backward through it and takes an SGD step, with
+micrograd's learning rate falling from 1.0 to 0.1 over the run. It reaches 100% training
+accuracy and writes the learned decision boundary to a picture.
 
     python examples/moons_scalar.py --steps 100 --seed 0 --output moons_scalar.png
 """
@@ -55,6 +56,15 @@ def loss_and_accuracy(model: MLP, X: np.ndarray, y: np.ndarray, alpha: float = 1
     return data_loss + reg_loss, accuracy
 
 
+def learning_rate(k: int, steps: int) -> float:
+    """micrograd's schedule stretched over the run: 1.0 at step 0, falling linearly to 0.1.
+
+    micrograd's demo writes `1.0 - 0.9 * k / 100` for its 100 steps; with `k / steps` a longer
+    run never reaches a zero or negative rate (gradient ascent) and a shorter one still ends low.
+    """
+    return 1.0 - 0.9 * k / max(steps, 1)
+
+
 def train_step(model: MLP, X: np.ndarray, y: np.ndarray, lr: float) -> tuple[float, float]:
     """One SGD step: forward over all points, loss, backward, p -= lr * p.grad.
 
@@ -94,12 +104,20 @@ def plot_decision_boundary(model: MLP, X: np.ndarray, y: np.ndarray, path: str) 
     plt.close(fig)
 
 
+def _positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> float:
     """Train, print the final loss and accuracy, write the picture; returns the accuracy."""
     from tqdm import tqdm
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=100, help="SGD steps (default 100)")
+    parser.add_argument("--steps", type=_positive_int, default=100, help="SGD steps (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed for data and weights (default 0)")
     parser.add_argument("--output", default="moons_scalar.png", help="decision-boundary picture")
     args = parser.parse_args(argv)
@@ -111,8 +129,7 @@ def main(argv: Sequence[str] | None = None) -> float:
 
     bar = tqdm(range(args.steps), desc="training")
     for k in bar:
-        # The schedule of micrograd's demo: from 1.0 down to 0.1 over 100 steps.
-        loss, accuracy = train_step(model, X, y, lr=1.0 - 0.9 * k / 100)
+        loss, accuracy = train_step(model, X, y, lr=learning_rate(k, args.steps))
         bar.set_postfix(loss=f"{loss:.4f}", acc=f"{accuracy:.0%}")
 
     with no_grad():
