@@ -271,6 +271,8 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
 
 def clamp(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:  # noqa: A002
     """x limited to [min, max]. Derivative: 1 where min <= x <= max, else 0 (see `clip`)."""
+    if min is None and max is None:
+        raise ArgumentValueError("clamp: at least one of 'min' and 'max' must not be None")
     return clip(x, min, max)
 
 
