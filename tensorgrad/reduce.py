@@ -48,11 +48,12 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A
     shape = x.data.shape
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
-        return record(np.add.reduce(x.data, axis=None), "sum", (x,), lambda grad: _spread(grad, (), shape),
-                      saved=())
+        # PyTorch sums bool and integer tensors in int64 (NumPy would keep uint8 as uint64).
+        out = np.add.reduce(x.data, axis=None, dtype=np.int64 if x.data.dtype.kind in "biu" else None)
+        return record(out, "sum", (x,), lambda grad: _spread(grad, (), shape), saved=())
     axes = _axes(dim, x.ndim, "sum")
     kept = _kept_shape(shape, axes)
-    return record(x.data.sum(axis=axes, keepdims=keepdim), "sum", (x,),
+    return record(x.data.sum(axis=axes, keepdims=keepdim, dtype=_accumulated_dtype(x, None)), "sum", (x,),
                   lambda grad: _spread(grad, kept, shape), saved=())
 
 
@@ -351,6 +352,7 @@ def var_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, ke
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """(var(x), mean(x)) over dim, as the named tuple `(var, mean)`; each carries its gradient."""
     dim, correction = _correction(dim, unbiased, correction, "var_mean")
+    _axes(dim, x.ndim, "var_mean")  # checked here, so that an error names the op called
     return return_types.var_mean(var(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
 
 
@@ -358,6 +360,7 @@ def std_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, ke
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """(std(x), mean(x)) over dim, as the named tuple `(std, mean)`; each carries its gradient."""
     dim, correction = _correction(dim, unbiased, correction, "std_mean")
+    _axes(dim, x.ndim, "std_mean")  # checked here, so that an error names the op called
     return return_types.std_mean(std(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
 
 
@@ -584,7 +587,8 @@ def logcumsumexp(x: Tensor, dim: int) -> Tensor:
         raise NotImplementedError(f"logcumsumexp(): not implemented for integer or bool tensors "
                                   f"(dtype {x.dtype}); use .float() first")
     data, axis = _scan_input(x, dim, "logcumsumexp")
-    out = np.logaddexp.accumulate(data, axis=axis)
+    with np.errstate(invalid="ignore"):  # inf - inf inside a slice of infinities: nan, as in PyTorch
+        out = np.logaddexp.accumulate(data, axis=axis)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad = grad.reshape(data.shape)
@@ -611,6 +615,12 @@ def _sorting_order(data: np.ndarray, axis: int, descending: bool) -> np.ndarray:
         return np.argsort(data, axis=axis, kind="stable")
     reversed_order = np.argsort(np.flip(data, axis), axis=axis, kind="stable")
     return np.flip(data.shape[axis] - 1 - reversed_order, axis)
+
+
+def _not_bool(x: Tensor, op: str) -> None:
+    """topk and median compare numbers: PyTorch refuses bool tensors (NotImplementedError)."""
+    if x.data.dtype == np.bool_:
+        raise NotImplementedError(f"{op}(): not implemented for bool tensors; use .int() or .float() first")
 
 
 def _take_along(x: Tensor, data: np.ndarray, index: np.ndarray, axis: int, op: str,
@@ -651,6 +661,7 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True,
     leaves the order free when `sorted=False`); nan counts as the largest value.
     """
     data, axis = _scan_input(x, dim, "topk")
+    _not_bool(x, "topk")
     k = checks.as_int(k, "topk", "k")
     if not 0 <= k <= data.shape[axis]:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} for dim {dim} of size "
@@ -669,6 +680,7 @@ def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor |
     PyTorch). With dim, the named tuple `(values, indices)` along it; the gradient goes to the
     element at `indices`.
     """
+    _not_bool(x, "median")
     if dim is None:
         return _median_of_all(x)
     data, axis = _scan_input(x, dim, "median")
