@@ -528,10 +528,12 @@ def _cumprod_vjp(data: np.ndarray, out: np.ndarray, grad: np.ndarray, axis: int)
 
 def _scatter_add_along(grad: np.ndarray, index: np.ndarray, axis: int, shape: tuple[int, ...]) -> np.ndarray:
     """An array of `shape` where each grad[..., j, ...] is added at index[..., j, ...] along `axis`."""
-    full = np.zeros(shape, dtype=grad.dtype)
-    where = list(np.indices(index.shape, sparse=True))
+    full = np.zeros_like(grad, shape=shape)
+    # index says where along `axis`; every other dimension maps to itself (open grids).
+    where = [np.arange(n, like=index).reshape((-1,) + (1,) * (index.ndim - d - 1))
+             for d, n in enumerate(index.shape)]
     where[axis] = index
-    np.add.at(full, tuple(where), grad)
+    np.add.at(full, tuple(where), grad)  # add, not assign: several outputs may share an index
     return full
 
 
@@ -545,7 +547,7 @@ def _cumulative_extreme(x: Tensor, dim: int, op: str) -> tuple[Tensor, Tensor]:
     reached = data == values
     if data.dtype.kind in "fc":
         reached |= np.isnan(data)
-    positions = np.arange(data.shape[axis]).reshape((-1,) + (1,) * (data.ndim - axis - 1))
+    positions = np.arange(data.shape[axis], like=data).reshape((-1,) + (1,) * (data.ndim - axis - 1))
     indices = np.maximum.accumulate(np.where(reached, positions, 0), axis=axis).astype(np.int64, copy=False)
     shape = data.shape
 
@@ -629,7 +631,9 @@ def _take_along(x: Tensor, data: np.ndarray, index: np.ndarray, axis: int, op: s
     values = np.take_along_axis(data, index, axis=axis)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        return _scatter_add_along(grad.reshape(index.shape), index, axis, data.shape).reshape(x.shape)
+        full = np.zeros_like(grad, shape=data.shape)
+        np.put_along_axis(full, index, grad.reshape(index.shape), axis=axis)  # indices differ in a slice
+        return full.reshape(x.shape)
 
     indices = _wrap(index.astype(np.int64).reshape(shape))
     return record(values.reshape(shape), op, (x,), vjp, saved=()), indices
