@@ -29,9 +29,11 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from tensorgrad.autograd import record
+from tensorgrad.creation import _generator
 from tensorgrad.matmul import matmul
 from tensorgrad.nn.modules import Module, Parameter
-from tensorgrad.tensor import Tensor, _generator, _wrap, record
+from tensorgrad.tensor import Tensor, _wrap
 
 __all__ = [
     "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
@@ -254,6 +256,8 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     xp = _pad_array(xd, pads)
     _check_kernel_fits(xp.shape[2:], wd.shape[2:], dilation2, op)
     out, cols = _conv_forward(xp, wd, stride2, dilation2, groups)
+    if not weight.requires_grad:
+        cols = None  # only the weight's gradient reads the im2col matrix: let it go now
     if bias is not None:
         out += bias.data[:, None, None]
     out_shape = _restore(out.shape, x.ndim, dims)

@@ -143,6 +143,17 @@ def test_convolution_by_hand():
     np.testing.assert_array_equal(w.grad.reshape(2, 2), [[20, 24], [36, 40]])  # sums of x[i::2, j::2]
 
 
+def test_a_frozen_weight_still_passes_the_gradient_to_the_input():
+    x = tg.randn(2, 3, 5, 5, dtype=tg.float64, requires_grad=True)
+    w = tg.randn(4, 3, 3, 3, dtype=tg.float64)
+    F.conv2d(x, w, padding=1, stride=2).sum().backward()
+    frozen = x.grad
+    x.grad, w.requires_grad = None, True
+    F.conv2d(x, w, padding=1, stride=2).sum().backward()
+    np.testing.assert_allclose(frozen, x.grad, rtol=1e-12)
+    assert w.grad is not None
+
+
 def test_max_pool_gives_the_gradient_to_the_first_of_tied_values_and_nan_wins():
     x = tg.tensor([[[[1.0, 1.0], [0.0, 1.0]]]], requires_grad=True)
     F.max_pool2d(x, 2).sum().backward()
