@@ -129,8 +129,9 @@ def plot(model: nn.Module, seed: int, path: str, max_mistakes: int = 16) -> int:
     for ax, i in zip(axes[2:].flat, wrong[:max_mistakes], strict=False):
         ax.imshow(x_test.numpy()[i, 0], cmap="gray_r", vmin=0, vmax=1)
         ax.set_title(f"{guesses[i]} ({y_test.numpy()[i]})", color="red", fontsize=9)
-    fig.suptitle(f"Top: the 32 learned 3 x 3 filters of the first layer.  Below: the {len(wrong)} "
-                 f"misclassified test digits of {len(guesses)}, as guess (truth)", fontsize=10)
+    shown = f"the {len(wrong)}" if len(wrong) <= max_mistakes else f"{max_mistakes} of the {len(wrong)}"
+    fig.suptitle(f"Top: the 32 learned 3 x 3 filters of the first layer.  Below: {shown} misclassified "
+                 f"test digits of {len(guesses)}, as guess (truth)", fontsize=10)
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     return len(wrong)
@@ -152,7 +153,8 @@ def main(argv: Sequence[str] | None = None) -> float:
     test_accuracy = accuracy(model, x_test, y_test)
     mistakes = plot(model, args.seed, args.output)
     print(f"digits_cnn: test accuracy {test_accuracy:.1%} ({N_TEST - mistakes}/{N_TEST} held-out digits) "
-          f"after {args.epochs} epochs in {seconds:.1f} s of training; final loss {loss:.4f}; "
+          f"after {args.epochs} epoch{'s' * (args.epochs != 1)} in {seconds:.1f} s of training; "
+          f"final loss {loss:.4f}; "
           f"wrote {args.output}")
     return test_accuracy
 
