@@ -45,15 +45,17 @@ def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...
 
 def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """Sum over `dim`. Derivative: 1 for every element."""
-    shape = x.data.shape
+    data = x.data
+    shape = data.shape
+    if data.dtype.kind in "biu":  # PyTorch sums bool and integers in int64 (NumPy: uint8 to uint64)
+        data = data.astype(np.int64)
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
-        # PyTorch sums bool and integer tensors in int64 (NumPy would keep uint8 as uint64).
-        out = np.add.reduce(x.data, axis=None, dtype=np.int64 if x.data.dtype.kind in "biu" else None)
-        return record(out, "sum", (x,), lambda grad: _spread(grad, (), shape), saved=())
+        return record(np.add.reduce(data, axis=None), "sum", (x,), lambda grad: _spread(grad, (), shape),
+                      saved=())
     axes = _axes(dim, x.ndim, "sum")
     kept = _kept_shape(shape, axes)
-    return record(x.data.sum(axis=axes, keepdims=keepdim, dtype=_accumulated_dtype(x, None)), "sum", (x,),
+    return record(data.sum(axis=axes, keepdims=keepdim), "sum", (x,),
                   lambda grad: _spread(grad, kept, shape), saved=())
 
 
