@@ -1,4 +1,6 @@
-"""Reductions: sum, mean, max, min, logsumexp, softmax and friends (tutorial chapter 7).
+"""Reductions: sum, mean, max, min, logsumexp, softmax and friends (tutorial chapter 7); then
+PyTorch's breadth: prod, var/std, norm, all/any, the scans (cumsum, cumprod, cummax, cummin,
+logcumsumexp) and sorting (sort, argsort, topk, median).
 
 `dim` is an int, a tuple of ints or None (all dimensions); `keepdim` keeps reduced dimensions
 with size 1. A reduction's gradient is the incoming gradient, with the reduced dimensions put
