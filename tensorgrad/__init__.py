@@ -144,6 +144,26 @@ from tensorgrad.movement import (
 from tensorgrad.reduce import amax, amin, argmax, argmin, log_softmax, logsumexp, max, mean, min, softmax, sum
 
 # isort: split
+from tensorgrad.autograd import InplaceModifiedError, record, unbroadcast
+from tensorgrad.creation import (
+    arange,
+    as_tensor,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from tensorgrad.dtypes import bool_, float32, float64, int32, int64
 from tensorgrad.reduce import (  # the reductions and scans of PyTorch
     all,
     any,
@@ -165,33 +185,7 @@ from tensorgrad.reduce import (  # the reductions and scans of PyTorch
     var_mean,
 )
 from tensorgrad.serialization import load, save
-from tensorgrad.tensor import (
-    InplaceModifiedError,
-    Tensor,
-    arange,
-    as_tensor,
-    bool_,
-    eye,
-    float32,
-    float64,
-    from_numpy,
-    full,
-    full_like,
-    int32,
-    int64,
-    manual_seed,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randn,
-    randn_like,
-    record,
-    tensor,
-    unbroadcast,
-    zeros,
-    zeros_like,
-)
+from tensorgrad.tensor import Tensor
 
 __version__ = "0.1.0"  # the same as scalargrad.__version__: one distribution
 __all__ = [

@@ -1,26 +1,157 @@
-"""Creation and randomness beyond the basics: `empty`, `linspace`, `logspace`, `randint`,
-`randperm`, `multinomial`, `bernoulli`, the in-place initialisers `normal_` and `uniform_`, and
-a `Generator` for reproducible streams (tutorial chapter 6).
+"""Creating tensors: `tensor`, `from_numpy`, `zeros`, `ones`, `full`, `arange`, `eye`, `empty`,
+`linspace`, `logspace`, the `*_like` forms, and randomness: `manual_seed` and the generator
+behind it, `rand`, `randn`, `randint`, `randperm`, `multinomial`, `bernoulli`, the in-place
+initialisers `normal_` and `uniform_`, and `Generator` for a stream of one's own (tutorial
+chapter 6).
 
 Every random function draws from the generator behind `tg.manual_seed` unless a
 `generator=tg.Generator().manual_seed(n)` is passed, as in PyTorch. Sizes are checked once by
-`tensorgrad.checks`. The results carry no gradient (they are leaves), as in PyTorch.
+`tensorgrad.checks`. The results are leaves: they carry no history.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from scalargrad.engine import _grad_mode
 from tensorgrad import checks
-from tensorgrad.tensor import Tensor, _creation_dtype, _generator, _leaf, float32, int64
+from tensorgrad.dtypes import bool_, float32, int64
+from tensorgrad.tensor import Tensor, _wrap
 
 __all__ = [
+    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "arange", "eye", "zeros_like",
+    "ones_like", "full_like", "manual_seed", "rand", "randn", "rand_like", "randn_like",
     "Generator", "empty", "empty_like", "linspace", "logspace", "randint", "randperm", "multinomial",
     "bernoulli", "normal_", "uniform_",
 ]
+
+def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of `data` (nested lists, numbers or an array).
+
+    Python floats become float32 and ints int64; numpy arrays keep their dtype.
+    """
+    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+    """`data` itself if it is already a Tensor (of that dtype), else a new tensor."""
+    if isinstance(data, Tensor) and (dtype is None or data.dtype == np.dtype(dtype)):
+        return data
+    return Tensor(data, dtype=dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor that shares memory with `array` (a change to one shows in the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy needs a numpy.ndarray, got {type(array).__name__}")
+    return _wrap(array)
+
+
+def _shape_of(size: tuple, op: str = "tensor") -> tuple[int, ...]:
+    """A creation function's size arguments (`f(2, 3)` or `f((2, 3))`), checked (see `checks.sizes`)."""
+    return checks.sizes(size, op)
+
+
+def _creation_dtype(dtype: Any) -> np.dtype:
+    return float32 if dtype is None else np.dtype(dtype)
+
+
+def zeros(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`."""
+    return _wrap(np.zeros(_shape_of(size, "zeros"), _creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+def ones(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones: `ones(2, 3)` or `ones((2, 3))`."""
+    return _wrap(np.ones(_shape_of(size, "ones"), _creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of shape `size` filled with `fill_value`."""
+    if dtype is None and isinstance(fill_value, bool):
+        dtype = bool_
+    elif dtype is None and isinstance(fill_value, int):
+        dtype = int64
+    data = np.full(_shape_of((size,), "full"), fill_value, _creation_dtype(dtype))
+    return _wrap(data, requires_grad=requires_grad)
+
+
+def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(f"arange(): upper bound and larger bound inconsistent with step sign "
+                           f"(start={start}, end={end}, step={step})")
+    if dtype is None:
+        integral = all(isinstance(v, int) for v in (start, end, step))
+        dtype = int64 if integral else float32
+    return _wrap(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad=requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """The identity matrix, n x m (m defaults to n)."""
+    n, m = _shape_of((n, n if m is None else m), "eye")
+    return _wrap(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
+
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator behind `rand`, `randn` and their `_like` forms."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def _generator() -> np.random.Generator:
+    """The generator behind `rand`, `randn`, dropout and `nn.Linear`'s initialisation."""
+    return _rng
+
+
+def rand(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples from [0, 1)."""
+    data = _rng.random(_shape_of(size, "rand"), dtype=np.float64).astype(_creation_dtype(dtype))
+    return _wrap(data, requires_grad=requires_grad)
+
+
+def randn(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Samples from the standard normal distribution."""
+    data = _rng.standard_normal(_shape_of(size, "randn")).astype(_creation_dtype(dtype))
+    return _wrap(data, requires_grad=requires_grad)
+
+
+def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of `t`'s shape and dtype."""
+    return zeros(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of `t`'s shape and dtype."""
+    return ones(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def full_like(t: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`fill_value` in `t`'s shape and dtype."""
+    return full(t.shape, fill_value, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform [0, 1) samples in `t`'s shape and dtype."""
+    return rand(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples in `t`'s shape and dtype."""
+    return randn(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
 
 class Generator:
     """A stream of random numbers of its own: `g = tg.Generator().manual_seed(0)`, then
@@ -41,7 +172,7 @@ class Generator:
         return self._seed
 
 
-def _rng(generator: Generator | None) -> np.random.Generator:
+def _stream(generator: Generator | None) -> np.random.Generator:
     if generator is None:
         return _generator()
     if not isinstance(generator, Generator):
@@ -51,7 +182,7 @@ def _rng(generator: Generator | None) -> np.random.Generator:
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor whose values are whatever the memory held (fill it before reading)."""
-    return _leaf(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _wrap(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad=requires_grad)
 
 
 def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -65,7 +196,7 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_g
     if steps < 0:
         raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
     values = np.linspace(start, end, steps, dtype=np.float64)
-    return _leaf(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _wrap(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
@@ -75,7 +206,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: An
     if steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
     values = np.power(np.float64(base), np.linspace(start, end, steps, dtype=np.float64))
-    return _leaf(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _wrap(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
 
 
 def _cast_truncating(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -96,14 +227,14 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
     if low >= high:
         raise RuntimeError(f"randint(): expects low < high, got low={low} >= high={high}")
     shape = checks.sizes((size,), "randint")
-    data = _rng(generator).integers(low, high, size=shape, dtype=np.int64)
-    return _leaf(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad=requires_grad)
+    data = _stream(generator).integers(low, high, size=shape, dtype=np.int64)
+    return _wrap(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad=requires_grad)
 
 
 def randperm(n: int, generator: Generator | None = None, dtype: Any = None) -> Tensor:
     """A random permutation of 0 .. n-1 (int64)."""
     n = checks.sizes((n,), "randperm")[0]
-    return _leaf(_rng(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)))
+    return _wrap(_stream(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # noqa: A002
@@ -127,7 +258,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # n
     if num_samples <= 0 or (not replacement and num_samples > rows.shape[1]):
         raise RuntimeError(f"multinomial(): cannot sample {num_samples} samples from {rows.shape[1]} "
                            f"categories {'with' if replacement else 'without'} replacement")
-    rng = _rng(generator)
+    rng = _stream(generator)
     if replacement:
         cdf = np.cumsum(rows, axis=1)
         cdf /= cdf[:, -1:]
@@ -139,7 +270,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # n
             keys = np.log(rows) + rng.gumbel(size=rows.shape)
         samples = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     out = samples.astype(int64)
-    return _leaf(out.reshape(num_samples) if weights.ndim == 1 else out)
+    return _wrap(out.reshape(num_samples) if weights.ndim == 1 else out)
 
 
 def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None = None) -> Tensor:  # noqa: A002
@@ -147,22 +278,22 @@ def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None
     probability = input.data if p is None else np.full_like(input.data, p)
     if np.any((probability < 0) | (probability > 1)):
         raise RuntimeError("bernoulli(): expects all probabilities to be in [0, 1]")
-    draws = _rng(generator).random(input.shape) < probability
-    return _leaf(draws.astype(input.dtype if input.dtype.kind == "f" else float32))
+    draws = _stream(generator).random(input.shape) < probability
+    return _wrap(draws.astype(input.dtype if input.dtype.kind == "f" else float32))
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Fill t in place with samples from N(mean, std**2); returns t."""
     if std < 0:
         raise RuntimeError(f"normal_(): expects std >= 0.0, got std={std}")
-    return _fill_in_place(t, _rng(generator).normal(mean, std, t.shape), "normal_")
+    return _fill_in_place(t, _stream(generator).normal(mean, std, t.shape), "normal_")
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Fill t in place with samples from U[a, b); returns t. (PyTorch's `from`, `to`.)"""
     if a > b:
         raise RuntimeError(f"uniform_(): expects from <= to, got from={a} > to={b}")
-    return _fill_in_place(t, _rng(generator).uniform(a, b, t.shape), "uniform_")
+    return _fill_in_place(t, _stream(generator).uniform(a, b, t.shape), "uniform_")
 
 
 def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.creation import Generator, randperm
-from tensorgrad.tensor import Tensor, _wrap, float32, int64
+from tensorgrad.dtypes import float32, int64
+from tensorgrad.tensor import Tensor, _wrap
 
 __all__ = ["make_moons", "make_spirals", "load_digits", "load_names", "Dataset", "TensorDataset", "Subset",
            "random_split", "DataLoader"]

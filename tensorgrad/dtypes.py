@@ -20,11 +20,18 @@ import functools
 import numpy as np
 
 __all__ = [
+    "float32", "float64", "int64", "int32", "bool_",
     "default_float", "promote_types", "result_type", "float_dtype",
     "float", "double", "half", "float16", "long", "int", "short", "int16", "int8", "uint8", "bool",
 ]
 
-default_float = np.dtype(np.float32)
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+int64 = np.dtype(np.int64)
+int32 = np.dtype(np.int32)
+bool_ = np.dtype(np.bool_)
+
+default_float = float32
 
 # PyTorch's dtype aliases, so that `dtype=tg.float` reads as `dtype=torch.float`. (They shadow
 # the builtins in this module only, which uses none of them.)

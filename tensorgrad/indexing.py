@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import checks
+from tensorgrad.autograd import record
 from tensorgrad.movement import with_unit_dims
-from tensorgrad.tensor import Tensor, record
+from tensorgrad.tensor import Tensor
 
 _BASIC = (int, slice, type(None), type(Ellipsis), np.integer)
 
@@ -108,9 +109,7 @@ def _basic(x: Tensor, key: Any) -> Tensor:
         full[parts] = grad
         return full
 
-    out = record(data, "slice", (x,), vjp, saved=())
-    out._versions = x._versions
-    return out
+    return record(data, "slice", (x,), vjp, saved=(), view_of=x)
 
 
 def _new_dims(data: np.ndarray, parts: tuple) -> tuple[list[int], list[int]]:

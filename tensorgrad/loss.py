@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad.autograd import record
 from tensorgrad.elementwise import sigmoid_array
 from tensorgrad.reduce import log_softmax
-from tensorgrad.tensor import Tensor, ensure_tensor, record
+from tensorgrad.tensor import Tensor, ensure_tensor
 
 __all__ = [
     "cross_entropy",

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
-from tensorgrad.tensor import Tensor, record
+from tensorgrad.tensor import Tensor
 
 
 def _check(a: Tensor, b: Tensor) -> None:

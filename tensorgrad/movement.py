@@ -16,15 +16,14 @@ import numpy as np
 from numpy.lib import stride_tricks
 
 from tensorgrad import checks
+from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
-from tensorgrad.tensor import Tensor, record
+from tensorgrad.tensor import Tensor
 
 
 def _view(x: Tensor, data: np.ndarray, op: str, vjp) -> Tensor:
-    """Record a view op: the output shares x's storage, so it shares x's version counter."""
-    out = record(data, op, (x,), vjp, saved=())
-    out._versions = x._versions
-    return out
+    """Record a view op: the output shares x's storage, so `record` gives it x's version counter."""
+    return record(data, op, (x,), vjp, saved=(), view_of=x)
 
 
 def _dim(dim: int, ndim: int, op: str) -> int:
@@ -34,16 +33,19 @@ def _dim(dim: int, ndim: int, op: str) -> int:
 
 def reshape(x: Tensor, *shape: int) -> Tensor:
     """The same elements in a new shape (-1 infers one size); a view whenever strides allow."""
-    shape = checks.sizes(shape, "reshape", allow_infer=True)
+    return _reshape(x, checks.sizes(shape, "reshape", allow_infer=True), "reshape")
+
+
+def _reshape(x: Tensor, shape: tuple[int, ...], op: str) -> Tensor:
     try:
         data = x.data.reshape(shape)
     except ValueError:
-        raise ShapeError(f"reshape: shape {shape} is invalid for a tensor of shape {x.shape} "
+        raise ShapeError(f"{op}: shape {shape} is invalid for a tensor of shape {x.shape} "
                          f"({x.data.size} elements)") from None
     in_shape = x.data.shape
     if np.may_share_memory(data, x.data):
-        return _view(x, data, "reshape", lambda grad: grad.reshape(in_shape))
-    return record(data, "reshape", (x,), lambda grad: grad.reshape(in_shape), saved=())
+        return _view(x, data, op, lambda grad: grad.reshape(in_shape))
+    return record(data, op, (x,), lambda grad: grad.reshape(in_shape), saved=())
 
 
 def view(x: Tensor, *shape: int) -> Tensor:
@@ -161,9 +163,7 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return reshape(x, 1)
     start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
     shape = x.shape[:start] + (int(np.prod(x.shape[start:end + 1])),) + x.shape[end + 1:]
-    out = reshape(x, shape)
-    out.op = "flatten"
-    return out
+    return _reshape(x, shape, "flatten")
 
 
 def contiguous(x: Tensor) -> Tensor:

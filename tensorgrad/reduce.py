@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import checks, elementwise, return_types
+from tensorgrad.autograd import record
 from tensorgrad.dtypes import float_dtype
-from tensorgrad.tensor import Tensor, _cast, _wrap, record
+from tensorgrad.tensor import Tensor, _cast, _wrap
 
 Dim = int | tuple[int, ...] | None
 

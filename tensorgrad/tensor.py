@@ -1,73 +1,27 @@
 """`Tensor`: a strided numpy array that is a node of scalargrad's graph (tutorial chapter 6).
 
-This module holds the plumbing every op shares:
+This module is the class alone: its attributes (`data` and `grad`, numpy arrays checked when
+assigned), the autograd switches (`requires_grad`, `backward`, `detach`, `retain_grad`) and one
+plain method per op, which calls the op in its module, so "jump to definition" lands on the op:
 
-- `Tensor`, whose `data` is a numpy array: a strided view of a storage buffer. Views made by
-  `reshape`, `transpose`, slicing and friends share that buffer and its version counter.
-- `record`, the one helper that turns an op's forward result and its per-input gradient
-  formulas (VJPs) into a graph node. It owns what every op would otherwise repeat: grad mode,
-  skipping inputs that need no gradient, reducing broadcast gradients back to each input's
-  shape (`unbroadcast`), accumulation, and the in-place version checks.
-- creation functions (`tensor`, `zeros`, `randn`, ...).
-
-The ops themselves live one file per kind (`elementwise`, `reduce`, `movement`, `matmul`,
-`indexing`); the methods on `Tensor` call them, so "jump to definition" lands on the op.
+- `tensorgrad.autograd`: `record`, the one helper every op goes through, and the version
+  counters and views;
+- `tensorgrad.creation`: `tensor`, `zeros`, `randn`, ... and the generator;
+- the ops, one file per kind: `elementwise`, `reduce`, `movement`, `matmul`, `indexing`, and
+  `inplace` for the in-place forms.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from scalargrad import engine
-from scalargrad.engine import GraphFreedError, _grad_mode
 from tensorgrad import checks
+from tensorgrad.dtypes import bool_, float32, float64, int64
 
-__all__ = [
-    "Tensor",
-    "record",
-    "unbroadcast",
-    "tensor",
-    "as_tensor",
-    "from_numpy",
-    "zeros",
-    "ones",
-    "full",
-    "arange",
-    "eye",
-    "rand",
-    "randn",
-    "zeros_like",
-    "ones_like",
-    "full_like",
-    "rand_like",
-    "randn_like",
-    "manual_seed",
-    "float32",
-    "float64",
-    "int64",
-    "int32",
-    "bool_",
-]
-
-float32 = np.dtype(np.float32)
-float64 = np.dtype(np.float64)
-int64 = np.dtype(np.int64)
-int32 = np.dtype(np.int32)
-bool_ = np.dtype(np.bool_)
-
-VJP = Callable[[np.ndarray], np.ndarray]
-
-# The ops whose output is a view sharing storage with their input (see `tensorgrad.movement`).
-VIEW_OPS = frozenset({"view", "reshape", "transpose", "permute", "expand", "unsqueeze", "squeeze",
-                      "flatten", "slice", "T"})
-
-
-class InplaceModifiedError(RuntimeError):
-    """A tensor that backward needs was changed by an in-place op after it was used."""
-
+__all__ = ["Tensor", "ensure_tensor"]
 
 # --- the Tensor -------------------------------------------------------------------------------
 
@@ -336,577 +290,578 @@ class Tensor:
     # --- math (each method calls the op in its module: jump to definition lands on it) ---------
 
     def __add__(self, other: Any) -> Tensor:
-        return _ew.add(self, other)
+        return elementwise.add(self, other)
 
     def __radd__(self, other: Any) -> Tensor:
-        return _ew.add(other, self)
+        return elementwise.add(other, self)
 
     def __sub__(self, other: Any) -> Tensor:
-        return _ew.sub(self, other)
+        return elementwise.sub(self, other)
 
     def __rsub__(self, other: Any) -> Tensor:
-        return _ew.sub(other, self)
+        return elementwise.sub(other, self)
 
     def __mul__(self, other: Any) -> Tensor:
-        return _ew.mul(self, other)
+        return elementwise.mul(self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return _ew.mul(other, self)
+        return elementwise.mul(other, self)
 
     def __truediv__(self, other: Any) -> Tensor:
-        return _ew.div(self, other)
+        return elementwise.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return _ew.div(other, self)
+        return elementwise.div(other, self)
 
     def __pow__(self, exponent: Any) -> Tensor:
-        return _ew.pow(self, exponent)
+        return elementwise.pow(self, exponent)
 
     def __rpow__(self, base: Any) -> Tensor:
-        return _ew.pow(base, self)
+        return elementwise.pow(base, self)
 
     def __neg__(self) -> Tensor:
-        return _ew.neg(self)
+        return elementwise.neg(self)
 
     def __matmul__(self, other: Tensor) -> Tensor:
-        return _mm.matmul(self, other if isinstance(other, Tensor) else Tensor(other))
+        return matmul.matmul(self, other if isinstance(other, Tensor) else Tensor(other))
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return _mm.matmul(Tensor(other), self)
+        return matmul.matmul(Tensor(other), self)
 
     def __lt__(self, other: Any) -> Tensor:
-        return _ew.lt(self, other)
+        return elementwise.lt(self, other)
 
     def __le__(self, other: Any) -> Tensor:
-        return _ew.le(self, other)
+        return elementwise.le(self, other)
 
     def __gt__(self, other: Any) -> Tensor:
-        return _ew.gt(self, other)
+        return elementwise.gt(self, other)
 
     def __ge__(self, other: Any) -> Tensor:
-        return _ew.ge(self, other)
+        return elementwise.ge(self, other)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _ew.eq(self, other)
+        return elementwise.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _ew.ne(self, other)
+        return elementwise.ne(self, other)
 
     def add(self, other: Any) -> Tensor:
         """self + other, broadcasting."""
-        return _ew.add(self, other)
+        return elementwise.add(self, other)
 
     def sub(self, other: Any) -> Tensor:
         """self - other, broadcasting."""
-        return _ew.sub(self, other)
+        return elementwise.sub(self, other)
 
     def mul(self, other: Any) -> Tensor:
         """self * other, broadcasting."""
-        return _ew.mul(self, other)
+        return elementwise.mul(self, other)
 
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         """self / other, broadcasting; `rounding_mode` 'trunc' or 'floor' rounds the quotient."""
-        return _ew.div(self, other, rounding_mode=rounding_mode)
+        return elementwise.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent: Any) -> Tensor:
         """self ** exponent."""
-        return _ew.pow(self, exponent)
+        return elementwise.pow(self, exponent)
 
     def matmul(self, other: Tensor) -> Tensor:
         """self @ other (see `tensorgrad.matmul.matmul`)."""
-        return _mm.matmul(self, other)
+        return matmul.matmul(self, other)
 
     def exp(self) -> Tensor:
         """e ** self."""
-        return _ew.exp(self)
+        return elementwise.exp(self)
 
     def log(self) -> Tensor:
         """Natural log."""
-        return _ew.log(self)
+        return elementwise.log(self)
 
     def sqrt(self) -> Tensor:
         """Square root."""
-        return _ew.sqrt(self)
+        return elementwise.sqrt(self)
 
     def abs(self) -> Tensor:
         """Absolute value."""
-        return _ew.abs(self)
+        return elementwise.abs(self)
 
     def tanh(self) -> Tensor:
         """Hyperbolic tangent."""
-        return _ew.tanh(self)
+        return elementwise.tanh(self)
 
     def sigmoid(self) -> Tensor:
         """Logistic sigmoid."""
-        return _ew.sigmoid(self)
+        return elementwise.sigmoid(self)
 
     def relu(self) -> Tensor:
         """max(self, 0)."""
-        return _ew.relu(self)
+        return elementwise.relu(self)
 
     def clamp(self, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
         """self limited to [min, max]."""
-        return _ew.clamp(self, min, max)
+        return elementwise.clamp(self, min, max)
 
     def maximum(self, other: Any) -> Tensor:
         """Elementwise max with other."""
-        return _ew.maximum(self, other)
+        return elementwise.maximum(self, other)
 
     def minimum(self, other: Any) -> Tensor:
         """Elementwise min with other."""
-        return _ew.minimum(self, other)
+        return elementwise.minimum(self, other)
 
     def sum(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         """Sum over `dim` (int, tuple or None for all)."""
-        return _rd.sum(self, dim, keepdim)
+        return reduce.sum(self, dim, keepdim)
 
     def mean(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         """Mean over `dim` (int, tuple or None for all)."""
-        return _rd.mean(self, dim, keepdim)
+        return reduce.mean(self, dim, keepdim)
 
     def max(self, dim: Any = None, keepdim: bool = False) -> Any:
         """The largest element; with `dim`, the named tuple `(values, indices)` along it."""
-        return _rd.max(self, dim, keepdim)
+        return reduce.max(self, dim, keepdim)
 
     def min(self, dim: Any = None, keepdim: bool = False) -> Any:
         """The smallest element; with `dim`, the named tuple `(values, indices)` along it."""
-        return _rd.min(self, dim, keepdim)
+        return reduce.min(self, dim, keepdim)
 
     def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
         """The largest values over `dim` (all dims by default); ties share the gradient evenly."""
-        return _rd.amax(self, dim, keepdim)
+        return reduce.amax(self, dim, keepdim)
 
     def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
         """The smallest values over `dim` (all dims by default); ties share the gradient evenly."""
-        return _rd.amin(self, dim, keepdim)
+        return reduce.amin(self, dim, keepdim)
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Index of the largest value."""
-        return _rd.argmax(self, dim, keepdim)
+        return reduce.argmax(self, dim, keepdim)
 
     def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Index of the smallest value."""
-        return _rd.argmin(self, dim, keepdim)
+        return reduce.argmin(self, dim, keepdim)
 
     def logsumexp(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         """log(sum(exp(self))) over `dim`, computed stably."""
-        return _rd.logsumexp(self, dim, keepdim)
+        return reduce.logsumexp(self, dim, keepdim)
 
     def softmax(self, dim: int = -1) -> Tensor:
         """Softmax over `dim`."""
-        return _rd.softmax(self, dim)
+        return reduce.softmax(self, dim)
 
     def log_softmax(self, dim: int = -1) -> Tensor:
         """Log-softmax over `dim`, computed stably."""
-        return _rd.log_softmax(self, dim)
+        return reduce.log_softmax(self, dim)
 
     # --- more elementwise math (each calls its op in `tensorgrad.elementwise`) -------------------
 
     def sin(self) -> Tensor:
         """sin(self)."""
-        return _ew.sin(self)
+        return elementwise.sin(self)
 
     def cos(self) -> Tensor:
         """cos(self)."""
-        return _ew.cos(self)
+        return elementwise.cos(self)
 
     def tan(self) -> Tensor:
         """tan(self)."""
-        return _ew.tan(self)
+        return elementwise.tan(self)
 
     def asin(self) -> Tensor:
         """arcsin(self)."""
-        return _ew.asin(self)
+        return elementwise.asin(self)
 
     def acos(self) -> Tensor:
         """arccos(self)."""
-        return _ew.acos(self)
+        return elementwise.acos(self)
 
     def atan(self) -> Tensor:
         """arctan(self)."""
-        return _ew.atan(self)
+        return elementwise.atan(self)
 
     def sinh(self) -> Tensor:
         """sinh(self)."""
-        return _ew.sinh(self)
+        return elementwise.sinh(self)
 
     def cosh(self) -> Tensor:
         """cosh(self)."""
-        return _ew.cosh(self)
+        return elementwise.cosh(self)
 
     def asinh(self) -> Tensor:
         """arsinh(self)."""
-        return _ew.asinh(self)
+        return elementwise.asinh(self)
 
     def acosh(self) -> Tensor:
         """arcosh(self)."""
-        return _ew.acosh(self)
+        return elementwise.acosh(self)
 
     def atanh(self) -> Tensor:
         """artanh(self)."""
-        return _ew.atanh(self)
+        return elementwise.atanh(self)
 
     def erf(self) -> Tensor:
         """The error function of self."""
-        return _ew.erf(self)
+        return elementwise.erf(self)
 
     def exp2(self) -> Tensor:
         """2 ** self."""
-        return _ew.exp2(self)
+        return elementwise.exp2(self)
 
     def expm1(self) -> Tensor:
         """e ** self - 1."""
-        return _ew.expm1(self)
+        return elementwise.expm1(self)
 
     def log2(self) -> Tensor:
         """Base-2 log."""
-        return _ew.log2(self)
+        return elementwise.log2(self)
 
     def log10(self) -> Tensor:
         """Base-10 log."""
-        return _ew.log10(self)
+        return elementwise.log10(self)
 
     def log1p(self) -> Tensor:
         """ln(1 + self)."""
-        return _ew.log1p(self)
+        return elementwise.log1p(self)
 
     def rsqrt(self) -> Tensor:
         """1 / sqrt(self)."""
-        return _ew.rsqrt(self)
+        return elementwise.rsqrt(self)
 
     def square(self) -> Tensor:
         """self ** 2."""
-        return _ew.square(self)
+        return elementwise.square(self)
 
     def reciprocal(self) -> Tensor:
         """1 / self."""
-        return _ew.reciprocal(self)
+        return elementwise.reciprocal(self)
 
     def neg(self) -> Tensor:
         """-self."""
-        return _ew.neg(self)
+        return elementwise.neg(self)
 
     def sign(self) -> Tensor:
         """-1, 0 or 1 by the sign of each element (zero gradient)."""
-        return _ew.sign(self)
+        return elementwise.sign(self)
 
     def floor(self) -> Tensor:
         """Rounded down (zero gradient)."""
-        return _ew.floor(self)
+        return elementwise.floor(self)
 
     def ceil(self) -> Tensor:
         """Rounded up (zero gradient)."""
-        return _ew.ceil(self)
+        return elementwise.ceil(self)
 
     def round(self, *, decimals: int = 0) -> Tensor:
         """Rounded to `decimals` places, halves to even (zero gradient)."""
-        return _ew.round(self, decimals=decimals)
+        return elementwise.round(self, decimals=decimals)
 
     def trunc(self) -> Tensor:
         """Rounded toward zero (zero gradient)."""
-        return _ew.trunc(self)
+        return elementwise.trunc(self)
 
     def frac(self) -> Tensor:
         """self - trunc(self)."""
-        return _ew.frac(self)
+        return elementwise.frac(self)
 
     def fmod(self, other: Any) -> Tensor:
         """C's fmod: the remainder with the sign of self."""
-        return _ew.fmod(self, other)
+        return elementwise.fmod(self, other)
 
     def remainder(self, other: Any) -> Tensor:
         """Python's %: the remainder with the sign of other."""
-        return _ew.remainder(self, other)
+        return elementwise.remainder(self, other)
 
     def floor_divide(self, other: Any) -> Tensor:
         """self // other, rounded down."""
-        return _ew.floor_divide(self, other)
+        return elementwise.floor_divide(self, other)
 
     def copysign(self, other: Any) -> Tensor:
         """|self| with the sign of other."""
-        return _ew.copysign(self, other)
+        return elementwise.copysign(self, other)
 
     def logaddexp(self, other: Any) -> Tensor:
         """ln(e**self + e**other), computed stably."""
-        return _ew.logaddexp(self, other)
+        return elementwise.logaddexp(self, other)
 
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
         """self + weight * (end - self)."""
-        return _ew.lerp(self, end, weight)
+        return elementwise.lerp(self, end, weight)
 
     def clip(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         """self limited to [min, max] (numbers or tensors)."""
-        return _ew.clip(self, min, max)
+        return elementwise.clip(self, min, max)
 
     def bitwise_and(self, other: Any) -> Tensor:
         """self & other (integer and bool tensors)."""
-        return _ew.bitwise_and(self, other)
+        return elementwise.bitwise_and(self, other)
 
     def bitwise_or(self, other: Any) -> Tensor:
         """self | other (integer and bool tensors)."""
-        return _ew.bitwise_or(self, other)
+        return elementwise.bitwise_or(self, other)
 
     def bitwise_xor(self, other: Any) -> Tensor:
         """self ^ other (integer and bool tensors)."""
-        return _ew.bitwise_xor(self, other)
+        return elementwise.bitwise_xor(self, other)
 
     def bitwise_not(self) -> Tensor:
         """~self (integer and bool tensors)."""
-        return _ew.bitwise_not(self)
+        return elementwise.bitwise_not(self)
 
     def bitwise_left_shift(self, other: Any) -> Tensor:
         """self << other (integer tensors)."""
-        return _ew.bitwise_left_shift(self, other)
+        return elementwise.bitwise_left_shift(self, other)
 
     def bitwise_right_shift(self, other: Any) -> Tensor:
         """self >> other (integer tensors)."""
-        return _ew.bitwise_right_shift(self, other)
+        return elementwise.bitwise_right_shift(self, other)
 
     def logical_and(self, other: Any) -> Tensor:
         """self and other, elementwise (a bool tensor)."""
-        return _ew.logical_and(self, other)
+        return elementwise.logical_and(self, other)
 
     def logical_or(self, other: Any) -> Tensor:
         """self or other, elementwise (a bool tensor)."""
-        return _ew.logical_or(self, other)
+        return elementwise.logical_or(self, other)
 
     def logical_xor(self, other: Any) -> Tensor:
         """self xor other, elementwise (a bool tensor)."""
-        return _ew.logical_xor(self, other)
+        return elementwise.logical_xor(self, other)
 
     def logical_not(self) -> Tensor:
         """not self, elementwise (a bool tensor)."""
-        return _ew.logical_not(self)
+        return elementwise.logical_not(self)
 
     def isnan(self) -> Tensor:
         """True where nan (a bool tensor)."""
-        return _ew.isnan(self)
+        return elementwise.isnan(self)
 
     def isinf(self) -> Tensor:
         """True where +-inf (a bool tensor)."""
-        return _ew.isinf(self)
+        return elementwise.isinf(self)
 
     def isfinite(self) -> Tensor:
         """True where neither inf nor nan (a bool tensor)."""
-        return _ew.isfinite(self)
+        return elementwise.isfinite(self)
 
     def isclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
                 equal_nan: bool = False) -> Tensor:
         """|self - other| <= atol + rtol * |other|, elementwise (a bool tensor)."""
-        return _ew.isclose(self, other, rtol, atol, equal_nan)
+        return elementwise.isclose(self, other, rtol, atol, equal_nan)
 
     def allclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
         """Whether every element is close to other's (a Python bool)."""
-        return _ew.allclose(self, other, rtol, atol, equal_nan)
+        return elementwise.allclose(self, other, rtol, atol, equal_nan)
 
     def equal(self, other: Tensor) -> bool:
         """Whether other has the same shape and values (a Python bool)."""
-        return _ew.equal(self, other)
+        return elementwise.equal(self, other)
 
     def __floordiv__(self, other: Any) -> Tensor:
-        return _ew.floor_divide(self, other)
+        return elementwise.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return _ew.floor_divide(other, self)
+        return elementwise.floor_divide(other, self)
 
     def __mod__(self, other: Any) -> Tensor:
-        return _ew.remainder(self, other)
+        return elementwise.remainder(self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
-        return _ew.remainder(other, self)
+        return elementwise.remainder(other, self)
 
     def __and__(self, other: Any) -> Tensor:
-        return _ew.bitwise_and(self, other)
+        return elementwise.bitwise_and(self, other)
 
     def __rand__(self, other: Any) -> Tensor:
-        return _ew.bitwise_and(other, self)
+        return elementwise.bitwise_and(other, self)
 
     def __or__(self, other: Any) -> Tensor:
-        return _ew.bitwise_or(self, other)
+        return elementwise.bitwise_or(self, other)
 
     def __ror__(self, other: Any) -> Tensor:
-        return _ew.bitwise_or(other, self)
+        return elementwise.bitwise_or(other, self)
 
     def __xor__(self, other: Any) -> Tensor:
-        return _ew.bitwise_xor(self, other)
+        return elementwise.bitwise_xor(self, other)
 
     def __rxor__(self, other: Any) -> Tensor:
-        return _ew.bitwise_xor(other, self)
+        return elementwise.bitwise_xor(other, self)
 
     def __lshift__(self, other: Any) -> Tensor:
-        return _ew.bitwise_left_shift(self, other)
+        return elementwise.bitwise_left_shift(self, other)
 
     def __rlshift__(self, other: Any) -> Tensor:
-        return _ew.bitwise_left_shift(other, self)
+        return elementwise.bitwise_left_shift(other, self)
 
     def __rshift__(self, other: Any) -> Tensor:
-        return _ew.bitwise_right_shift(self, other)
+        return elementwise.bitwise_right_shift(self, other)
 
     def __rrshift__(self, other: Any) -> Tensor:
-        return _ew.bitwise_right_shift(other, self)
+        return elementwise.bitwise_right_shift(other, self)
 
     def __invert__(self) -> Tensor:
-        return _ew.bitwise_not(self)
+        return elementwise.bitwise_not(self)
 
     def __abs__(self) -> Tensor:
-        return _ew.abs(self)
+        return elementwise.abs(self)
 
     # In place, as PyTorch's `x //= 2`: views of x see the change (Python's fallback would rebind x).
 
     def clip_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         """self limited to [min, max], in place."""
-        return _ew.apply_inplace(self, _ew.clip, min, max, name="clip_")
+        return inplace.apply_inplace(self, elementwise.clip, min, max, name="clip_")
 
     def __ifloordiv__(self, other: Any) -> Tensor:
-        return _ew.apply_inplace(self, _ew.floor_divide, other, name="floor_divide_")
+        return inplace.apply_inplace(self, elementwise.floor_divide, other, name="floor_divide_")
 
     def __imod__(self, other: Any) -> Tensor:
-        return _ew.apply_inplace(self, _ew.remainder, other, name="remainder_")
+        return inplace.apply_inplace(self, elementwise.remainder, other, name="remainder_")
 
     def __iand__(self, other: Any) -> Tensor:
-        return _ew.apply_inplace(self, _ew.bitwise_and, other, name="bitwise_and_")
+        return inplace.apply_inplace(self, elementwise.bitwise_and, other, name="bitwise_and_")
 
     def __ior__(self, other: Any) -> Tensor:
-        return _ew.apply_inplace(self, _ew.bitwise_or, other, name="bitwise_or_")
+        return inplace.apply_inplace(self, elementwise.bitwise_or, other, name="bitwise_or_")
 
     def __ixor__(self, other: Any) -> Tensor:
-        return _ew.apply_inplace(self, _ew.bitwise_xor, other, name="bitwise_xor_")
+        return inplace.apply_inplace(self, elementwise.bitwise_xor, other, name="bitwise_xor_")
 
     def __ilshift__(self, other: Any) -> Tensor:
-        return _ew.apply_inplace(self, _ew.bitwise_left_shift, other, name="bitwise_left_shift_")
+        return inplace.apply_inplace(self, elementwise.bitwise_left_shift, other, name="bitwise_left_shift_")
 
     def __irshift__(self, other: Any) -> Tensor:
-        return _ew.apply_inplace(self, _ew.bitwise_right_shift, other, name="bitwise_right_shift_")
+        return inplace.apply_inplace(self, elementwise.bitwise_right_shift, other,
+                                     name="bitwise_right_shift_")
 
     # --- more reductions and scans (each calls its op in `tensorgrad.reduce`) -------------------
 
     def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Product over `dim` (one int, or None for all); int64 for bool and integer tensors."""
-        return _rd.prod(self, dim, keepdim, dtype=dtype)
+        return reduce.prod(self, dim, keepdim, dtype=dtype)
 
     def var(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
             correction: float | None = None) -> Tensor:
         """Variance over `dim`, dividing by N - correction (1 by default)."""
-        return _rd.var(self, dim, unbiased, keepdim, correction=correction)
+        return reduce.var(self, dim, unbiased, keepdim, correction=correction)
 
     def std(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
             correction: float | None = None) -> Tensor:
         """Standard deviation over `dim`, dividing by N - correction (1 by default)."""
-        return _rd.std(self, dim, unbiased, keepdim, correction=correction)
+        return reduce.std(self, dim, unbiased, keepdim, correction=correction)
 
     def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
         """The p-norm over `dim` (p a number, inf, -inf, 0, 'fro' or 'nuc')."""
-        return _rd.norm(self, p, dim, keepdim, dtype)
+        return reduce.norm(self, p, dim, keepdim, dtype)
 
     def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         """True where every element over `dim` is non-zero."""
-        return _rd.all(self, dim, keepdim)
+        return reduce.all(self, dim, keepdim)
 
     def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         """True where some element over `dim` is non-zero."""
-        return _rd.any(self, dim, keepdim)
+        return reduce.any(self, dim, keepdim)
 
     def count_nonzero(self, dim: Any = None) -> Tensor:
         """The number of non-zero elements over `dim` (int64)."""
-        return _rd.count_nonzero(self, dim)
+        return reduce.count_nonzero(self, dim)
 
     def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
         """Running sum along `dim`."""
-        return _rd.cumsum(self, dim, dtype=dtype)
+        return reduce.cumsum(self, dim, dtype=dtype)
 
     def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
         """Running product along `dim`."""
-        return _rd.cumprod(self, dim, dtype=dtype)
+        return reduce.cumprod(self, dim, dtype=dtype)
 
     def cummax(self, dim: int) -> Any:
         """Running maximum along `dim`: the named tuple `(values, indices)`."""
-        return _rd.cummax(self, dim)
+        return reduce.cummax(self, dim)
 
     def cummin(self, dim: int) -> Any:
         """Running minimum along `dim`: the named tuple `(values, indices)`."""
-        return _rd.cummin(self, dim)
+        return reduce.cummin(self, dim)
 
     def logcumsumexp(self, dim: int) -> Tensor:
         """log(cumsum(exp(self))) along `dim`, computed stably."""
-        return _rd.logcumsumexp(self, dim)
+        return reduce.logcumsumexp(self, dim)
 
     def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
         """Sorted along `dim`: the named tuple `(values, indices)`."""
-        return _rd.sort(self, dim, descending, stable=stable)
+        return reduce.sort(self, dim, descending, stable=stable)
 
     def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
         """The indices that sort `self` along `dim`."""
-        return _rd.argsort(self, dim, descending, stable=stable)
+        return reduce.argsort(self, dim, descending, stable=stable)
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
         """The k largest (or smallest) along `dim`: the named tuple `(values, indices)`."""
-        return _rd.topk(self, k, dim, largest, sorted)
+        return reduce.topk(self, k, dim, largest, sorted)
 
     def median(self, dim: int | None = None, keepdim: bool = False) -> Any:
         """The lower median; with `dim`, the named tuple `(values, indices)` along it."""
-        return _rd.median(self, dim, keepdim)
+        return reduce.median(self, dim, keepdim)
 
     # --- movement -----------------------------------------------------------------------------
 
     def reshape(self, *shape: int) -> Tensor:
         """The same elements in a new shape; a view when the strides allow."""
-        return _mv.reshape(self, *shape)
+        return movement.reshape(self, *shape)
 
     def view(self, *shape: int) -> Tensor:
         """A view with a new shape; raises when the strides don't allow one."""
-        return _mv.view(self, *shape)
+        return movement.view(self, *shape)
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dimensions (a view)."""
-        return _mv.transpose(self, dim0, dim1)
+        return movement.transpose(self, dim0, dim1)
 
     @property
     def T(self) -> Tensor:
         """All dimensions reversed (a view)."""
-        return _mv.T(self)
+        return movement.T(self)
 
     def permute(self, *dims: int) -> Tensor:
         """Reorder the dimensions (a view)."""
-        return _mv.permute(self, *dims)
+        return movement.permute(self, *dims)
 
     def expand(self, *sizes: int) -> Tensor:
         """Broadcast size-1 dimensions with stride 0 (a view)."""
-        return _mv.expand(self, *sizes)
+        return movement.expand(self, *sizes)
 
     def expand_as(self, other: Tensor) -> Tensor:
         """`expand` to other's shape."""
-        return _mv.expand(self, other.shape)
+        return movement.expand(self, other.shape)
 
     def broadcast_to(self, shape: Any) -> Tensor:
         """Broadcast to `shape` (a view)."""
-        return _mv.broadcast_to(self, shape)
+        return movement.broadcast_to(self, shape)
 
     def unsqueeze(self, dim: int) -> Tensor:
         """Insert a size-1 dimension (a view)."""
-        return _mv.unsqueeze(self, dim)
+        return movement.unsqueeze(self, dim)
 
     def squeeze(self, dim: Any = None) -> Tensor:
         """Drop size-1 dimensions (a view)."""
-        return _mv.squeeze(self, dim)
+        return movement.squeeze(self, dim)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge dimensions start_dim..end_dim."""
-        return _mv.flatten(self, start_dim, end_dim)
+        return movement.flatten(self, start_dim, end_dim)
 
     def contiguous(self) -> Tensor:
         """self if row-major already, else a row-major copy."""
-        return _mv.contiguous(self)
+        return movement.contiguous(self)
 
     def clone(self) -> Tensor:
         """A copy with its own storage, still in the graph."""
-        return _mv.clone(self)
+        return movement.clone(self)
 
     def __getitem__(self, key: Any) -> Tensor:
-        return _ix.getitem(self, key)
+        return indexing.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         value = ensure_tensor(value, self)
-        _ew.apply_inplace(self, _ix.index_put, key, value, name="setitem")
+        inplace.apply_inplace(self, indexing.index_put, key, value, name="setitem")
 
     def __iter__(self):
         if self.data.ndim == 0:
@@ -933,165 +888,165 @@ class Tensor:
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         """`length` elements from `start` along `dim` (a view)."""
-        return _mv.narrow(self, dim, start, length)
+        return movement.narrow(self, dim, start, length)
 
     def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """Pieces of the given size, or sizes, along `dim` (views)."""
-        return _mv.split(self, split_size, dim)
+        return movement.split(self, split_size, dim)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """At most `chunks` equal pieces along `dim` (views)."""
-        return _mv.chunk(self, chunks, dim)
+        return movement.chunk(self, chunks, dim)
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         """Every slice along `dim`, that dimension removed (views)."""
-        return _mv.unbind(self, dim)
+        return movement.unbind(self, dim)
 
     def unflatten(self, dim: int, sizes: Any) -> Tensor:
         """Split dimension `dim` into `sizes` (a view)."""
-        return _mv.unflatten(self, dim, sizes)
+        return movement.unflatten(self, dim, sizes)
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
         """Move dimensions to new positions (a view)."""
-        return _mv.movedim(self, source, destination)
+        return movement.movedim(self, source, destination)
 
     def swapaxes(self, axis0: int, axis1: int) -> Tensor:
         """Swap two dimensions (a view)."""
-        return _mv.swapaxes(self, axis0, axis1)
+        return movement.swapaxes(self, axis0, axis1)
 
     def flip(self, dims: Any) -> Tensor:
         """Reversed along `dims` (a copy)."""
-        return _mv.flip(self, dims)
+        return movement.flip(self, dims)
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Shifted cyclically along `dims`."""
-        return _mv.roll(self, shifts, dims)
+        return movement.roll(self, shifts, dims)
 
     def repeat(self, *sizes: int) -> Tensor:
         """Tiled `sizes` times along each dimension."""
-        return _mv.repeat(self, *sizes)
+        return movement.repeat(self, *sizes)
 
     def tile(self, dims: Any) -> Tensor:
         """Tiled, fewer sizes than dims meaning 1 for the leading ones."""
-        return _mv.tile(self, dims)
+        return movement.tile(self, dims)
 
     def repeat_interleave(self, repeats: Any, dim: int | None = None) -> Tensor:
         """Each element repeated `repeats` times along `dim`."""
-        return _mv.repeat_interleave(self, repeats, dim)
+        return movement.repeat_interleave(self, repeats, dim)
 
     def diag(self, diagonal: int = 0) -> Tensor:
         """A vector on a matrix's diagonal, or a matrix's diagonal as a vector."""
-        return _mv.diag(self, diagonal)
+        return movement.diag(self, diagonal)
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         """The diagonal of the (dim1, dim2) planes (a view)."""
-        return _mv.diagonal(self, offset, dim1, dim2)
+        return movement.diagonal(self, offset, dim1, dim2)
 
     def tril(self, diagonal: int = 0) -> Tensor:
         """The lower triangle, zeros above."""
-        return _mv.tril(self, diagonal)
+        return movement.tril(self, diagonal)
 
     def triu(self, diagonal: int = 0) -> Tensor:
         """The upper triangle, zeros below."""
-        return _mv.triu(self, diagonal)
+        return movement.triu(self, diagonal)
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
         """Sliding windows along `dimension` as a new last dimension (a view)."""
-        return _mv.unfold(self, dimension, size, step)
+        return movement.unfold(self, dimension, size, step)
 
     def as_strided(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
         """A view with the given sizes and strides over this tensor's storage."""
-        return _mv.as_strided(self, size, stride, storage_offset)
+        return movement.as_strided(self, size, stride, storage_offset)
 
     def gather(self, dim: int, index: Any) -> Tensor:
         """Values picked along `dim` by `index`."""
-        return _ix.gather(self, dim, index)
+        return indexing.gather(self, dim, index)
 
     def scatter(self, dim: int, index: Any, src: Any = None, value: Any = None,
                 reduce: str | None = None) -> Tensor:
         """A copy with src (or value) written at `index` along `dim`."""
-        return _ix.scatter(self, dim, index, src, value=value, reduce=reduce)
+        return indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
 
     def scatter_add(self, dim: int, index: Any, src: Tensor) -> Tensor:
         """A copy with src added at `index` along `dim`."""
-        return _ix.scatter_add(self, dim, index, src)
+        return indexing.scatter_add(self, dim, index, src)
 
     def scatter_reduce(self, dim: int, index: Any, src: Tensor, reduce: str,
                        include_self: bool = True) -> Tensor:
         """A copy with src combined in at `index` by sum, prod, mean, amax or amin."""
-        return _ix.scatter_reduce(self, dim, index, src, reduce, include_self)
+        return indexing.scatter_reduce(self, dim, index, src, reduce, include_self)
 
     def index_select(self, dim: int, index: Any) -> Tensor:
         """The slices at `index` along `dim`."""
-        return _ix.index_select(self, dim, index)
+        return indexing.index_select(self, dim, index)
 
     def masked_fill(self, mask: Any, value: Any) -> Tensor:
         """`value` where mask is True."""
-        return _ix.masked_fill(self, mask, value)
+        return indexing.masked_fill(self, mask, value)
 
     def masked_select(self, mask: Any) -> Tensor:
         """The elements where mask is True, as a 1-D tensor."""
-        return _ix.masked_select(self, mask)
+        return indexing.masked_select(self, mask)
 
     def nonzero(self, as_tuple: bool = False) -> Any:
         """Indices of the non-zero elements."""
-        return _ix.nonzero(self, as_tuple)
+        return indexing.nonzero(self, as_tuple)
 
     def take(self, index: Any) -> Tensor:
         """Elements at `index` into the flattened tensor."""
-        return _ix.take(self, index)
+        return indexing.take(self, index)
 
     def where(self, condition: Any, other: Any) -> Tensor:
         """self where condition is True, else other."""
-        return _ew.where(condition, self, other)
+        return elementwise.where(condition, self, other)
 
     # --- randomness (see `tensorgrad.creation`) -------------------------------------------------
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with samples from N(mean, std**2), in place."""
-        return _creation.normal_(self, mean, std, generator=generator)
+        return creation.normal_(self, mean, std, generator=generator)
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with samples from U[a, b), in place."""
-        return _creation.uniform_(self, a, b, generator=generator)
+        return creation.uniform_(self, a, b, generator=generator)
 
     def bernoulli(self, p: float | None = None, *, generator: Any = None) -> Tensor:
         """1 with probability self (or p) elementwise, else 0."""
-        return _creation.bernoulli(self, p, generator=generator)
+        return creation.bernoulli(self, p, generator=generator)
 
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
         """Indices sampled from each row's categorical distribution."""
-        return _creation.multinomial(self, num_samples, replacement, generator=generator)
+        return creation.multinomial(self, num_samples, replacement, generator=generator)
 
     # --- in place: each bumps the storage's version counter -----------------------------------
 
     def add_(self, other: Any) -> Tensor:
         """self += other, in place."""
-        return _ew.arithmetic_inplace(self, np.add, _ew.add, other, "add_")
+        return inplace.arithmetic_inplace(self, np.add, elementwise.add, other, "add_")
 
     def sub_(self, other: Any) -> Tensor:
         """self -= other, in place."""
-        return _ew.arithmetic_inplace(self, np.subtract, _ew.sub, other, "sub_")
+        return inplace.arithmetic_inplace(self, np.subtract, elementwise.sub, other, "sub_")
 
     def mul_(self, other: Any) -> Tensor:
         """self *= other, in place."""
-        return _ew.arithmetic_inplace(self, np.multiply, _ew.mul, other, "mul_")
+        return inplace.arithmetic_inplace(self, np.multiply, elementwise.mul, other, "mul_")
 
     def div_(self, other: Any) -> Tensor:
         """self /= other, in place."""
-        return _ew.arithmetic_inplace(self, np.true_divide, _ew.div, other, "div_")
+        return inplace.arithmetic_inplace(self, np.true_divide, elementwise.div, other, "div_")
 
     def zero_(self) -> Tensor:
         """Set every element to 0, in place."""
-        return _ew.apply_inplace(self, _ew.fill, 0, name="zero_")
+        return inplace.apply_inplace(self, inplace.fill, 0, name="zero_")
 
     def fill_(self, value: float) -> Tensor:
         """Set every element to `value`, in place."""
-        return _ew.apply_inplace(self, _ew.fill, value, name="fill_")
+        return inplace.apply_inplace(self, inplace.fill, value, name="fill_")
 
     def copy_(self, src: Any) -> Tensor:
         """Copy src's values (broadcast to self's shape) into self, in place."""
-        return _ew.apply_inplace(self, _ew.copy, ensure_tensor(src, self), name="copy_")
+        return inplace.apply_inplace(self, inplace.copy, ensure_tensor(src, self), name="copy_")
 
     __iadd__ = add_
     __isub__ = sub_
@@ -1118,10 +1073,14 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
         t.requires_grad_(True)
 
 
-def _wrap(data: np.ndarray) -> Tensor:
-    """A leaf holding `data` as it is (the fast path: no conversion, no checks)."""
+def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:
+    """A leaf holding `data` as it is, no copy (the fast path: no conversion, no checks).
+
+    The one place a leaf is made; `record` makes the inner nodes (the same attributes, set inline
+    there for speed; `tests/tensorgrad/test_autograd.py` checks that the two lists agree).
+    """
     t = _new_tensor(Tensor)
-    _init(t, data, False)
+    _init(t, data, requires_grad)
     return t
 
 
@@ -1143,272 +1102,6 @@ def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
     return array
 
 
-def _leaf(data: np.ndarray, requires_grad: bool = False) -> Tensor:
-    """A leaf around an array that the caller just made (no copy)."""
-    t = _new_tensor(Tensor)
-    _init(t, data, requires_grad)
-    return t
-
-
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """A new tensor holding a copy of `data` (nested lists, numbers or an array).
-
-    Python floats become float32 and ints int64; numpy arrays keep their dtype.
-    """
-    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
-
-
-def as_tensor(data: Any, dtype: Any = None) -> Tensor:
-    """`data` itself if it is already a Tensor (of that dtype), else a new tensor."""
-    if isinstance(data, Tensor) and (dtype is None or data.dtype == np.dtype(dtype)):
-        return data
-    return Tensor(data, dtype=dtype)
-
-
-def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor that shares memory with `array` (a change to one shows in the other)."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"from_numpy needs a numpy.ndarray, got {type(array).__name__}")
-    return _wrap(array)
-
-
-def _shape_of(size: tuple, op: str = "tensor") -> tuple[int, ...]:
-    """A creation function's size arguments (`f(2, 3)` or `f((2, 3))`), checked (see `checks.sizes`)."""
-    return checks.sizes(size, op)
-
-
-def _creation_dtype(dtype: Any) -> np.dtype:
-    return float32 if dtype is None else np.dtype(dtype)
-
-
-def zeros(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """A tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`."""
-    return _leaf(np.zeros(_shape_of(size, "zeros"), _creation_dtype(dtype)), requires_grad=requires_grad)
-
-
-def ones(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """A tensor of ones: `ones(2, 3)` or `ones((2, 3))`."""
-    return _leaf(np.ones(_shape_of(size, "ones"), _creation_dtype(dtype)), requires_grad=requires_grad)
-
-
-def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """A tensor of shape `size` filled with `fill_value`."""
-    if dtype is None and isinstance(fill_value, bool):
-        dtype = bool_
-    elif dtype is None and isinstance(fill_value, int):
-        dtype = int64
-    data = np.full(_shape_of((size,), "full"), fill_value, _creation_dtype(dtype))
-    return _leaf(data, requires_grad=requires_grad)
-
-
-def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
-           requires_grad: bool = False) -> Tensor:
-    """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
-    if end is None:
-        start, end = 0, start
-    if step == 0:
-        raise RuntimeError("arange(): step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError(f"arange(): upper bound and larger bound inconsistent with step sign "
-                           f"(start={start}, end={end}, step={step})")
-    if dtype is None:
-        integral = all(isinstance(v, int) for v in (start, end, step))
-        dtype = int64 if integral else float32
-    return _leaf(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad=requires_grad)
-
-
-def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """The identity matrix, n x m (m defaults to n)."""
-    n, m = _shape_of((n, n if m is None else m), "eye")
-    return _leaf(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
-
-
-_rng = np.random.default_rng()
-
-
-def manual_seed(seed: int) -> None:
-    """Seed the generator behind `rand`, `randn` and their `_like` forms."""
-    global _rng
-    _rng = np.random.default_rng(seed)
-
-
-def _generator() -> np.random.Generator:
-    """The generator behind `rand`, `randn`, dropout and `nn.Linear`'s initialisation."""
-    return _rng
-
-
-def rand(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Uniform samples from [0, 1)."""
-    data = _rng.random(_shape_of(size, "rand"), dtype=np.float64).astype(_creation_dtype(dtype))
-    return _leaf(data, requires_grad=requires_grad)
-
-
-def randn(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Samples from the standard normal distribution."""
-    data = _rng.standard_normal(_shape_of(size, "randn")).astype(_creation_dtype(dtype))
-    return _leaf(data, requires_grad=requires_grad)
-
-
-def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Zeros of `t`'s shape and dtype."""
-    return zeros(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-
-
-def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Ones of `t`'s shape and dtype."""
-    return ones(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-
-
-def full_like(t: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """`fill_value` in `t`'s shape and dtype."""
-    return full(t.shape, fill_value, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-
-
-def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Uniform [0, 1) samples in `t`'s shape and dtype."""
-    return rand(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-
-
-def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Standard normal samples in `t`'s shape and dtype."""
-    return randn(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-
-
-# --- the one helper every op goes through --------------------------------------------------------
-
-
-def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Sum `grad` back down to `shape`, undoing NumPy broadcasting.
-
-    Broadcasting an input of shape `shape` to the output's shape does two things: it prepends
-    dimensions, and it stretches dimensions of size 1. Each copy of an input element receives
-    its own gradient, and the element's gradient is their sum. Example: `b` of shape (3, 1)
-    added to `a` of shape (2, 3, 4) is used as if it had shape (2, 3, 4), so its gradient is
-    `grad.sum(axis=0)` (the prepended dimension, giving (3, 4)) and then
-    `.sum(axis=1, keepdims=True)` (the stretched one, giving (3, 1)).
-    """
-    if grad.shape == shape:
-        return grad
-    prepended = grad.ndim - len(shape)
-    if prepended:
-        grad = grad.sum(axis=tuple(range(prepended)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    if stretched:
-        grad = grad.sum(axis=stretched, keepdims=True)
-    return grad
-
-
-def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
-           saved: tuple[Tensor, ...] | None = None, saves_output: bool = False) -> Tensor:
-    """Wrap an op's result as a graph node: the one helper every differentiable op calls.
-
-    `vjps` holds one function per input, mapping the output's gradient to that input's
-    (`None` for an input that gets no gradient, like an index). The result of each VJP may
-    have the broadcast output shape: it is summed back to the input's shape here, once. A
-    VJP runs only if its input requires grad, so `x @ W` never pays for `x`'s gradient.
-
-    `saved` names the inputs whose data the VJPs read (all of them by default; ops that read
-    none, like `+`, pass `()`), and `saves_output` says the VJPs read the output's data. If any
-    of them is changed in place before backward, backward raises instead of using stale data.
-
-    While grad mode is off, or when no input requires grad, the result is a plain leaf.
-
-    A user-defined op is the same few lines as a built-in one::
-
-        def cube(x):
-            \"\"\"x ** 3. Derivative: 3 x ** 2.\"\"\"
-            return tg.record(x.data ** 3, "cube", (x,), lambda grad: grad * 3 * x.data ** 2)
-    """
-    if type(data) is not np.ndarray:
-        data = np.asarray(data)
-    out = _new_tensor(Tensor)  # _wrap(data), inlined: this is the hottest line of the library
-    out._data = data
-    out._grad = None
-    out.label = ""
-    out._keeps_grad = False
-    out._versions = [0]
-    # One edge per input that wants a gradient. Each remembers the input's history when the
-    # op was recorded: an in-place op on an inner tensor gives it a new history, and gradient
-    # routed into the new one would be wrong.
-    if len(vjps) != len(inputs):
-        raise TypeError(f"record('{op}'): got {len(vjps)} gradient functions for {len(inputs)} inputs; "
-                        "pass one per input (None for an input that gets no gradient)")
-    edges = []
-    if _grad_mode.enabled:
-        try:
-            for index, (t, vjp) in enumerate(zip(inputs, vjps)):  # noqa: B905 - lengths checked above
-                if t._requires_grad and vjp is not None:
-                    edges.append((t, vjp, t._backward, t._data.shape, t._data.dtype, index))
-        except AttributeError:
-            _raise_not_tensors(op, inputs)
-    if not edges:
-        out.parents = ()
-        out.op = ""
-        out._backward = None
-        out._requires_grad = False
-        return out
-    checks = []  # a loop, not a comprehension: on Python 3.11 that would cost a function call
-    for t in inputs if saved is None else saved:
-        checks.append((t._versions, t._versions[0]))
-    if saves_output:
-        checks.append((out._versions, 0))
-
-    def _backward(grad: np.ndarray) -> None:
-        for versions, version in checks:
-            if versions[0] != version:
-                _raise_modified(op, version, versions[0])
-        for t, vjp, history, shape, dtype, index in edges:
-            if t._backward is not history:
-                _raise_changed_history(t, op)
-            g = vjp(grad)
-            if type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
-                g = _conform(g, shape, dtype, op, index)
-            if t._grad is None:
-                if history is None and (g is grad or g.base is not None or g.strides != t._data.strides
-                                        or g.dtype != t._data.dtype):
-                    g = _leaf_grad(g, t._data)
-                t._grad = g
-            else:
-                # A new array rather than +=: numpy's in-place add costs three times more on
-                # small arrays, and nothing else holds the old one.
-                t._grad = t._grad + g
-
-    out._requires_grad = True
-    out.parents = inputs
-    out.op = op
-    out._backward = _backward
-    return out
-
-
-def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: int) -> np.ndarray:
-    """A VJP's result as the gradient of input `index`: an array of that input's shape and dtype.
-
-    A result of the output's broadcast shape is summed back (`unbroadcast`); anything else that
-    does not fit is the op's bug, reported with the op and the input rather than stored.
-    """
-    if isinstance(g, np.generic):
-        g = np.asarray(g)
-    elif type(g) is not np.ndarray and not isinstance(g, np.ndarray):
-        raise TypeError(f"the gradient function of '{op}' for input {index} returned "
-                        f"{type(g).__name__}; it must return a numpy array")
-    if g.shape != shape:
-        try:
-            reduced = unbroadcast(g, shape)
-        except (IndexError, ValueError):
-            reduced = None
-        if reduced is None or reduced.shape != shape:
-            raise RuntimeError(f"the gradient function of '{op}' returned an invalid gradient for "
-                               f"input {index}: got shape {g.shape}, but expected a shape that sums "
-                               f"back to the input's shape {shape}")
-        g = reduced
-    return g if g.dtype == dtype else g.astype(dtype)
-
-
-def _raise_not_tensors(op: str, inputs: tuple) -> None:
-    kinds = ", ".join(type(t).__name__ for t in inputs)
-    raise TypeError(f"record('{op}'): inputs must be a tuple of Tensors, got ({kinds})")
-
-
 def _checked_grad(t: Tensor, value: Any) -> np.ndarray:
     """`value` as a gradient `t` can hold: an array of t's shape and dtype (a Tensor gives its array)."""
     if isinstance(value, Tensor):
@@ -1425,41 +1118,6 @@ def _checked_grad(t: Tensor, value: Any) -> np.ndarray:
         raise TypeError(f"grad: assigned grad has dtype {value.dtype}, but the tensor has dtype "
                         f"{t._data.dtype}")
     return value
-
-
-def _leaf_grad(g: np.ndarray, leaf: np.ndarray) -> np.ndarray:
-    """A copy of `g` that a leaf can keep as its `grad`: its own memory, in the leaf's dtype and layout.
-
-    A leaf keeps its gradient, so it must not share it: a VJP may hand back its input or a view
-    (shared with another node, perhaps read-only). The leaf's layout (PyTorch's rule too) keeps
-    an optimizer's `p -= lr * p.grad` walking both arrays in the same order, which is several
-    times faster than mixing a row-major array with a column-major one.
-    """
-    if g.strides == leaf.strides and g.dtype == leaf.dtype:
-        return g.copy(order="K")  # the same layout already: the cheapest copy
-    own = np.empty_like(leaf)  # the leaf's dtype and memory order
-    own[...] = g
-    return own
-
-
-def _raise_modified(op: str, version: int, now: int) -> None:
-    raise InplaceModifiedError(
-        f"one of the tensors needed to compute the gradient of '{op}' was modified by an "
-        f"in-place operation (version {version} became {now}); clone it before changing it, "
-        "or change it after backward()"
-    )
-
-
-def _raise_changed_history(t: Tensor, op: str) -> None:
-    if t._backward is engine._graph_freed:
-        raise GraphFreedError(
-            "Trying to backward through the graph a second time: an earlier backward() freed part "
-            "of it. Pass retain_graph=True to the first backward() to keep it."
-        )
-    raise InplaceModifiedError(
-        f"an input of '{op}' was modified by an in-place operation after '{op}' used it, so its "
-        "gradient would be wrong; clone it before changing it in place"
-    )
 
 
 def ensure_tensor(x: Any, like: Tensor) -> Tensor:
@@ -1493,9 +1151,5 @@ def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
 
 
 # The op modules import this one, so they are imported last.
-from tensorgrad import creation as _creation  # noqa: E402
-from tensorgrad import elementwise as _ew  # noqa: E402
-from tensorgrad import indexing as _ix  # noqa: E402
-from tensorgrad import matmul as _mm  # noqa: E402
-from tensorgrad import movement as _mv  # noqa: E402
-from tensorgrad import reduce as _rd  # noqa: E402
+from tensorgrad import creation, elementwise, indexing, inplace, matmul, movement, reduce  # noqa: E402
+from tensorgrad.autograd import record  # noqa: E402

@@ -20,10 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.elementwise import _erf_array, apply_inplace, neg, sigmoid_array
+from tensorgrad.autograd import record
+from tensorgrad.dtypes import float32
+from tensorgrad.elementwise import _erf_array, neg, sigmoid_array
+from tensorgrad.inplace import apply_inplace
 from tensorgrad.nn.modules import Module
 from tensorgrad.reduce import log_softmax, softmax
-from tensorgrad.tensor import Tensor, float32, record
+from tensorgrad.tensor import Tensor
 
 __all__ = [
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",

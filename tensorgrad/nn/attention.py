@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad.dtypes import float32
 from tensorgrad.elementwise import dropout, where
 from tensorgrad.matmul import linear
 from tensorgrad.movement import cat
 from tensorgrad.nn import init
 from tensorgrad.nn.modules import Linear, Module, Parameter
 from tensorgrad.reduce import softmax
-from tensorgrad.tensor import Tensor, _wrap, float32
+from tensorgrad.tensor import Tensor, _wrap
 
 __all__ = ["scaled_dot_product_attention", "MultiheadAttention"]
 

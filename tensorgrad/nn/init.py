@@ -22,7 +22,8 @@ import warnings
 import numpy as np
 
 from scalargrad.engine import no_grad
-from tensorgrad.tensor import Tensor, _generator
+from tensorgrad.creation import _generator
+from tensorgrad.tensor import Tensor
 
 __all__ = [
     "calculate_gain",

@@ -19,9 +19,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tensorgrad import loss
+from tensorgrad.creation import _generator
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.matmul import linear
-from tensorgrad.tensor import Tensor, _generator, _init, _to_array
+from tensorgrad.tensor import Tensor, _init, _to_array
 
 __all__ = [
     "Parameter",

@@ -25,8 +25,10 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import is_grad_enabled
+from tensorgrad.autograd import record
+from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn.modules import Module, Parameter
-from tensorgrad.tensor import Tensor, float32, int64, record
+from tensorgrad.tensor import Tensor
 
 __all__ = [
     "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity",

@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad.autograd import record
+from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn import init
 from tensorgrad.nn.modules import Module, Parameter
-from tensorgrad.tensor import Tensor, _wrap, float32, int64, record
+from tensorgrad.tensor import Tensor, _wrap
 
 __all__ = ["embedding", "one_hot", "Embedding"]
 

@@ -1,0 +1,218 @@
+"""Autograd for tensors: the one room between an op's array line and scalargrad's engine.
+
+Tutorial chapter 12 writes an op with it. Every differentiable op in tensorgrad is its numpy
+forward line followed by one gradient formula (VJP) per input, handed to `record`, which owns
+everything the ops would otherwise repeat:
+
+- grad mode, and skipping the VJP of an input that needs no gradient;
+- `unbroadcast`: a gradient of the broadcast output shape summed back to each input's shape,
+  in exactly one place;
+- accumulation into `.grad`, in a leaf's own memory layout (`_leaf_grad`);
+- version counters: an op records the versions of what its VJPs read, and backward refuses
+  stale data after an in-place change (`bump_version` is the one way to count a change);
+- views as an autograd fact: `record(..., view_of=x)` shares x's version counter, and
+  `is_view(t)` asks it;
+- checking what a user's VJP returns (`_conform`).
+
+The node it makes is a `Tensor` whose `_backward(grad)` the engine calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from scalargrad import engine
+from scalargrad.engine import GraphFreedError, _grad_mode
+from tensorgrad.tensor import Tensor, _new_tensor
+
+__all__ = ["record", "unbroadcast", "bump_version", "is_view", "InplaceModifiedError", "VJP"]
+
+VJP = Callable[[np.ndarray], np.ndarray]
+
+
+class InplaceModifiedError(RuntimeError):
+    """A tensor that backward needs was changed by an in-place op after it was used."""
+
+
+def bump_version(t: Tensor) -> None:
+    """Count one in-place change of t's storage (seen by every view sharing it)."""
+    t._versions[0] += 1
+
+
+def is_view(t: Tensor) -> bool:
+    """Whether t was recorded as a view of its input (it shares the input's version counter)."""
+    return t._backward is not None and bool(t.parents) and t._versions is t.parents[0]._versions
+
+
+def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum `grad` back down to `shape`, undoing NumPy broadcasting.
+
+    Broadcasting an input of shape `shape` to the output's shape does two things: it prepends
+    dimensions, and it stretches dimensions of size 1. Each copy of an input element receives
+    its own gradient, and the element's gradient is their sum. Example: `b` of shape (3, 1)
+    added to `a` of shape (2, 3, 4) is used as if it had shape (2, 3, 4), so its gradient is
+    `grad.sum(axis=0)` (the prepended dimension, giving (3, 4)) and then
+    `.sum(axis=1, keepdims=True)` (the stretched one, giving (3, 1)).
+    """
+    if grad.shape == shape:
+        return grad
+    prepended = grad.ndim - len(shape)
+    if prepended:
+        grad = grad.sum(axis=tuple(range(prepended)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad
+
+
+def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
+           saved: tuple[Tensor, ...] | None = None, saves_output: bool = False,
+           view_of: Tensor | None = None) -> Tensor:
+    """Wrap an op's result as a graph node: the one helper every differentiable op calls.
+
+    `vjps` holds one function per input, mapping the output's gradient to that input's
+    (`None` for an input that gets no gradient, like an index). The result of each VJP may
+    have the broadcast output shape: it is summed back to the input's shape here, once. A
+    VJP runs only if its input requires grad, so `x @ W` never pays for `x`'s gradient.
+
+    `saved` names the inputs whose data the VJPs read (all of them by default; ops that read
+    none, like `+`, pass `()`), and `saves_output` says the VJPs read the output's data. If any
+    of them is changed in place before backward, backward raises instead of using stale data.
+
+    `view_of=x` says the result is a view of x's storage (reshape, transpose, slicing...): it
+    shares x's version counter, so an in-place change through either is seen by both.
+
+    While grad mode is off, or when no input requires grad, the result is a plain leaf.
+
+    A user-defined op is the same few lines as a built-in one::
+
+        def cube(x):
+            \"\"\"x ** 3. Derivative: 3 x ** 2.\"\"\"
+            return tg.record(x.data ** 3, "cube", (x,), lambda grad: grad * 3 * x.data ** 2)
+    """
+    if type(data) is not np.ndarray:
+        data = np.asarray(data)
+    out = _new_tensor(Tensor)  # _wrap(data), inlined: this is the hottest line of the library
+    out._data = data
+    out._grad = None
+    out.label = ""
+    out._keeps_grad = False
+    out._versions = [0] if view_of is None else view_of._versions
+    # One edge per input that wants a gradient. Each remembers the input's history when the
+    # op was recorded: an in-place op on an inner tensor gives it a new history, and gradient
+    # routed into the new one would be wrong.
+    if len(vjps) != len(inputs):
+        raise TypeError(f"record('{op}'): got {len(vjps)} gradient functions for {len(inputs)} inputs; "
+                        "pass one per input (None for an input that gets no gradient)")
+    edges = []
+    if _grad_mode.enabled:
+        try:
+            for index, (t, vjp) in enumerate(zip(inputs, vjps)):  # noqa: B905 - lengths checked above
+                if t._requires_grad and vjp is not None:
+                    edges.append((t, vjp, t._backward, t._data.shape, t._data.dtype, index))
+        except AttributeError:
+            _raise_not_tensors(op, inputs)
+    if not edges:
+        out.parents = ()
+        out.op = ""
+        out._backward = None
+        out._requires_grad = False
+        return out
+    checks = []  # a loop, not a comprehension: on Python 3.11 that would cost a function call
+    for t in inputs if saved is None else saved:
+        checks.append((t._versions, t._versions[0]))
+    if saves_output:
+        checks.append((out._versions, out._versions[0]))
+
+    def _backward(grad: np.ndarray) -> None:
+        for versions, version in checks:
+            if versions[0] != version:
+                _raise_modified(op, version, versions[0])
+        for t, vjp, history, shape, dtype, index in edges:
+            if t._backward is not history:
+                _raise_changed_history(t, op)
+            g = vjp(grad)
+            if type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
+                g = _conform(g, shape, dtype, op, index)
+            if t._grad is None:
+                if history is None and (g is grad or g.base is not None or g.strides != t._data.strides
+                                        or g.dtype != t._data.dtype):
+                    g = _leaf_grad(g, t._data)
+                t._grad = g
+            else:
+                # A new array rather than +=: numpy's in-place add costs three times more on
+                # small arrays, and nothing else holds the old one.
+                t._grad = t._grad + g
+
+    out._requires_grad = True
+    out.parents = inputs
+    out.op = op
+    out._backward = _backward
+    return out
+
+
+def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: int) -> np.ndarray:
+    """A VJP's result as the gradient of input `index`: an array of that input's shape and dtype.
+
+    A result of the output's broadcast shape is summed back (`unbroadcast`); anything else that
+    does not fit is the op's bug, reported with the op and the input rather than stored.
+    """
+    if isinstance(g, np.generic):
+        g = np.asarray(g)
+    elif type(g) is not np.ndarray and not isinstance(g, np.ndarray):
+        raise TypeError(f"the gradient function of '{op}' for input {index} returned "
+                        f"{type(g).__name__}; it must return a numpy array")
+    if g.shape != shape:
+        try:
+            reduced = unbroadcast(g, shape)
+        except (IndexError, ValueError):
+            reduced = None
+        if reduced is None or reduced.shape != shape:
+            raise RuntimeError(f"the gradient function of '{op}' returned an invalid gradient for "
+                               f"input {index}: got shape {g.shape}, but expected a shape that sums "
+                               f"back to the input's shape {shape}")
+        g = reduced
+    return g if g.dtype == dtype else g.astype(dtype)
+
+
+def _raise_not_tensors(op: str, inputs: tuple) -> None:
+    kinds = ", ".join(type(t).__name__ for t in inputs)
+    raise TypeError(f"record('{op}'): inputs must be a tuple of Tensors, got ({kinds})")
+
+
+def _leaf_grad(g: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+    """A copy of `g` that a leaf can keep as its `grad`: its own memory, in the leaf's dtype and layout.
+
+    A leaf keeps its gradient, so it must not share it: a VJP may hand back its input or a view
+    (shared with another node, perhaps read-only). The leaf's layout (PyTorch's rule too) keeps
+    an optimizer's `p -= lr * p.grad` walking both arrays in the same order, which is several
+    times faster than mixing a row-major array with a column-major one.
+    """
+    if g.strides == leaf.strides and g.dtype == leaf.dtype:
+        return g.copy(order="K")  # the same layout already: the cheapest copy
+    own = np.empty_like(leaf)  # the leaf's dtype and memory order
+    own[...] = g
+    return own
+
+
+def _raise_modified(op: str, version: int, now: int) -> None:
+    raise InplaceModifiedError(
+        f"one of the tensors needed to compute the gradient of '{op}' was modified by an "
+        f"in-place operation (version {version} became {now}); clone it before changing it, "
+        "or change it after backward()"
+    )
+
+
+def _raise_changed_history(t: Tensor, op: str) -> None:
+    if t._backward is engine._graph_freed:
+        raise GraphFreedError(
+            "Trying to backward through the graph a second time: an earlier backward() freed part "
+            "of it. Pass retain_graph=True to the first backward() to keep it."
+        )
+    raise InplaceModifiedError(
+        f"an input of '{op}' was modified by an in-place operation after '{op}' used it, so its "
+        "gradient would be wrong; clone it before changing it in place"
+    )

@@ -1,0 +1,41 @@
+"""`tensorgrad.autograd`: the node `record` makes, the version counters, views as an autograd fact."""
+
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+from tensorgrad.autograd import InplaceModifiedError, bump_version, is_view, record
+from tensorgrad.tensor import Tensor, _wrap
+
+
+def _set_slots(t):
+    return {name for name in Tensor.__slots__ if name != "__weakref__" and hasattr(t, name)}
+
+
+def test_record_and_the_leaf_constructor_set_the_same_attributes():
+    """`record` sets a node's attributes inline for speed; they must be the leaf's list."""
+    x = tg.ones(2, requires_grad=True)
+    inner = record(x.data * 2, "double", (x,), lambda grad: grad * 2)
+    no_grad_leaf = record(x.data * 2, "double", (tg.ones(2),), lambda grad: grad * 2)
+    assert _set_slots(inner) == _set_slots(_wrap(np.ones(2))) == _set_slots(no_grad_leaf)
+    assert _set_slots(inner) == set(Tensor.__slots__) - {"__weakref__"}
+
+
+def test_views_share_the_version_counter_and_say_so():
+    x = tg.zeros(2, 3, requires_grad=True) * 1
+    view, copy = x.T, x.clone()
+    assert is_view(view) and not is_view(copy) and not is_view(x)
+    assert view._versions is x._versions
+    bump_version(x)
+    assert view._version == x._version == 1 and copy._version == 0
+
+
+def test_an_in_place_change_after_use_is_refused_at_backward():
+    a = tg.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = b * b
+    with tg.no_grad():
+        b.data[0] = 5.0
+    bump_version(b)
+    with pytest.raises(InplaceModifiedError, match="version 0 became 1"):
+        c.sum().backward()
