@@ -26,7 +26,6 @@ import numpy as np
 
 from scalargrad import engine
 from scalargrad.engine import GraphFreedError, _grad_mode
-from tensorgrad.tensor import Tensor, _new_tensor
 
 __all__ = ["record", "unbroadcast", "bump_version", "is_view", "InplaceModifiedError", "VJP"]
 
@@ -216,3 +215,8 @@ def _raise_changed_history(t: Tensor, op: str) -> None:
         f"an input of '{op}' was modified by an in-place operation after '{op}' used it, so its "
         "gradient would be wrong; clone it before changing it in place"
     )
+
+
+# Last, so that whichever module is imported first, the names above exist when tensor.py's op
+# modules import them.
+from tensorgrad.tensor import Tensor, _new_tensor  # noqa: E402

@@ -18,6 +18,7 @@ import numpy as np
 
 from scalargrad.engine import _grad_mode
 from tensorgrad import checks
+from tensorgrad.autograd import bump_version
 from tensorgrad.dtypes import bool_, float32, int64
 from tensorgrad.tensor import Tensor, _wrap
 
@@ -303,5 +304,5 @@ def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:
     if not t.data.flags.writeable:
         raise RuntimeError(f"{name}: this tensor is read-only (an expand/broadcast_to view); clone() it")
     t.data[...] = values
-    t._versions[0] += 1
+    bump_version(t)
     return t

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import enable_grad
+from tensorgrad.autograd import bump_version
 from tensorgrad.tensor import Tensor, _wrap
 
 __all__ = ["Optimizer"]
@@ -133,7 +134,7 @@ class Optimizer:
                 if group.get("maximize", False):
                     grad = -grad
                 self._update(p.data, grad, self.state[p], group)
-                p._versions[0] += 1  # an in-place change: graphs that saved p must not reuse it
+                bump_version(p)  # an in-place change: graphs that saved p must not reuse it
         return loss
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
