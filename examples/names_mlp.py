@@ -241,7 +241,7 @@ def plot_losses(curves: dict[str, list[float]], path: str, every: int = 500) -> 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=60_000, help="training steps (default 60000)")
+    parser.add_argument("--steps", type=int, default=40_000, help="training steps (default 40000)")
     parser.add_argument("--batch-size", type=int, default=32, help="names' characters per step (default 32)")
     parser.add_argument("--lr", type=float, default=0.1,
                         help="learning rate (default 0.1), a tenth of it in the second half")

@@ -552,8 +552,10 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
+        if not isinstance(p, int | float | np.number) or isinstance(p, bool):
+            raise TypeError(f"Dropout: p must be a number, got {type(p).__name__} {p!r}")
         if not 0 <= p <= 1:
-            raise ValueError(f"Dropout: p must be between 0 and 1, got {p}")
+            raise ValueError(f"Dropout: dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
 
     def forward(self, x: Tensor) -> Tensor:

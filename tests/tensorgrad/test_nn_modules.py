@@ -368,6 +368,8 @@ def test_module_list_and_dict_behave_as_list_and_dict():
     (lambda: nn.Unflatten(3, (1, 2))(tg.zeros(2, 2)), IndexError, ["Unflatten", "dim 3", "(2, 2)"]),
     (lambda: nn.Unflatten(1, (2.0, 1)), TypeError, ["Unflatten", "ints"]),
     (lambda: nn.Flatten(1.5), TypeError, ["Flatten", "start_dim", "float"]),
+    (lambda: nn.Dropout("0.5"), TypeError, ["Dropout", "str"]),
+    (lambda: nn.Dropout(-0.1), ValueError, ["Dropout", "-0.1"]),
     (lambda: nn.Flatten(3)(tg.zeros(2, 2)), IndexError, ["flatten", "3"]),
     (lambda: nn.Linear(1, 1).to(tg.int64), TypeError, ["floating point"]),
     (lambda: nn.Linear(1, 1).to("cuda"), RuntimeError, ["'cuda'"]),
