@@ -658,15 +658,22 @@ def _pad_by_index(x: Tensor, per_dim: list[tuple[int, int]], first: int, mode: s
             f"pad: padding size {2 * spatial} is not supported for {x.ndim}-D input in mode {mode!r}: "
             "non-constant padding pads the last 1, 2 or 3 dimensions of an input with 1 or 2 more "
             "(a batch and channel, or a channel)")
+    sources = []
     for d, (lo, hi) in enumerate(per_dim, start=first):
-        size = x.shape[d]
-        limit = size - 1 if mode == "reflect" else size
-        if min(lo, hi) < 0 or max(lo, hi) > limit or size == 0:
-            raise RuntimeError(f"pad: in mode {mode!r} each padding amount must be between 0 and "
-                               f"{limit} for dimension {d} of size {size}, got {(lo, hi)} (input shape "
-                               f"{tuple(x.shape)})")
-    index = (Ellipsis, *np.ix_(*(_source_index(x.shape[d], lo, hi, mode)
-                                 for d, (lo, hi) in enumerate(per_dim, start=first))))
+        start, size = 0, x.shape[d]
+        if mode == "circular":  # a negative amount crops first, then the rest wraps around what is left
+            start, size = max(-lo, 0), size - max(-lo, 0) - max(-hi, 0)
+            lo, hi = max(lo, 0), max(hi, 0)
+        limit = x.shape[d] - (mode == "reflect")  # PyTorch's bound, on the size before any crop
+        if mode == "circular" and size == 0 and lo == hi == 0:
+            sources.append(np.arange(0))  # all cropped away: an empty dimension, as in PyTorch
+            continue
+        if max(lo, hi) > limit or size <= 0 or x.shape[d] + sum(per_dim[d - first]) <= 0:
+            raise RuntimeError(f"pad: in mode {mode!r} each padding amount must be at most {limit} for "
+                               f"dimension {d} of size {x.shape[d]}, got {per_dim[d - first]} (input "
+                               f"shape {tuple(x.shape)})")
+        sources.append(start + _source_index(size, lo, hi, mode))  # negative lo, hi: fewer positions
+    index = (Ellipsis, *np.ix_(*sources))
     out = x.data[index]
 
     def vjp(grad: np.ndarray) -> np.ndarray:
