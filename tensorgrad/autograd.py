@@ -134,7 +134,7 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
             if t._backward is not history:
                 _raise_changed_history(t, op)
             g = vjp(grad)
-            if type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
+            if type(g) is not np.ndarray or g.shape != shape or g.dtype is not dtype:
                 g = _conform(g, shape, dtype, op, index)
             if t._grad is None:
                 if history is None and (g is grad or g.base is not None or g.strides != t._data.strides

@@ -40,7 +40,7 @@ def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = Fal
 
     `floating` ops (`/`) compute in the default float dtype when both operands are integers.
     """
-    x, y = a.data, b.data
+    x, y = a._data, b._data  # the array slots: `_binary` runs in every binary op
     if x.dtype is not y.dtype or floating:
         x, y = _promoted(x, y, floating)
     try:

@@ -94,53 +94,53 @@ class Tensor:
     @property
     def shape(self) -> tuple[int, ...]:
         """The size of each dimension, a tuple."""
-        return self.data.shape
+        return self._data.shape
 
     @property
     def ndim(self) -> int:
         """The number of dimensions."""
-        return self.data.ndim
+        return self._data.ndim
 
     @property
     def dtype(self) -> np.dtype:
         """The numpy dtype of the elements (`tg.float32` unless asked otherwise)."""
-        return self.data.dtype
+        return self._data.dtype
 
     def size(self, dim: int | None = None) -> tuple[int, ...] | int:
         """The shape, or the size of one dimension."""
-        return self.data.shape if dim is None else self.data.shape[dim]
+        return self._data.shape if dim is None else self._data.shape[dim]
 
     def dim(self) -> int:
         """The number of dimensions (PyTorch's name)."""
-        return self.data.ndim
+        return self._data.ndim
 
     def numel(self) -> int:
         """The number of elements."""
-        return self.data.size
+        return self._data.size
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         """Steps through storage per dimension, in elements (0 for a broadcast dimension)."""
-        itemsize = self.data.itemsize
-        strides = tuple(s // itemsize for s in self.data.strides)
+        itemsize = self._data.itemsize
+        strides = tuple(s // itemsize for s in self._data.strides)
         return strides if dim is None else strides[dim]
 
     def storage_offset(self) -> int:
         """Where this view starts in its storage buffer, in elements."""
-        base = self.data
+        base = self._data
         # Up the chain of views to the array that owns the memory (through as_strided's holder).
         while hasattr(base.base, "__array_interface__"):
             base = base.base
-        start = self.data.__array_interface__["data"][0]
-        return (start - base.__array_interface__["data"][0]) // self.data.itemsize
+        start = self._data.__array_interface__["data"][0]
+        return (start - base.__array_interface__["data"][0]) // self._data.itemsize
 
     def is_contiguous(self) -> bool:
         """Whether the elements sit in storage in row-major order without gaps."""
-        return self.data.flags.c_contiguous
+        return self._data.flags.c_contiguous
 
     def numpy(self) -> np.ndarray:
         """The data as a numpy array, sharing memory. Refuses a tensor that requires grad."""
@@ -148,28 +148,28 @@ class Tensor:
             raise RuntimeError(
                 "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy()."
             )
-        return self.data
+        return self._data
 
     def item(self) -> float | int | bool:
         """The one element of a one-element tensor, as a Python number."""
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise checks.ShapeError(f"item() needs a tensor with one element, got shape {self.shape}")
-        return self.data.item()
+        return self._data.item()
 
     def tolist(self) -> Any:
         """The data as (nested) Python lists of numbers."""
-        return self.data.tolist()
+        return self._data.tolist()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if dtype is not None and dtype != self.data.dtype:
-            return self.data.astype(dtype)
-        return self.data.copy() if copy else self.data
+        if dtype is not None and dtype != self._data.dtype:
+            return self._data.astype(dtype)
+        return self._data.copy() if copy else self._data
 
     def __repr__(self) -> str:
-        body = np.array2string(self.data, separator=", ", precision=4, prefix="tensor(")
+        body = np.array2string(self._data, separator=", ", precision=4, prefix="tensor(")
         extras = []
-        if self.data.dtype != float32 and self.data.dtype != int64 and self.data.dtype != bool_:
-            extras.append(f"dtype={self.data.dtype}")
+        if self._data.dtype != float32 and self._data.dtype != int64 and self._data.dtype != bool_:
+            extras.append(f"dtype={self._data.dtype}")
         if self._backward is not None:
             extras.append(f"op={self.op!r}")
         elif self._requires_grad:
@@ -177,9 +177,9 @@ class Tensor:
         return "tensor(" + body + "".join(", " + e for e in extras) + ")"
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
-            raise RuntimeError(f"the truth value of a tensor with {self.data.size} elements is ambiguous")
-        return bool(self.data)
+        if self._data.size != 1:
+            raise RuntimeError(f"the truth value of a tensor with {self._data.size} elements is ambiguous")
+        return bool(self._data)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -188,9 +188,9 @@ class Tensor:
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iub" or self.data.size != 1:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.data.item())  # int() of a (1,)-shaped array is an error in NumPy 2
+        return int(self._data.item())  # int() of a (1,)-shaped array is an error in NumPy 2
 
     __hash__ = object.__hash__  # comparisons are elementwise, so identity hashing is explicit
 
@@ -214,9 +214,9 @@ class Tensor:
                     "tensor cut from the graph"
                 )
             return self
-        if requires_grad and self.data.dtype.kind not in "fc":
+        if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError(
-                f"only floating point tensors can require gradients, got dtype {self.data.dtype}"
+                f"only floating point tensors can require gradients, got dtype {self._data.dtype}"
             )
         self._requires_grad = bool(requires_grad)
         return self
@@ -249,7 +249,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """The same data (shared memory and version counter), cut from the graph."""
-        out = _wrap(self.data)
+        out = _wrap(self._data)
         out._versions = self._versions
         return out
 
@@ -272,20 +272,20 @@ class Tensor:
 
     def _seed(self, gradient: Any) -> np.ndarray:
         if gradient is None:
-            if self.data.size != 1:
+            if self._data.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs: this tensor has shape "
                     f"{self.shape}; pass backward(gradient=...) of that shape"
                 )
-            seed = np.array(1, dtype=self.data.dtype)
-            return seed if self.data.ndim == 0 else seed.reshape(self.data.shape)
+            seed = np.array(1, dtype=self._data.dtype)
+            return seed if self._data.ndim == 0 else seed.reshape(self._data.shape)
         seed = gradient.data if isinstance(gradient, Tensor) else np.asarray(gradient)
         if seed.shape != self.shape:
             raise RuntimeError(
                 f"backward: gradient has shape {seed.shape} but the tensor has shape {self.shape}"
             )
         # No copy: a leaf copies a gradient it would share with anything else.
-        return np.asarray(seed, dtype=self.data.dtype)
+        return np.asarray(seed, dtype=self._data.dtype)
 
     # --- math (each method calls the op in its module: jump to definition lands on it) ---------
 
@@ -864,9 +864,9 @@ class Tensor:
         inplace.apply_inplace(self, indexing.index_put, key, value, name="setitem")
 
     def __iter__(self):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.data.shape[0]))
+        return (self[i] for i in range(self._data.shape[0]))
 
     def to(self, dtype: Any) -> Tensor:
         """A copy in another dtype (floating casts keep the gradient; integer casts cut it)."""
@@ -1125,12 +1125,12 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if isinstance(x, bool | int | float):
-        kind = like.data.dtype.kind
+        kind = like._data.dtype.kind
         integral = not isinstance(x, float)
         # A Python number takes the tensor's dtype where it fits, so float32 stays float32.
         if kind == "f" or (kind in "iu" and integral) or (kind == "b" and isinstance(x, bool)):
             try:
-                return _wrap(np.array(x, dtype=like.data.dtype))
+                return _wrap(np.array(x, dtype=like._data.dtype))
             except OverflowError:  # -2 next to uint8: kept as int64, cast by the op as PyTorch does
                 return _wrap(np.array(x))
         return _wrap(np.array(x, dtype=float32 if isinstance(x, float) else int64))
