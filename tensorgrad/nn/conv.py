@@ -423,8 +423,9 @@ def _pool_geometry(xd: np.ndarray, kernel_size: Size, stride: Size | None, paddi
                            f"{kernel[2 - dims:]}, stride {strides[2 - dims:]}, "
                            f"dilation {dilation2[2 - dims:]}")
     effective = [d * (k - 1) + 1 for d, k in zip(dilation2, kernel, strict=True)]
-    if any(p < 0 or p > e // 2 for p, e in zip(pad2, effective, strict=True)):
-        raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad="
+    # PyTorch bounds the padding by half the kernel itself, not by half of its dilated span.
+    if any(p < 0 or p > k // 2 for p, k in zip(pad2, kernel, strict=True)):
+        raise RuntimeError(f"{op}: pad should be at most half of kernel size, but got pad="
                            f"{pad2[2 - dims:]}, kernel_size={kernel[2 - dims:]} and "
                            f"dilation={dilation2[2 - dims:]}")
     out, pads = [], []
@@ -762,8 +763,8 @@ def _interpolate_sizes(in_sizes: tuple[int, ...], size: Any, scale_factor: Any,
             raise ValueError(f"{op}: scale_factor must be positive numbers, got {scale_factor!r}")
     out_sizes = tuple(int(math.floor(float(i) * f)) for i, f in zip(in_sizes, factors, strict=True))
     if any(s <= 0 for s in out_sizes):
-        raise ValueError(f"{op}: scale_factor {scale_factor} gives an empty output for input sizes "
-                         f"{list(in_sizes)}")
+        raise RuntimeError(f"{op}: scale_factor {scale_factor} gives an empty output for input sizes "
+                           f"{list(in_sizes)}")
     scales = (None,) * spatial if recompute_scale_factor else tuple(float(f) for f in factors)
     return out_sizes, scales
 
@@ -775,12 +776,17 @@ def _scale(in_size: int, out_size: int, scale_factor: float | None, dtype: np.dt
     return dtype.type(in_size) / dtype.type(out_size)
 
 
-def _nearest_index(in_size: int, out_size: int, scale_factor: float | None, exact: bool) -> np.ndarray:
-    """The input cell each output cell copies (PyTorch computes the scale in float32 here)."""
+def _nearest_index(in_size: int, out_size: int, scale_factor: float | None, exact: bool,
+                   keeps_sizes: bool) -> np.ndarray:
+    """The input cell each output cell copies (PyTorch computes the scale in float32 here).
+
+    With `keeps_sizes` (PyTorch's 2-D 'nearest' kernel), an unchanged size copies and a doubled
+    one repeats each cell, whatever the scale_factor.
+    """
     dst = np.arange(out_size)
-    if not exact and out_size == in_size:  # PyTorch's special cases for 'nearest'
+    if keeps_sizes and out_size == in_size:
         return dst
-    if not exact and out_size == 2 * in_size:
+    if keeps_sizes and out_size == 2 * in_size:
         return dst // 2
     scale = _scale(in_size, out_size, scale_factor, np.dtype(np.float32))
     source = (dst + 0.5) * np.float64(scale) if exact else dst.astype(np.float32) * scale
@@ -790,7 +796,8 @@ def _nearest_index(in_size: int, out_size: int, scale_factor: float | None, exac
 def _nearest(x: Tensor, out_sizes: tuple[int, ...], scales: tuple, exact: bool) -> Tensor:
     """Nearest-neighbour resize: one gather; its gradient scatter-adds onto the copied cells."""
     in_sizes = x.shape[2:]
-    index = (Ellipsis, *np.ix_(*(_nearest_index(i, o, s, exact)
+    keeps_sizes = len(in_sizes) == 2 and not exact  # PyTorch's 1-D kernel has no such special cases
+    index = (Ellipsis, *np.ix_(*(_nearest_index(i, o, s, exact, keeps_sizes)
                                  for i, o, s in zip(in_sizes, out_sizes, scales, strict=True))))
     out = x.data[index]
 
@@ -806,8 +813,11 @@ def _linear_weights(in_size: int, out_size: int, scale_factor: float | None, ali
                     dtype: np.dtype) -> np.ndarray:
     """(out, in): row o blends cells i0 and i1 = min(i0 + 1, in - 1) with weights 1 - t and t.
 
-    PyTorch's area_pixel_compute_source_index, in the input's float type.
+    PyTorch's area_pixel_compute_source_index, in the input's float type. A dimension whose size
+    does not change is copied as it is, whatever the scale_factor (as PyTorch does).
     """
+    if out_size == in_size:
+        return np.eye(in_size, dtype=dtype)
     dst = np.arange(out_size, dtype=dtype)
     if align_corners:
         scale = dtype.type(in_size - 1) / dtype.type(out_size - 1) if out_size > 1 else dtype.type(0)
