@@ -109,9 +109,10 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     edges = []
     if _grad_mode.enabled:
         try:
-            for index, (t, vjp) in enumerate(zip(inputs, vjps)):  # noqa: B905 - lengths checked above
+            for t, vjp in zip(inputs, vjps):  # noqa: B905 - lengths checked above
                 if t._requires_grad and vjp is not None:
-                    edges.append((t, vjp, t._backward, t._data.shape, t._data.dtype, index))
+                    data = t._data
+                    edges.append((t, vjp, t._backward, data.shape, data.dtype))
         except AttributeError:
             _raise_not_tensors(op, inputs)
     if not edges:
@@ -130,12 +131,12 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
         for versions, version in checks:
             if versions[0] != version:
                 _raise_modified(op, version, versions[0])
-        for t, vjp, history, shape, dtype, index in edges:
+        for t, vjp, history, shape, dtype in edges:
             if t._backward is not history:
                 _raise_changed_history(t, op)
             g = vjp(grad)
             if type(g) is not np.ndarray or g.shape != shape or g.dtype is not dtype:
-                g = _conform(g, shape, dtype, op, index)
+                g = _conform(g, shape, dtype, op, _position(t, inputs))
             if t._grad is None:
                 if history is None and (g is grad or g.base is not None or g.strides != t._data.strides
                                         or g.dtype != t._data.dtype):
@@ -175,6 +176,11 @@ def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: in
                                f"back to the input's shape {shape}")
         g = reduced
     return g if g.dtype == dtype else g.astype(dtype)
+
+
+def _position(t: Tensor, inputs: tuple[Tensor, ...]) -> int:
+    """Which input t is (by identity: tensors compare elementwise), for error messages."""
+    return next(i for i, x in enumerate(inputs) if x is t)
 
 
 def _raise_not_tensors(op: str, inputs: tuple) -> None:
