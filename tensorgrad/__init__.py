@@ -214,6 +214,11 @@ __all__ = [
     "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "topk", "median",
     "matmul", "cat", "stack", "reshape", "transpose", "permute", "expand", "broadcast_to", "unsqueeze",
     "squeeze", "flatten", "clone", "index_put", "nn", "optim", "data", "save", "load",
+    "selu", "celu", "layer_norm", "group_norm", "cosine_similarity",
 ]
 
 from tensorgrad import data, nn, optim  # noqa: E402 - after the ops they are built from
+
+# torch.selu, torch.layer_norm, ... exist beside torch.nn.functional's: the same functions here.
+from tensorgrad.nn.activation import celu, selu  # noqa: E402
+from tensorgrad.nn.normalization import cosine_similarity, group_norm, layer_norm  # noqa: E402
