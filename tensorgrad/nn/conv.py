@@ -789,7 +789,8 @@ def _nearest_index(in_size: int, out_size: int, scale_factor: float | None, exac
     if keeps_sizes and out_size == 2 * in_size:
         return dst // 2
     scale = _scale(in_size, out_size, scale_factor, np.dtype(np.float32))
-    source = (dst + 0.5) * np.float64(scale) if exact else dst.astype(np.float32) * scale
+    dst = dst.astype(np.float32)
+    source = (dst + np.float32(0.5)) * scale if exact else dst * scale  # float32 arithmetic, as PyTorch
     return np.minimum(np.floor(source).astype(np.int64), in_size - 1)
 
 
