@@ -621,12 +621,13 @@ def _pad_constant(x: Tensor, per_dim: list[tuple[int, int]], first: int, value: 
     src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
     for d, (lo, hi) in enumerate(per_dim, start=first):
         size = x.shape[d]
+        kept = size - max(-lo, 0) - max(-hi, 0)  # what the negative amounts leave
+        if kept < 0:
+            raise RuntimeError(f"pad: amounts {(lo, hi)} crop more than the {size} cells of dimension {d} "
+                               f"(input shape {tuple(x.shape)})")
         out_shape[d] = size + lo + hi
-        if out_shape[d] < 0 or (out_shape[d] == 0 and size):
-            raise RuntimeError(f"pad: the padded size of dimension {d} would be {out_shape[d]} for input "
-                               f"of shape {tuple(x.shape)}")
-        src[d] = slice(max(-lo, 0), size - max(-hi, 0))
-        dst[d] = slice(max(lo, 0), max(lo, 0) + max(size - max(-lo, 0) - max(-hi, 0), 0))
+        src[d] = slice(max(-lo, 0), max(-lo, 0) + kept)
+        dst[d] = slice(max(lo, 0), max(lo, 0) + kept)
     src_key, dst_key = tuple(src), tuple(dst)
     out = np.full(out_shape, value, dtype=x.dtype, like=x.data)
     out[dst_key] = x.data[src_key]
@@ -662,14 +663,18 @@ def _pad_by_index(x: Tensor, per_dim: list[tuple[int, int]], first: int, mode: s
     sources = []
     for d, (lo, hi) in enumerate(per_dim, start=first):
         start, size = 0, x.shape[d]
+        if size + lo + hi <= 0:  # cropped to nothing: empty (PyTorch's answer), or an error below 0
+            if size + lo + hi < 0:
+                raise RuntimeError(f"pad: amounts {(lo, hi)} crop more than the {size} cells of dimension "
+                                   f"{d} (input shape {tuple(x.shape)})")
+            sources.append(np.arange(0))
+            continue
         if mode == "circular":  # a negative amount crops first, then the rest wraps around what is left
             start, size = max(-lo, 0), size - max(-lo, 0) - max(-hi, 0)
             lo, hi = max(lo, 0), max(hi, 0)
-        limit = x.shape[d] - (mode == "reflect")  # PyTorch's bound, on the size before any crop
-        if mode == "circular" and size == 0 and lo == hi == 0:
-            sources.append(np.arange(0))  # all cropped away: an empty dimension, as in PyTorch
-            continue
-        if max(lo, hi) > limit or size <= 0 or x.shape[d] + sum(per_dim[d - first]) <= 0:
+        # PyTorch's bound, on the size before any crop (replicate repeats the edge: no bound).
+        limit = {"reflect": x.shape[d] - 1, "circular": x.shape[d]}.get(mode, max(lo, hi))
+        if max(lo, hi) > limit or size <= 0:
             raise RuntimeError(f"pad: in mode {mode!r} each padding amount must be at most {limit} for "
                                f"dimension {d} of size {x.shape[d]}, got {per_dim[d - first]} (input "
                                f"shape {tuple(x.shape)})")
