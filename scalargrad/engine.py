@@ -147,6 +147,10 @@ def topological_order(root: Node, leaves: bool = True) -> list:
 _backward_lock = threading.RLock()
 
 
+# Whether a class's nodes take the node as their backward's first argument, by class.
+_takes_node: dict[type, bool] = {}
+
+
 def backward(root: Node, seed: Any, retain_graph: bool = True,
              on_step: Callable[[Any, Any], None] | None = None) -> None:
     """Backpropagate from `root`: set `root.grad = seed`, then run every `_backward`.
@@ -173,27 +177,23 @@ def backward(root: Node, seed: Any, retain_graph: bool = True,
     """
     with _backward_lock:
         inner = topological_order(root, leaves=False)
-        earlier = _reset_grads(root, inner)
+        # Kept gradients of earlier passes that this one adds to. A graph holds one kind of
+        # node, so the root says whether to look: a Value graph (thousands of nodes) skips it.
+        earlier = {}
+        adds_up = root._kept_grad_adds_up
+        for node in inner:
+            if adds_up and node._keeps_grad and node.grad is not None:
+                earlier[node] = node.grad
+            node.grad = node._grad_init
         root.grad = seed
-        # A graph holds one kind of node: the root says how its nodes' backward is called.
-        takes_node = getattr(root, "_backward_takes_node", False)
+        # A graph holds one kind of node: the root's class says how their backward is called.
+        takes_node = _takes_node.get(type(root))
+        if takes_node is None:  # a getattr that misses costs a caught exception: ask once per class
+            takes_node = _takes_node[type(root)] = getattr(type(root), "_backward_takes_node", False)
         if on_step is None:
             _run(inner, earlier, retain_graph, takes_node)
         else:
             _run_reporting(inner, earlier, retain_graph, takes_node, on_step)
-
-
-def _reset_grads(root: Node, inner: list) -> dict:
-    """Reset the inner nodes' grads; return the kept gradients of earlier passes to add to."""
-    # A graph holds one kind of node, so the root says whether to look: a Value graph (tens of
-    # thousands of nodes) skips the check.
-    earlier = {}
-    adds_up = root._kept_grad_adds_up
-    for node in inner:
-        if adds_up and node._keeps_grad and node.grad is not None:
-            earlier[node] = node.grad
-        node.grad = node._grad_init
-    return earlier
 
 
 def _run(inner: list, earlier: dict, retain_graph: bool, takes_node: bool) -> None:
