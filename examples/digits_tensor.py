@@ -1,6 +1,6 @@
 """tensorgrad's PyTorch-style stack end to end: an MLP learns the shipped handwritten digits.
 
-Tutorial chapter 10 walks through it: `tensorgrad.data.load_digits` (1,797 real 8 x 8 digits,
+Tutorial chapter 9 walks through it: `tensorgrad.data.load_digits` (1,797 real 8 x 8 digits,
 offline), a `DataLoader`, an `nn.Sequential` of `Linear`, `ReLU` and `Dropout`, `F.cross_entropy`,
 `optim.Adam`, `model.eval()` for testing, and `tg.save` for the weights. It trains in a few
 seconds and writes a picture of test digits with the model's guesses.

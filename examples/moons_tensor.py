@@ -1,6 +1,6 @@
 """The moons demo on tensors: moons_scalar.py's 2-16-16-1 MLP, loss and SGD, one graph per step.
 
-Tutorial chapter 10 compares it with chapter 3's scalar version. The network starts from the
+Tutorial chapter 9 points to it; chapter 5 builds the scalar version. The network starts from the
 very same weights as `examples/moons_scalar.py` (copied from its seeded `scalargrad.nn.MLP`) and
 trains on the same 100 points with the same max-margin loss and the same learning-rate schedule
 (1.0 down to 0.1, here `optim.SGD` with a `LinearLR` schedule), so both follow the same path:

@@ -1,4 +1,4 @@
-"""Small data sets and a `DataLoader` (tutorial chapter 10).
+"""Small data sets and a `DataLoader` (tutorial chapter 9).
 
 - `make_moons` and `make_spirals`: 2-D toy problems drawn on the spot, seeded.
 - `load_digits`: 1,797 real 8 x 8 handwritten digits, shipped with the package, so it works

@@ -1,4 +1,4 @@
-"""`gradcheck`: compare backward's gradients with finite differences (tutorial chapter 9).
+"""`gradcheck`: compare backward's gradients with finite differences (tutorial chapter 12).
 
 For a function f of tensors, backward computes the vector-Jacobian product u^T J for an output
 weighting u. Finite differences give J v for any direction v, at the price of two forward

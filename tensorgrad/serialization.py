@@ -1,4 +1,4 @@
-"""`tg.save` and `tg.load`: state dicts to and from files, never pickle (tutorial chapter 10).
+"""`tg.save` and `tg.load`: state dicts to and from files, never pickle (tutorial chapter 9).
 
 A state dict (`model.state_dict()`) maps names to tensors. Two formats hold one:
 

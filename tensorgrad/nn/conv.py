@@ -1,4 +1,4 @@
-"""Convolution, pooling, padding and resampling, under PyTorch's names (tutorial chapter 11).
+"""Convolution, pooling, padding and resampling, under PyTorch's names (tutorial chapter 10).
 
 Everything here rests on one idea: a convolution's windows are a strided VIEW of the (padded)
 input. For an input (N, C, H, W) and a kh x kw kernel, `_windows` returns an array of shape

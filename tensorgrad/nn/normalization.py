@@ -1,4 +1,4 @@
-"""Normalisation: layer_norm, batch_norm, group_norm, normalize, cosine_similarity (tutorial chapter 10).
+"""Normalisation: layer_norm, batch_norm, group_norm, normalize, cosine_similarity (tutorial chapter 11).
 
 The three norms share one idea: standardise x over some axes, x_hat = (x - mean) / sqrt(var + eps)
 (biased variance), then scale and shift per feature, out = x_hat * weight + bias. They differ

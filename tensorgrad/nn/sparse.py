@@ -1,4 +1,4 @@
-"""Lookup tables: `embedding`, `one_hot` and the `Embedding` layer (tutorial chapter 10, makemore).
+"""Lookup tables: `embedding`, `one_hot` and the `Embedding` layer (tutorial chapter 11, makemore).
 
 An embedding is indexing: row i of the weight matrix for each index i, `weight[input]`. Its
 gradient is the opposite move, a scatter-add: each looked-up row's gradient is added into

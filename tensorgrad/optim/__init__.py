@@ -1,4 +1,4 @@
-"""`tensorgrad.optim`: PyTorch's optimizers and learning-rate schedules (tutorial chapter 10).
+"""`tensorgrad.optim`: PyTorch's optimizers and learning-rate schedules (tutorial chapter 9).
 
 `SGD`, `Adam`, `AdamW`, `RMSprop` and `Adagrad` follow PyTorch's update rules exactly, with
 parameter groups (`param_groups`, `add_param_group`) and state dicts in PyTorch's layout, so a

@@ -1,6 +1,6 @@
 """`Adagrad`: a per-weight learning rate that shrinks with the sum of its squared gradients.
 
-PyTorch's rule, step for step (tutorial chapter 10), with step count t:
+PyTorch's rule, step for step (tutorial chapter 9), with step count t:
 
     g = grad + weight_decay * p
     sum = sum + g**2

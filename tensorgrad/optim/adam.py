@@ -1,4 +1,4 @@
-"""`Adam` and `AdamW`: adaptive moment estimation, PyTorch's rules (tutorial chapter 10).
+"""`Adam` and `AdamW`: adaptive moment estimation, PyTorch's rules (tutorial chapter 9).
 
 Per parameter, with step count t:
 

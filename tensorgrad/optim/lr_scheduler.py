@@ -1,4 +1,4 @@
-"""Learning-rate schedules: PyTorch's `torch.optim.lr_scheduler` (tutorial chapter 10).
+"""Learning-rate schedules: PyTorch's `torch.optim.lr_scheduler` (tutorial chapter 9).
 
 A scheduler changes `group["lr"]` of each of an optimizer's parameter groups. Build it after
 the optimizer (it remembers each group's starting rate as `group["initial_lr"]`, the schedule's

@@ -1,4 +1,4 @@
-"""`Optimizer`: what every optimizer shares, in PyTorch's layout (tutorial chapter 10).
+"""`Optimizer`: what every optimizer shares, in PyTorch's layout (tutorial chapter 9).
 
 - `param_groups`: a list of dicts, each with its own `params` and options (`lr`, ...); options a
   group leaves out come from the optimizer's `defaults`. A scheduler changes `group["lr"]`.

@@ -1,6 +1,6 @@
 """`RMSprop`: divide the gradient by a running root mean square of it (Hinton's lecture 6e).
 
-PyTorch's rule, step for step (tutorial chapter 10):
+PyTorch's rule, step for step (tutorial chapter 9):
 
     g = grad + weight_decay * p
     v = alpha * v + (1 - alpha) * g**2

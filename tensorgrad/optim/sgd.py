@@ -1,6 +1,6 @@
 """`SGD`: stochastic gradient descent with momentum, dampening, weight decay and Nesterov.
 
-PyTorch's rule, step for step (tutorial chapter 10):
+PyTorch's rule, step for step (tutorial chapter 9):
 
     g = grad + weight_decay * p                      (L2 penalty, if weight_decay)
     buf = g at the first step, else momentum * buf + (1 - dampening) * g
