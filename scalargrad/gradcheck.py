@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from numbers import Real
 
 from scalargrad.engine import no_grad
 from scalargrad.value import Value
@@ -24,7 +25,16 @@ class GradcheckError(AssertionError):
 
 
 def _points(inputs: Inputs) -> list[float]:
-    return [x.data if isinstance(x, Value) else float(x) for x in inputs]
+    """The inputs' values as floats; a TypeError names an input that is not a number or Value."""
+    points = []
+    for i, x in enumerate(inputs):
+        if isinstance(x, Value):
+            points.append(x.data)
+        elif isinstance(x, Real) and not isinstance(x, bool):
+            points.append(float(x))
+        else:
+            raise TypeError(f"gradcheck: input {i} is a {type(x).__name__} ({x!r}), not a number or Value")
+    return points
 
 
 def _call(f: Callable[..., Value], leaves: list[Value]) -> Value:
@@ -81,6 +91,8 @@ def gradcheck(
     >>> gradcheck(lambda a, b: a * b + b.tanh(), [1.5, -0.5])
     True
     """
+    if eps <= 0:
+        raise ValueError(f"gradcheck: eps must be positive, got {eps}")
     analytic = backward_grads(f, inputs)
     numeric = numerical_grads(f, inputs, eps)
     for i, (a, n) in enumerate(zip(analytic, numeric, strict=True)):

@@ -92,6 +92,8 @@ class Value:
                     f"Value needs a real number (int or float), got {type(data).__name__}: {data!r}"
                 )
             data = float(data)
+        if type(label) is not str:
+            raise TypeError(f"Value: label must be a str, got {type(label).__name__}: {label!r}")
         self.data = data
         self.grad = 0.0
         self.parents = ()

@@ -168,3 +168,17 @@ def test_bad_sizes_are_clear_errors(build, error, message):
 def test_numpy_int_sizes_are_sizes():
     model = MLP(np.int64(2), [np.int32(3), 1], seed=0)
     assert len(model.parameters()) == 2 * 3 + 3 + 3 + 1
+
+
+def test_label_must_be_a_string():
+    with pytest.raises(TypeError, match=r"Value: label must be a str, got int"):
+        Value(1.0, label=3)
+
+
+def test_gradcheck_names_a_bad_input_and_a_bad_eps():
+    from scalargrad import gradcheck
+
+    with pytest.raises(TypeError, match=r"gradcheck: input 1 is a str"):
+        gradcheck(lambda x, y: x * y, [1.0, "2"])
+    with pytest.raises(ValueError, match=r"gradcheck: eps must be positive, got 0"):
+        gradcheck(lambda x: x * x, [1.0], eps=0)
