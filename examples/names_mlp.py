@@ -16,10 +16,11 @@ and test names. Then it makes up 20 new names, one character at a time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import string
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -86,28 +87,54 @@ def learning_rate(step: int, steps: int, lr: float) -> float:
     return lr if step < steps // 2 else lr / 10
 
 
-def train(model: nn.Module, x: tg.Tensor, y: tg.Tensor, batches: np.ndarray, lr: float,
-          progress: bool = True) -> tuple[list[float], float]:
-    """SGD over the given mini-batches; returns the loss of every step and the seconds per step."""
+def tensorgrad_step(model: nn.Module, x: tg.Tensor, y: tg.Tensor, lr: float,
+                    steps: int) -> Callable[[int, np.ndarray], float]:
+    """One SGD step of `model` on the rows given, as a function of (step number, rows) -> loss."""
     optimizer = optim.SGD(model.parameters(), lr=lr)
-    steps = len(batches)
-    bar = _progress(steps, "tensorgrad", progress)
-    losses = []
     model.train()
-    start = time.perf_counter()
-    for step, rows in enumerate(batches):
-        optimizer.param_groups[0]["lr"] = learning_rate(step, steps, lr)
+
+    def step(number: int, rows: np.ndarray) -> float:
+        optimizer.param_groups[0]["lr"] = learning_rate(number, steps, lr)
         index = tg.from_numpy(rows)
         loss = F.cross_entropy(model(x[index]), y[index])
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(loss.item())
-        _tick(bar, step, losses)
-    seconds = (time.perf_counter() - start) / max(steps, 1)
+        return loss.item()
+
+    return step
+
+
+def run(steppers: dict[str, Callable[[int, np.ndarray], float]], batches: np.ndarray,
+        progress: bool = True, block: int = 500) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Give every stepper each batch; returns each one's losses and seconds per step.
+
+    The steppers take turns every `block` steps (each runs its own loop over the block), so a
+    busy machine slows them alike and the ratio of their step times is fair.
+    """
+    losses: dict[str, list[float]] = {name: [] for name in steppers}
+    seconds = dict.fromkeys(steppers, 0.0)
+    bar = _progress(len(batches), " and ".join(steppers), progress)
+    for first in range(0, len(batches), block):
+        for name, step in steppers.items():
+            record = losses[name].append
+            start = time.perf_counter()
+            for number, rows in enumerate(batches[first:first + block], first):
+                record(step(number, rows))
+            seconds[name] += time.perf_counter() - start
+        if bar is not None:
+            bar.update(min(block, len(batches) - first))
+            bar.set_postfix(loss=f"{np.mean(losses[next(iter(steppers))][-block:]):.3f}", refresh=False)
     if bar is not None:
         bar.close()
-    return losses, seconds
+    return losses, {name: total / max(len(batches), 1) for name, total in seconds.items()}
+
+
+def train(model: nn.Module, x: tg.Tensor, y: tg.Tensor, batches: np.ndarray, lr: float,
+          progress: bool = True) -> tuple[list[float], float]:
+    """SGD over the given mini-batches; returns the loss of every step and the seconds per step."""
+    losses, seconds = run({"tensorgrad": tensorgrad_step(model, x, y, lr, len(batches))}, batches, progress)
+    return losses["tensorgrad"], seconds["tensorgrad"]
 
 
 def _progress(steps: int, label: str, enabled: bool) -> Any:
@@ -116,13 +143,6 @@ def _progress(steps: int, label: str, enabled: bool) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=steps, desc=label, unit="step", mininterval=0.5)
-
-
-def _tick(bar: Any, step: int, losses: list[float]) -> None:
-    # The bar is updated every 500 steps: a tqdm call per step would cost as much as a step.
-    if bar is not None and (step + 1) % 500 == 0:
-        bar.update(500)
-        bar.set_postfix(loss=f"{np.mean(losses[-500:]):.3f}", refresh=False)
 
 
 @tg.no_grad()
@@ -165,44 +185,63 @@ def make_up_names(model: nn.Module, count: int, context: int) -> list[str]:
     return names
 
 
-def train_torch(model: nn.Module, x: tg.Tensor, y: tg.Tensor, batches: np.ndarray, lr: float,
-                batchnorm: bool, progress: bool = True) -> tuple[Any, list[float], float]:
-    """The same network in PyTorch, started from `model`'s weights, over the same mini-batches."""
+def torch_twin(model: nn.Module, batchnorm: bool) -> Any:
+    """The same network in PyTorch, holding `model`'s weights (and buffers)."""
     import torch
 
-    context, embedding = x.shape[1], model[0].embedding_dim
-    hidden = model[2].out_features
-    layers = [torch.nn.Embedding(len(CHARACTERS), embedding), torch.nn.Flatten(),
-              torch.nn.Linear(context * embedding, hidden, bias=not batchnorm)]
+    embedding, hidden = model[0], model[2]
+    layers = [torch.nn.Embedding(len(CHARACTERS), embedding.embedding_dim), torch.nn.Flatten(),
+              torch.nn.Linear(hidden.in_features, hidden.out_features, bias=not batchnorm)]
     if batchnorm:
-        layers.append(torch.nn.BatchNorm1d(hidden))
-    layers += [torch.nn.Tanh(), torch.nn.Linear(hidden, len(CHARACTERS))]
+        layers.append(torch.nn.BatchNorm1d(hidden.out_features))
+    layers += [torch.nn.Tanh(), torch.nn.Linear(hidden.out_features, len(CHARACTERS))]
     twin = torch.nn.Sequential(*layers)
     twin.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()})
+    return twin
+
+
+def torch_step(twin: Any, x: tg.Tensor, y: tg.Tensor, lr: float,
+               steps: int) -> Callable[[int, np.ndarray], float]:
+    """`tensorgrad_step` for the PyTorch twin, line for line."""
+    import torch
+
     optimizer = torch.optim.SGD(twin.parameters(), lr=lr)
-    # One thread: at these sizes PyTorch's thread pool only adds synchronisation (on a busy
-    # 2-core machine, a lot of it), so this is its fastest setting here.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
     xt, yt = torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy())
-    steps = len(batches)
-    bar = _progress(steps, "PyTorch", progress)
-    losses = []
-    start = time.perf_counter()
-    for step, rows in enumerate(batches):
-        optimizer.param_groups[0]["lr"] = learning_rate(step, steps, lr)
+    twin.train()
+
+    def step(number: int, rows: np.ndarray) -> float:
+        optimizer.param_groups[0]["lr"] = learning_rate(number, steps, lr)
         index = torch.from_numpy(rows)
         loss = torch.nn.functional.cross_entropy(twin(xt[index]), yt[index])
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(loss.item())
-        _tick(bar, step, losses)
-    seconds = (time.perf_counter() - start) / max(steps, 1)
-    torch.set_num_threads(threads)
-    if bar is not None:
-        bar.close()
-    return twin, losses, seconds
+        return loss.item()
+
+    return step
+
+
+@contextlib.contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """PyTorch on one thread: at these sizes its thread pool only adds synchronisation (on a busy
+    2-core machine, a lot of it), so this is its fastest setting here."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def train_torch(model: nn.Module, x: tg.Tensor, y: tg.Tensor, batches: np.ndarray, lr: float,
+                batchnorm: bool, progress: bool = True) -> tuple[Any, list[float], float]:
+    """The PyTorch twin of `model` trained over the same mini-batches: (twin, losses, seconds per step)."""
+    twin = torch_twin(model, batchnorm)
+    with one_torch_thread():
+        losses, seconds = run({"PyTorch": torch_step(twin, x, y, lr, len(batches))}, batches, progress)
+    return twin, losses["PyTorch"], seconds["PyTorch"]
 
 
 def evaluate_torch(twin: Any, x: tg.Tensor, y: tg.Tensor) -> float:
@@ -267,25 +306,25 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     x_train, y_train = build_dataset(train_names, args.context)
     x_dev, y_dev = build_dataset(dev_names, args.context)
     model = make_model(args.context, args.embedding, args.hidden, args.batchnorm)
-    initial = {k: v.numpy().copy() for k, v in model.state_dict().items()}
     batches = batch_indices(args.steps, args.batch_size, len(y_train))
 
-    losses, step_seconds = train(model, x_train, y_train, batches, args.lr, progress)
+    steppers = {"tensorgrad": tensorgrad_step(model, x_train, y_train, args.lr, args.steps)}
+    twin = _torch_twin_if_asked(args, model)
+    if twin is not None:
+        steppers["PyTorch"] = torch_step(twin, x_train, y_train, args.lr, args.steps)
+    with one_torch_thread() if twin is not None else contextlib.nullcontext():
+        curves, step_seconds = run(steppers, batches, progress)
     result = {"train": evaluate(model, x_train, y_train), "dev": evaluate(model, x_dev, y_dev),
-              "step_ms": step_seconds * 1e3, "seconds": step_seconds * args.steps}
+              "step_ms": step_seconds["tensorgrad"] * 1e3, "seconds": step_seconds["tensorgrad"] * args.steps}
     print(model)
     print(f"tensorgrad: train loss {result['train']:.4f}, dev loss {result['dev']:.4f}, "
           f"{result['step_ms']:.3f} ms per step")
     print("made-up names:", ", ".join(make_up_names(model, args.samples, args.context)))
-    curves = {"tensorgrad": losses}
-
-    if args.compare_torch:
-        result.update(_compare_with_torch(args, initial, x_train, y_train, x_dev, y_dev, batches, curves))
-        if "torch_dev" in result:
-            print(f"{'':12} {'train loss':>10} {'dev loss':>9} {'ms/step':>8}")
-            print(f"{'tensorgrad':12} {result['train']:10.4f} {result['dev']:9.4f} {result['step_ms']:8.3f}")
-            print(f"{'PyTorch':12} {result['torch_train']:10.4f} {result['torch_dev']:9.4f} "
-                  f"{result['torch_step_ms']:8.3f}")
+    if twin is not None:
+        result.update(torch_train=evaluate_torch(twin, x_train, y_train),
+                      torch_dev=evaluate_torch(twin, x_dev, y_dev),
+                      torch_step_ms=step_seconds["PyTorch"] * 1e3)
+        _print_side_by_side(result)
     plot_losses(curves, args.output)
     print(f"summary: {args.steps} steps of batch {args.batch_size} in {result['seconds']:.1f} s, "
           f"train {result['train']:.4f}, dev {result['dev']:.4f}"
@@ -295,23 +334,23 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     return result
 
 
-def _compare_with_torch(args: argparse.Namespace, initial: dict[str, np.ndarray], x_train: tg.Tensor,
-                        y_train: tg.Tensor, x_dev: tg.Tensor, y_dev: tg.Tensor, batches: np.ndarray,
-                        curves: dict[str, list[float]]) -> dict[str, float]:
-    """Train the PyTorch twin from the weights tensorgrad started with; print both side by side."""
+def _print_side_by_side(result: dict[str, float]) -> None:
+    print(f"{'':12} {'train loss':>10} {'dev loss':>9} {'ms/step':>8}")
+    for label, prefix in (("tensorgrad", ""), ("PyTorch", "torch_")):
+        print(f"{label:12} {result[prefix + 'train']:10.4f} {result[prefix + 'dev']:9.4f} "
+              f"{result[prefix + 'step_ms']:8.3f}")
+
+
+def _torch_twin_if_asked(args: argparse.Namespace, model: nn.Module) -> Any:
+    """With --compare-torch and PyTorch installed, the PyTorch twin of the untrained `model`."""
+    if not args.compare_torch:
+        return None
     try:
         import torch  # noqa: F401
     except ImportError:
         print("--compare-torch: PyTorch is not installed; skipped")
-        return {}
-    start_model = make_model(args.context, args.embedding, args.hidden, args.batchnorm)
-    start_model.load_state_dict(initial)
-    twin, losses, seconds = train_torch(start_model, x_train, y_train, batches, args.lr, args.batchnorm,
-                                        not args.no_progress)
-    curves["PyTorch"] = losses
-    figures = {"torch_train": evaluate_torch(twin, x_train, y_train),
-               "torch_dev": evaluate_torch(twin, x_dev, y_dev), "torch_step_ms": seconds * 1e3}
-    return figures
+        return None
+    return torch_twin(model, args.batchnorm)
 
 
 if __name__ == "__main__":
