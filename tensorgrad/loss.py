@@ -118,7 +118,8 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 
     _floating(input, op)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"{op}: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
-    if input.ndim == 0:
+    ndim = input.ndim
+    if ndim == 0:
         raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
     labels = target.data if isinstance(target, Tensor) else np.asarray(target)
     if labels.dtype.kind == "f" and labels.shape == input.shape:  # class probabilities
@@ -130,8 +131,8 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 
                                             label_smoothing)
     labels, ignored = _class_targets(op, input, labels, ignore_index)
     weights = None if weight is None else _class_weight(op, weight, input)
-    if weights is None and not label_smoothing and ignored is None and input.ndim <= 2:
-        if input.ndim == 1:  # one sample: a batch of one, then drop the batch dimension again
+    if weights is None and not label_smoothing and ignored is None and ndim <= 2:
+        if ndim == 1:  # one sample: a batch of one, then drop the batch dimension again
             loss = _batched_cross_entropy(input.unsqueeze(0), labels.reshape(1), reduction)
             return loss.squeeze(0) if reduction == "none" else loss
         return _batched_cross_entropy(input, labels, reduction)
@@ -155,9 +156,8 @@ def _batched_cross_entropy(logits: Tensor, labels: np.ndarray, reduction: str) -
     out = losses
     if reduction != "none":
         out = np.add.reduce(losses)  # ndarray.sum and .mean add a Python wrapper around this
-        if reduction == "mean":
-            with np.errstate(invalid="ignore", divide="ignore"):  # no samples: nan, as in PyTorch
-                out = out / len(labels)
+        if reduction == "mean":  # no samples: nan, as in PyTorch (and no np.errstate: it is slow)
+            out = out / len(labels) if len(labels) else out * np.nan
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         g = probs.copy()
@@ -216,14 +216,17 @@ def _class_targets(op: str, input: Tensor, labels: np.ndarray,  # noqa: A002
         raise DtypeError(f"{op}: target must hold class indices (an integer tensor) or class "
                          f"probabilities of the input's shape {input.shape}, got dtype {labels.dtype} "
                          f"and shape {labels.shape}")
-    _check_target_shape(op, input, labels)
-    classes = input.shape[0 if input.ndim == 1 else 1]
+    shape = input.shape
+    if labels.shape != (shape[:1] + shape[2:] if len(shape) > 1 else ()):
+        _raise_target_shape(op, input, labels)
+    classes = shape[0 if len(shape) == 1 else 1]
     if labels.size == 0:
         return labels, None
-    low, high = np.minimum.reduce(labels, axis=None), np.maximum.reduce(labels, axis=None)
-    could_be_ignored = low <= ignore_index <= high
-    if not could_be_ignored and low >= 0 and high < classes:
-        return labels, None  # the common case: two reductions, no mask
+    flat = labels if labels.ndim == 1 else labels.reshape(-1)
+    low, high = np.minimum.reduce(flat), np.maximum.reduce(flat)
+    # The common case, checked with plain Python comparisons first: no index can be ignored.
+    if (ignore_index < 0 or ignore_index >= classes) and low >= 0 and high < classes:
+        return labels, None
     ignored = labels == ignore_index
     bad = ~ignored & ((labels < 0) | (labels >= classes))
     if bad.any():
@@ -232,13 +235,12 @@ def _class_targets(op: str, input: Tensor, labels: np.ndarray,  # noqa: A002
     return labels, (ignored if ignored.any() else None)
 
 
-def _check_target_shape(op: str, input: Tensor, labels: np.ndarray) -> None:  # noqa: A002
+def _raise_target_shape(op: str, input: Tensor, labels: np.ndarray) -> None:  # noqa: A002
     """Class indices are the input's shape without the class dim: (N, d1, ...), or () for (C,)."""
     expected = () if input.ndim == 1 else (input.shape[0], *input.shape[2:])
-    if labels.shape != expected:
-        raise TargetShapeError(f"{op}: target of shape {labels.shape} doesn't fit input of shape "
-                               f"{input.shape}: expected target shape {expected}, one class index "
-                               "per sample")
+    raise TargetShapeError(f"{op}: target of shape {labels.shape} doesn't fit input of shape "
+                           f"{input.shape}: expected target shape {expected}, one class index "
+                           "per sample")
 
 
 def nll_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyTorch's name

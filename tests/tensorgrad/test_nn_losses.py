@@ -297,6 +297,8 @@ def test_all_samples_ignored_gives_nan_for_the_mean_and_zero_for_the_sum():
     x = tg.randn(3, 4, dtype=tg.float64, requires_grad=True)
     y = tg.tensor([-100, -100, -100])
     assert np.isnan(F.cross_entropy(x, y).item()) and np.isnan(F.nll_loss(x, y).item())
+    empty = (tg.zeros(0, 4), tg.zeros(0, dtype=tg.int64))
+    assert np.isnan(F.cross_entropy(*empty).item()) and F.cross_entropy(*empty, reduction="sum").item() == 0
     loss = F.cross_entropy(x, y, reduction="sum")
     loss.backward()
     assert loss.item() == 0 and not x.grad.any()
