@@ -44,6 +44,10 @@ class Node(Protocol):
 
     - `data`: the payload (a float for `Value`, a numpy array for `Tensor`).
     - `grad`: the gradient of the root with respect to `data`, accumulated by backward.
+    - `_grad`: the same gradient, as the engine reads and writes it. For `Value` it is the very
+      slot `grad` names; `Tensor`'s public `grad` is a property that checks what a user assigns
+      (shape, dtype), and the engine, which only stores gradients the ops computed, goes to the
+      slot behind it without paying for the check.
     - `parents`: the nodes this one was computed from, in argument order (a tuple).
     - `op`: the name of the op that made the node, `""` for a leaf.
     - `label`: an optional name, shown in pictures.
@@ -73,6 +77,7 @@ class Node(Protocol):
 
     data: Any
     grad: Any
+    _grad: Any
     parents: tuple
     op: str
     label: str
@@ -182,10 +187,10 @@ def backward(root: Node, seed: Any, retain_graph: bool = True,
         earlier = {}
         adds_up = root._kept_grad_adds_up
         for node in inner:
-            if adds_up and node._keeps_grad and node.grad is not None:
-                earlier[node] = node.grad
-            node.grad = node._grad_init
-        root.grad = seed
+            if adds_up and node._keeps_grad and node._grad is not None:
+                earlier[node] = node._grad
+            node._grad = node._grad_init
+        root._grad = seed
         # A graph holds one kind of node: the root's class says how their backward is called.
         takes_node = _takes_node.get(type(root))
         if takes_node is None:  # a getattr that misses costs a caught exception: ask once per class
@@ -202,7 +207,7 @@ def _run(inner: list, earlier: dict, retain_graph: bool, takes_node: bool) -> No
         # pop, not a loop over the list: the list must not keep a node (and its data) alive
         # once its gradient has gone to its parents.
         node = inner.pop()
-        grad = node.grad
+        grad = node._grad
         if grad is not None:
             if takes_node:
                 node._backward(node, grad)
@@ -210,9 +215,9 @@ def _run(inner: list, earlier: dict, retain_graph: bool, takes_node: bool) -> No
                 node._backward(grad)
         # What follows is `_after_step`, written out: a call per node costs a tenth of the pass.
         if not node._keeps_grad:
-            node.grad = None
+            node._grad = None
         elif earlier and node in earlier:
-            node.grad = earlier[node] if grad is None else earlier[node] + grad
+            node._grad = earlier[node] if grad is None else earlier[node] + grad
         if not retain_graph:
             node._backward = _graph_freed
             node.parents = ()
@@ -223,7 +228,7 @@ def _run_reporting(inner: list, earlier: dict, retain_graph: bool, takes_node: b
     """`_run`, calling `on_step(node, grad)` after each node's `_backward`."""
     while inner:
         node = inner.pop()
-        grad = node.grad
+        grad = node._grad
         if grad is not None:
             if takes_node:
                 node._backward(node, grad)
@@ -236,9 +241,9 @@ def _run_reporting(inner: list, earlier: dict, retain_graph: bool, takes_node: b
 def _after_step(node: Node, grad: Any, earlier: dict, retain_graph: bool) -> None:
     """Once a node has run: drop or keep its gradient, and free its graph if asked."""
     if not node._keeps_grad:
-        node.grad = None
+        node._grad = None
     elif earlier and node in earlier:
-        node.grad = earlier[node] if grad is None else earlier[node] + grad
+        node._grad = earlier[node] if grad is None else earlier[node] + grad
     if not retain_graph:
         node._backward = _graph_freed
         node.parents = ()

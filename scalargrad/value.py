@@ -340,6 +340,10 @@ class Value:
         _run_backward(self, 1.0)
 
 
+# The engine reads and writes gradients as `_grad` (see `engine.Node`): for a Value that is the
+# `grad` slot itself, under a second name.
+Value._grad = Value.grad
+
 _new_value = object.__new__
 
 
