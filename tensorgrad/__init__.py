@@ -45,6 +45,7 @@ from tensorgrad.creation import (
     randint,
     randperm,
 )
+from tensorgrad.device import device
 from tensorgrad.dtypes import bool, double, float, float16, half, int, int8, int16, long, short, uint8
 from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
     acos,
@@ -214,10 +215,10 @@ __all__ = [
     "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "topk", "median",
     "matmul", "cat", "stack", "reshape", "transpose", "permute", "expand", "broadcast_to", "unsqueeze",
     "squeeze", "flatten", "clone", "index_put", "nn", "optim", "data", "save", "load",
-    "selu", "celu", "layer_norm", "group_norm", "cosine_similarity",
+    "selu", "celu", "layer_norm", "group_norm", "cosine_similarity", "device", "cuda",
 ]
 
-from tensorgrad import data, nn, optim  # noqa: E402 - after the ops they are built from
+from tensorgrad import cuda, data, nn, optim  # noqa: E402 - after the ops they are built from
 
 # torch.selu, torch.layer_norm, ... exist beside torch.nn.functional's: the same functions here.
 from tensorgrad.nn.activation import celu, selu  # noqa: E402

@@ -19,6 +19,7 @@ import numpy as np
 from scalargrad.engine import _grad_mode
 from tensorgrad import checks
 from tensorgrad.autograd import bump_version
+from tensorgrad.device import as_device, to_device
 from tensorgrad.dtypes import bool_, float32, int64
 from tensorgrad.tensor import Tensor, _wrap
 
@@ -29,12 +30,13 @@ __all__ = [
     "bernoulli", "normal_", "uniform_",
 ]
 
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
+           device: Any = None) -> Tensor:
     """A new tensor holding a copy of `data` (nested lists, numbers or an array).
 
     Python floats become float32 and ints int64; numpy arrays keep their dtype.
     """
-    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+    return _placed(Tensor(data, dtype=dtype, requires_grad=requires_grad), device, "tensor")
 
 
 def as_tensor(data: Any, dtype: Any = None) -> Tensor:
@@ -51,6 +53,15 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _wrap(array)
 
 
+def _placed(t: Tensor, device: Any, op: str) -> Tensor:
+    """t on `device` (checked; None is the CPU). Made on the CPU first: a fresh leaf, moved once."""
+    if device is not None:
+        target = as_device(device)
+        if target.type != "cpu":
+            t._data = to_device(t._data, target, op)
+    return t
+
+
 def _shape_of(size: tuple, op: str = "tensor") -> tuple[int, ...]:
     """A creation function's size arguments (`f(2, 3)` or `f((2, 3))`), checked (see `checks.sizes`)."""
     return checks.sizes(size, op)
@@ -60,28 +71,34 @@ def _creation_dtype(dtype: Any) -> np.dtype:
     return float32 if dtype is None else np.dtype(dtype)
 
 
-def zeros(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(*size: int, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
     """A tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`."""
-    return _wrap(np.zeros(_shape_of(size, "zeros"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = _wrap(np.zeros(_shape_of(size, "zeros"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _placed(out, device, "zeros")
 
 
-def ones(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(*size: int, dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
     """A tensor of ones: `ones(2, 3)` or `ones((2, 3))`."""
-    return _wrap(np.ones(_shape_of(size, "ones"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = _wrap(np.ones(_shape_of(size, "ones"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _placed(out, device, "ones")
 
 
-def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
     """A tensor of shape `size` filled with `fill_value`."""
     if dtype is None and isinstance(fill_value, bool):
         dtype = bool_
     elif dtype is None and isinstance(fill_value, int):
         dtype = int64
     data = np.full(_shape_of((size,), "full"), fill_value, _creation_dtype(dtype))
-    return _wrap(data, requires_grad=requires_grad)
+    return _placed(_wrap(data, requires_grad=requires_grad), device, "full")
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
-           requires_grad: bool = False) -> Tensor:
+           requires_grad: bool = False,
+           device: Any = None) -> Tensor:
     """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
     if end is None:
         start, end = 0, start
@@ -93,13 +110,16 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     if dtype is None:
         integral = all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if integral else float32
-    return _wrap(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad=requires_grad)
+    out = _wrap(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad=requires_grad)
+    return _placed(out, device, "arange")
 
 
-def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
+        device: Any = None) -> Tensor:
     """The identity matrix, n x m (m defaults to n)."""
     n, m = _shape_of((n, n if m is None else m), "eye")
-    return _wrap(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
+    out = _wrap(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
+    return _placed(out, device, "eye")
 
 
 _rng = np.random.default_rng()
@@ -116,41 +136,53 @@ def _generator() -> np.random.Generator:
     return _rng
 
 
-def rand(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def rand(*size: int, dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
     """Uniform samples from [0, 1)."""
     data = _rng.random(_shape_of(size, "rand"), dtype=np.float64).astype(_creation_dtype(dtype))
-    return _wrap(data, requires_grad=requires_grad)
+    return _placed(_wrap(data, requires_grad=requires_grad), device, "rand")
 
 
-def randn(*size: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def randn(*size: int, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
     """Samples from the standard normal distribution."""
     data = _rng.standard_normal(_shape_of(size, "randn")).astype(_creation_dtype(dtype))
-    return _wrap(data, requires_grad=requires_grad)
+    return _placed(_wrap(data, requires_grad=requires_grad), device, "randn")
 
 
-def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
     """Zeros of `t`'s shape and dtype."""
-    return zeros(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    out = zeros(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    return _placed(out, t.device if device is None else device, "zeros_like")
 
 
-def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
     """Ones of `t`'s shape and dtype."""
-    return ones(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    out = ones(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    return _placed(out, t.device if device is None else device, "ones_like")
 
 
-def full_like(t: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def full_like(t: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
     """`fill_value` in `t`'s shape and dtype."""
-    return full(t.shape, fill_value, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    out = full(t.shape, fill_value, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    return _placed(out, t.device if device is None else device, "full_like")
 
 
-def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
     """Uniform [0, 1) samples in `t`'s shape and dtype."""
-    return rand(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    out = rand(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    return _placed(out, t.device if device is None else device, "rand_like")
 
 
-def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
     """Standard normal samples in `t`'s shape and dtype."""
-    return randn(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    out = randn(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    return _placed(out, t.device if device is None else device, "randn_like")
 
 
 
@@ -181,33 +213,41 @@ def _stream(generator: Generator | None) -> np.random.Generator:
     return generator._rng
 
 
-def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
     """A tensor whose values are whatever the memory held (fill it before reading)."""
-    return _wrap(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = _wrap(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _placed(out, device, "empty")
 
 
-def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
     """`empty` in t's shape and dtype."""
-    return empty(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    out = empty(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    return _placed(out, t.device if device is None else device, "empty_like")
 
 
-def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
+             device: Any = None) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (float32 by default)."""
     steps = checks.as_int(steps, "linspace", "steps")
     if steps < 0:
         raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
     values = np.linspace(start, end, steps, dtype=np.float64)
-    return _wrap(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = _wrap(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _placed(out, device, "linspace")
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
-             requires_grad: bool = False) -> Tensor:
+             requires_grad: bool = False,
+             device: Any = None) -> Tensor:
     """`steps` values base**x for x evenly spaced from start to end, both included."""
     steps = checks.as_int(steps, "logspace", "steps")
     if steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
     values = np.power(np.float64(base), np.linspace(start, end, steps, dtype=np.float64))
-    return _wrap(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = _wrap(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+    return _placed(out, device, "logspace")
 
 
 def _cast_truncating(values: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -868,9 +868,35 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
 
-    def to(self, dtype: Any) -> Tensor:
-        """A copy in another dtype (floating casts keep the gradient; integer casts cut it)."""
-        return _cast(self, np.dtype(dtype))
+    @property
+    def device(self) -> Any:
+        """Where the data lives: `tg.device("cpu")` for a numpy array, `"cuda:N"` for a CuPy one."""
+        return device_module.device_of(self._data)
+
+    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
+        """This tensor in another dtype and/or on another device: `to(tg.float64)`, `to("cuda")`,
+        `to("cpu", tg.float64)`, `to(other)` (other's dtype and device). Self if nothing changes.
+
+        Floating casts and moves keep the gradient flowing back; integer casts cut it.
+        """
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype, device = arg.dtype, arg.device
+            elif isinstance(arg, str | device_module.device):
+                device = arg
+            else:
+                dtype = arg
+        out = self if device is None else _move(self, device_module.as_device(device))
+        return out if dtype is None else _cast(out, np.dtype(dtype))
+
+    def cpu(self) -> Tensor:
+        """This tensor on the CPU (itself if it is there)."""
+        return _move(self, device_module.CPU)
+
+    def cuda(self, device: Any = None) -> Tensor:
+        """This tensor on a GPU (`"cuda"`, or `"cuda:N"` for an index N)."""
+        target = "cuda" if device is None else device if isinstance(device, str) else f"cuda:{device}"
+        return _move(self, device_module.as_device(target))
 
     def float(self) -> Tensor:
         """A float32 copy (or self, if already float32)."""
@@ -1139,6 +1165,15 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
 
 
+def _move(x: Tensor, target: Any) -> Tensor:
+    """x on `target`: itself if it is there, else a copy whose gradient goes back where x lives."""
+    if x.device == target:
+        return x
+    source = x.device
+    data = device_module.to_device(x._data, target, "to")
+    return record(data, "to", (x,), lambda grad: device_module.to_device(grad, source, "to"), saved=())
+
+
 def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
     """x in another dtype; the gradient flows back (cast to x's dtype) between float types."""
     if x.data.dtype == dtype:
@@ -1152,4 +1187,5 @@ def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
 
 # The op modules import this one, so they are imported last.
 from tensorgrad import creation, elementwise, indexing, inplace, matmul, movement, reduce  # noqa: E402
+from tensorgrad import device as device_module  # noqa: E402
 from tensorgrad.autograd import record  # noqa: E402
