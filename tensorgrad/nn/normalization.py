@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import is_grad_enabled
-from tensorgrad.autograd import record
+from tensorgrad.autograd import bump_version, record
 from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn.modules import Module, Parameter
 from tensorgrad.tensor import Tensor
@@ -198,7 +198,7 @@ def _update_running(running: Tensor | None, batch_value: np.ndarray, momentum: f
     """running = (1 - momentum) * running + momentum * batch_value, in place (outside the graph)."""
     if running is not None:
         running.data[...] = (1 - momentum) * running.data + momentum * batch_value
-        running._versions[0] += 1
+        bump_version(running)
 
 
 # --- group_norm ---------------------------------------------------------------------------------
@@ -287,7 +287,7 @@ def _write_out(out: Tensor, x: Tensor, result: np.ndarray, op: str) -> Tensor:
     if out.shape != result.shape:
         raise RuntimeError(f"{op}: out has shape {out.shape} but the result has shape {result.shape}")
     out.data[...] = result
-    out._versions[0] += 1
+    bump_version(out)
     return out
 
 
@@ -353,7 +353,7 @@ def _reset_affine(module: Module) -> None:
         param = module._parameters[name]
         if param is not None:
             param.data[...] = value
-            param._versions[0] += 1
+            bump_version(param)
 
 
 class _BatchNorm(Module):

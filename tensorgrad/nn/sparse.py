@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.autograd import record
+from tensorgrad.autograd import bump_version, record
 from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn import init
 from tensorgrad.nn.modules import Module, Parameter
@@ -52,7 +52,7 @@ def _renorm_rows(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: fl
     # PyTorch's factor, with its 1e-7 guard, so that the rows match it to the last digit.
     scale = (max_norm / (norms[too_long] + 1e-7)).astype(weight.data.dtype)
     weight.data[rows[too_long]] *= scale[:, None]
-    weight._versions[0] += 1
+    bump_version(weight)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
