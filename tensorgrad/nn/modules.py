@@ -20,6 +20,7 @@ import numpy as np
 
 from tensorgrad import loss
 from tensorgrad.creation import _generator
+from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.matmul import linear
 from tensorgrad.tensor import Tensor, _init, _to_array
@@ -333,15 +334,16 @@ class Module:
 
     # --- casts --------------------------------------------------------------------------------
 
-    def _apply_to_floats(self, cast: Callable[[np.ndarray], np.ndarray]) -> Module:
-        """Replace the array of every floating parameter, gradient and buffer by `cast(array)`.
+    def _apply_to_arrays(self, cast: Callable[[np.ndarray], np.ndarray], floats_only: bool = True) -> Module:
+        """Replace the array of every parameter, gradient and buffer by `cast(array)`.
 
         The Parameter objects stay the same (an optimizer built before still holds them), as in
-        PyTorch; integer buffers such as BatchNorm's `num_batches_tracked` keep their dtype.
+        PyTorch. With `floats_only` (dtype casts), integer buffers such as BatchNorm's
+        `num_batches_tracked` keep their dtype; device moves take every tensor.
         """
         for module in self.modules():
             for tensor in [*module._parameters.values(), *module._buffers.values()]:
-                if tensor is None or tensor.data.dtype.kind not in "fc":
+                if tensor is None or (floats_only and tensor.data.dtype.kind not in "fc"):
                     continue
                 tensor.data = cast(tensor.data)
                 if tensor.grad is not None:
@@ -349,16 +351,17 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Cast floating parameters and buffers to a dtype, in place: `to(tg.float64)`,
-        `to(dtype=...)`, `to(other_tensor)`, `to("cpu")`. Returns self."""
+        """Move parameters and buffers to a device and/or cast the floating ones to a dtype, in
+        place: `to("cuda")`, `to(tg.float64)`, `to("cpu", tg.float64)`, `to(dtype=...)`,
+        `to(other_tensor)`. Returns self."""
         dtype, device = _dtype_and_device("Module.to", args, kwargs)
-        if device is not None and device != "cpu":
-            raise RuntimeError(f"Module.to: device {device!r} is not available (tensorgrad runs on 'cpu')")
-        if dtype is None:
-            return self
-        if dtype.kind not in "fc":
+        if dtype is not None and dtype.kind not in "fc":
             raise TypeError(f"Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
-        return self._apply_to_floats(lambda array: array.astype(dtype, copy=False))
+        if device is not None:  # Tensor.to knows the devices (and says when one is missing)
+            self._apply_to_arrays(lambda array: _leaf(array).to(device).data, floats_only=False)
+        if dtype is not None:
+            self._apply_to_arrays(lambda array: array.astype(dtype, copy=False))
+        return self
 
     def float(self) -> Module:
         """Cast floating parameters and buffers to float32, in place; returns self."""
@@ -441,6 +444,13 @@ class Module:
         return f"{type(self).__name__}(\n  " + "\n  ".join(extra + children) + "\n)"
 
 
+def _leaf(array: Any) -> Tensor:
+    """A tensor around `array` itself (no copy), for `Tensor.to` to move."""
+    leaf = Tensor.__new__(Tensor)
+    _init(leaf, array, False)
+    return leaf
+
+
 def _quoted(keys: list[str]) -> str:
     return ", ".join(f'"{key}"' for key in keys)
 
@@ -470,7 +480,7 @@ def _copy_into(tensor: Tensor, array: np.ndarray, assign: bool) -> None:
     tensor._versions[0] += 1
 
 
-def _dtype_and_device(op: str, args: tuple, kwargs: dict) -> tuple[np.dtype | None, str | None]:
+def _dtype_and_device(op: str, args: tuple, kwargs: dict) -> tuple[np.dtype | None, Any]:
     """Read PyTorch's `to(...)` forms: a dtype, a device string, a tensor, or keywords."""
     dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
@@ -478,13 +488,11 @@ def _dtype_and_device(op: str, args: tuple, kwargs: dict) -> tuple[np.dtype | No
         raise TypeError(f"{op}: unexpected keyword arguments {sorted(kwargs)}")
     for arg in args:
         if isinstance(arg, Tensor):
-            dtype = arg.dtype
-        elif isinstance(arg, str):
+            dtype, device = arg.dtype, arg.device
+        elif isinstance(arg, str | Device):
             device = arg
         elif arg is not None:
             dtype = arg
-    if device is not None and not isinstance(device, str):
-        device = str(device)
     try:
         return (None if dtype is None else np.dtype(dtype)), device
     except TypeError as error:
