@@ -103,18 +103,18 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     # One edge per input that wants a gradient. Each remembers the input's history when the
     # op was recorded: an in-place op on an inner tensor gives it a new history, and gradient
     # routed into the new one would be wrong.
-    if len(vjps) != len(inputs):
-        raise TypeError(f"record('{op}'): got {len(vjps)} gradient functions for {len(inputs)} inputs; "
-                        "pass one per input (None for an input that gets no gradient)")
     edges = []
     if _grad_mode.enabled:
         try:
-            for t, vjp in zip(inputs, vjps):  # noqa: B905 - lengths checked above
+            for t, vjp in zip(inputs, vjps, strict=True):
                 if t._requires_grad and vjp is not None:
-                    data = t._data
-                    edges.append((t, vjp, t._backward, data.shape, data.dtype))
+                    array = t._data
+                    edges.append((t, vjp, t._backward, array.shape, array.dtype))
         except AttributeError:
             _raise_not_tensors(op, inputs)
+        except ValueError:  # zip's strict check: not one VJP per input
+            raise TypeError(f"record('{op}'): got {len(vjps)} gradient functions for {len(inputs)} "
+                            "inputs; pass one per input (None for an input that gets no gradient)") from None
     if not edges:
         out.parents = ()
         out.op = ""
@@ -138,8 +138,8 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
             if type(g) is not np.ndarray or g.shape != shape or g.dtype is not dtype:
                 g = _conform(g, shape, dtype, op, _position(t, inputs))
             if t._grad is None:
-                if history is None and (g is grad or g.base is not None or g.strides != t._data.strides
-                                        or g.dtype != t._data.dtype):
+                # (g has t's dtype already: `_conform` saw to that.)
+                if history is None and (g is grad or g.base is not None or g.strides != t._data.strides):
                     g = _leaf_grad(g, t._data)
                 t._grad = g
             else:

@@ -9,6 +9,7 @@ movement of the incoming gradient (`expand`'s is a sum, done by `record`'s `unbr
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -162,7 +163,7 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if x.ndim == 0:
         return reshape(x, 1)
     start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
-    shape = x.shape[:start] + (int(np.prod(x.shape[start:end + 1])),) + x.shape[end + 1:]
+    shape = x.shape[:start] + (math.prod(x.shape[start:end + 1]),) + x.shape[end + 1:]
     return _reshape(x, shape, "flatten")
 
 

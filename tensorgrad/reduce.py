@@ -48,7 +48,7 @@ def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...
 
 def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """Sum over `dim`. Derivative: 1 for every element."""
-    data = x.data
+    data = x._data  # the slot, not the property: sum ends most graphs
     shape = data.shape
     if data.dtype.kind in "biu":  # PyTorch sums bool and integers in int64 (NumPy: uint8 to uint64)
         data = data.astype(np.int64)

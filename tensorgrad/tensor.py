@@ -73,9 +73,9 @@ class Tensor:
         # `data` is always an array.
         if isinstance(value, Tensor):
             value = value._data
-        elif not isinstance(value, np.ndarray):
-            raise TypeError(f"data: assigned value must be a Tensor or a numpy array, got "
-                            f"{type(value).__name__}")
+        elif not isinstance(value, np.ndarray) and not hasattr(value, "__cuda_array_interface__"):
+            raise TypeError(f"data: assigned value must be a Tensor or an array (numpy, or CuPy on a "
+                            f"GPU), got {type(value).__name__}")
         self._data = value
 
     @property

@@ -78,8 +78,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         flat, row_grads = idx.reshape(-1), grad.reshape(-1, width)
         if scale_grad_by_freq:
             row_grads = row_grads / np.bincount(flat, minlength=rows)[flat, None]
-        full = np.zeros_like(weight.data, dtype=grad.dtype)
-        np.add.at(full, flat, row_grads)  # scatter-add: a repeated index accumulates
+        full = _rows_added(flat, row_grads, rows)  # scatter-add: a repeated index accumulates
         if padding_idx is not None:
             full[padding_idx] = 0
         return full
@@ -171,3 +170,20 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
+
+
+# A one-hot matrix this small costs less to build and multiply than np.add.at's per-element
+# loop: on makemore's (96 indices, 27 rows, width 10) 11.5 µs against 21.6 µs, about 3% of a
+# training step. Beyond it the one-hot matrix's memory outweighs the gain.
+_ONE_HOT_LIMIT = 1_000_000
+
+
+def _rows_added(flat: np.ndarray, row_grads: np.ndarray, rows: int) -> np.ndarray:
+    """A (rows, width) array whose row r is the sum of the row_grads at the places flat == r."""
+    if flat.size * rows <= _ONE_HOT_LIMIT:
+        one_hot = np.zeros((flat.size, rows), dtype=row_grads.dtype)
+        one_hot[np.arange(flat.size), flat] = 1
+        return (one_hot.T @ row_grads).astype(row_grads.dtype, copy=False)
+    full = np.zeros((rows, row_grads.shape[1]), dtype=row_grads.dtype)
+    np.add.at(full, flat, row_grads)
+    return full
