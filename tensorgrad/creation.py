@@ -150,40 +150,37 @@ def randn(*size: int, dtype: Any = None, requires_grad: bool = False,
     return _placed(_wrap(data, requires_grad=requires_grad), device, "randn")
 
 
-def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
-               device: Any = None) -> Tensor:
-    """Zeros of `t`'s shape and dtype."""
-    out = zeros(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-    return _placed(out, t.device if device is None else device, "zeros_like")
+def _like(make: Any, t: Tensor, dtype: Any, requires_grad: bool, device: Any, name: str,
+          *args: Any) -> Tensor:
+    """`make(t.shape, *args, ...)` with t's dtype and device unless others are asked for."""
+    out = make(t.shape, *args, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    return _placed(out, t.device if device is None else device, name)
 
 
-def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
-              device: Any = None) -> Tensor:
-    """Ones of `t`'s shape and dtype."""
-    out = ones(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-    return _placed(out, t.device if device is None else device, "ones_like")
+def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Zeros of `t`'s shape, dtype and device."""
+    return _like(zeros, t, dtype, requires_grad, device, "zeros_like")
+
+
+def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Ones of `t`'s shape, dtype and device."""
+    return _like(ones, t, dtype, requires_grad, device, "ones_like")
 
 
 def full_like(t: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Tensor:
-    """`fill_value` in `t`'s shape and dtype."""
-    out = full(t.shape, fill_value, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-    return _placed(out, t.device if device is None else device, "full_like")
+    """`fill_value` in `t`'s shape, dtype and device."""
+    return _like(full, t, dtype, requires_grad, device, "full_like", fill_value)
 
 
-def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
-              device: Any = None) -> Tensor:
-    """Uniform [0, 1) samples in `t`'s shape and dtype."""
-    out = rand(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-    return _placed(out, t.device if device is None else device, "rand_like")
+def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Uniform [0, 1) samples in `t`'s shape, dtype and device."""
+    return _like(rand, t, dtype, requires_grad, device, "rand_like")
 
 
-def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
-               device: Any = None) -> Tensor:
-    """Standard normal samples in `t`'s shape and dtype."""
-    out = randn(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-    return _placed(out, t.device if device is None else device, "randn_like")
-
+def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Standard normal samples in `t`'s shape, dtype and device."""
+    return _like(randn, t, dtype, requires_grad, device, "randn_like")
 
 
 class Generator:
@@ -220,11 +217,9 @@ def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
     return _placed(out, device, "empty")
 
 
-def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
-               device: Any = None) -> Tensor:
+def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """`empty` in t's shape and dtype."""
-    out = empty(t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-    return _placed(out, t.device if device is None else device, "empty_like")
+    return _like(empty, t, dtype, requires_grad, device, "empty_like")
 
 
 def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
