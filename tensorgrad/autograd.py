@@ -105,16 +105,16 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     # routed into the new one would be wrong.
     edges = []
     if _grad_mode.enabled:
+        if len(vjps) != len(inputs):  # (zip's strict=True would cost four times this check)
+            raise TypeError(f"record('{op}'): got {len(vjps)} gradient functions for {len(inputs)} "
+                            "inputs; pass one per input (None for an input that gets no gradient)")
         try:
-            for t, vjp in zip(inputs, vjps, strict=True):
+            for t, vjp in zip(inputs, vjps):  # noqa: B905 - lengths checked above
                 if t._requires_grad and vjp is not None:
                     array = t._data
                     edges.append((t, vjp, t._backward, array.shape, array.dtype))
         except AttributeError:
             _raise_not_tensors(op, inputs)
-        except ValueError:  # zip's strict check: not one VJP per input
-            raise TypeError(f"record('{op}'): got {len(vjps)} gradient functions for {len(inputs)} "
-                            "inputs; pass one per input (None for an input that gets no gradient)") from None
     if not edges:
         out.parents = ()
         out.op = ""
