@@ -1,6 +1,6 @@
 """The moons training step as users run it: scalargrad next to micrograd, collector on.
 
-The benchmark of tutorial chapter 3 ("a neural net from Values"). It trains micrograd's demo
+The benchmark of tutorial chapter 5 ("a neuron, a layer, an MLP"). It trains micrograd's demo
 network, `MLP(2, [16, 16, 1])` on 100 moons points (forward over all points, SVM loss with L2,
 `zero_grad`, backward, SGD update), the way a user's training loop does: step after step in a
 fresh process, Python's garbage collector on, no `gc.collect()` between steps. The collector's

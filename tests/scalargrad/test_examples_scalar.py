@@ -1,4 +1,4 @@
-"""The scalar examples run and print what they promise (tutorial chapters 2 and 3)."""
+"""The scalar examples run and print what they promise (tutorial chapters 1 and 5)."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 """The engine driving Values: order, accumulation, repeated passes, depth, memory, grad mode.
 
-Tutorial chapter 2 ("backpropagation") introduces what these check.
+Tutorial chapter 3 ("backward") introduces what these check.
 """
 
 import gc

@@ -1,6 +1,6 @@
 """micrograd's own two tests, with exact expected values, and again against PyTorch (float64).
 
-The expressions are copied from micrograd's test suite (tutorial chapter 2 runs the second).
+The expressions are copied from micrograd's test suite.
 """
 
 import pytest

@@ -1,4 +1,4 @@
-"""scalargrad.nn: micrograd's Module, Neuron, Layer and MLP (tutorial chapter 3)."""
+"""scalargrad.nn: micrograd's Module, Neuron, Layer and MLP (tutorial chapter 5)."""
 
 import gc
 import random
