@@ -251,7 +251,7 @@ def _cast_truncating(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
-            requires_grad: bool = False) -> Tensor:
+            requires_grad: bool = False, device: Any = None) -> Tensor:
     """Uniform integers in [low, high): `randint(high, size)` or `randint(low, high, size)`; int64."""
     if len(args) == 2:
         low, (high, size) = 0, args
@@ -264,13 +264,15 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
         raise RuntimeError(f"randint(): expects low < high, got low={low} >= high={high}")
     shape = checks.sizes((size,), "randint")
     data = _stream(generator).integers(low, high, size=shape, dtype=np.int64)
-    return _wrap(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad=requires_grad)
+    out = _wrap(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad=requires_grad)
+    return _placed(out, device, "randint")
 
 
-def randperm(n: int, generator: Generator | None = None, dtype: Any = None) -> Tensor:
+def randperm(n: int, generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of 0 .. n-1 (int64)."""
     n = checks.sizes((n,), "randperm")[0]
-    return _wrap(_stream(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)))
+    out = _wrap(_stream(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)))
+    return _placed(out, device, "randperm")
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # noqa: A002

@@ -23,6 +23,8 @@ FACTORIES = [
     lambda device: tg.logspace(0, 1, 3, device=device),
     lambda device: tg.zeros_like(tg.ones(2), device=device),
     lambda device: tg.randn_like(tg.ones(2), device=device),
+    lambda device: tg.randint(5, (3,), device=device),
+    lambda device: tg.randperm(4, device=device),
 ]
 
 
