@@ -36,6 +36,8 @@ __all__ = [
     "set_grad_enabled",
     "is_grad_enabled",
     "GraphFreedError",
+    "is_freed",
+    "grad_mode",
 ]
 
 
@@ -97,6 +99,11 @@ def _graph_freed(*node_and_grad: Any) -> None:
         "Trying to backward through the graph a second time: the first backward freed it. "
         "Pass retain_graph=True to the first backward() to keep it."
     )
+
+
+def is_freed(node: Node) -> bool:
+    """Whether an earlier backward pass released this node's graph (`retain_graph=False`)."""
+    return node._backward is _graph_freed
 
 
 def topological_order(root: Node, leaves: bool = True) -> list:
@@ -257,14 +264,14 @@ class _GradMode(threading.local):
     enabled = True
 
 
-# Ops read `_grad_mode.enabled` directly: one attribute lookup, no call and (thanks to the class
+# Ops read `grad_mode.enabled` directly: one attribute lookup, no call and (thanks to the class
 # default) no AttributeError to catch in threads that never set it, as every op asks.
-_grad_mode = _GradMode()
+grad_mode = _GradMode()
 
 
 def is_grad_enabled() -> bool:
     """Whether ops record a graph in this thread (True unless inside `no_grad`)."""
-    return _grad_mode.enabled
+    return grad_mode.enabled
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -283,10 +290,10 @@ class set_grad_enabled:  # noqa: N801 (PyTorch's lower-case names)
 
     def __enter__(self) -> None:
         self._previous.append(is_grad_enabled())
-        _grad_mode.enabled = self.mode
+        grad_mode.enabled = self.mode
 
     def __exit__(self, *exc_info: object) -> None:
-        _grad_mode.enabled = self._previous.pop()
+        grad_mode.enabled = self._previous.pop()
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)

@@ -31,8 +31,8 @@ from numbers import Real
 from operator import mul
 from typing import Union
 
-from scalargrad.engine import _grad_mode
 from scalargrad.engine import backward as _run_backward
+from scalargrad.engine import grad_mode
 
 __all__ = ["Value"]
 
@@ -357,7 +357,7 @@ def _node(data: float, parents: tuple, op: str, backward_fn: Callable[[Value, fl
     out.data = data
     out.grad = 0.0
     out.label = ""
-    if _grad_mode.enabled:
+    if grad_mode.enabled:
         out.parents = parents
         out.op = op
         out._backward = backward_fn

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from scalargrad import engine
-from scalargrad.engine import GraphFreedError, _grad_mode
+from scalargrad.engine import GraphFreedError, grad_mode
 
 __all__ = ["record", "unbroadcast", "bump_version", "is_view", "InplaceModifiedError", "VJP"]
 
@@ -94,7 +94,7 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     """
     if type(data) is not np.ndarray:
         data = np.asarray(data)
-    out = _new_tensor(Tensor)  # _wrap(data), inlined: this is the hottest line of the library
+    out = _new_tensor(Tensor)  # new_leaf(data), inlined: this is the hottest line of the library
     out._data = data
     out._grad = None
     out.label = ""
@@ -104,7 +104,7 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     # op was recorded: an in-place op on an inner tensor gives it a new history, and gradient
     # routed into the new one would be wrong.
     edges = []
-    if _grad_mode.enabled:
+    if grad_mode.enabled:
         if len(vjps) != len(inputs):  # (zip's strict=True would cost four times this check)
             raise TypeError(f"record('{op}'): got {len(vjps)} gradient functions for {len(inputs)} "
                             "inputs; pass one per input (None for an input that gets no gradient)")
@@ -212,7 +212,7 @@ def _raise_modified(op: str, version: int, now: int) -> None:
 
 
 def _raise_changed_history(t: Tensor, op: str) -> None:
-    if t._backward is engine._graph_freed:
+    if engine.is_freed(t):
         raise GraphFreedError(
             "Trying to backward through the graph a second time: an earlier backward() freed part "
             "of it. Pass retain_graph=True to the first backward() to keep it."

@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from scalargrad.engine import _grad_mode
+from scalargrad.engine import grad_mode
 from tensorgrad import checks
 from tensorgrad.autograd import bump_version
 from tensorgrad.device import as_device, to_device
 from tensorgrad.dtypes import bool_, float32, int64
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "arange", "eye", "zeros_like",
@@ -50,7 +50,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor that shares memory with `array` (a change to one shows in the other)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy needs a numpy.ndarray, got {type(array).__name__}")
-    return _wrap(array)
+    return new_leaf(array)
 
 
 def _placed(t: Tensor, device: Any, op: str) -> Tensor:
@@ -74,14 +74,14 @@ def _creation_dtype(dtype: Any) -> np.dtype:
 def zeros(*size: int, dtype: Any = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """A tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`."""
-    out = _wrap(np.zeros(_shape_of(size, "zeros"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = new_leaf(np.zeros(_shape_of(size, "zeros"), _creation_dtype(dtype)), requires_grad=requires_grad)
     return _placed(out, device, "zeros")
 
 
 def ones(*size: int, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     """A tensor of ones: `ones(2, 3)` or `ones((2, 3))`."""
-    out = _wrap(np.ones(_shape_of(size, "ones"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = new_leaf(np.ones(_shape_of(size, "ones"), _creation_dtype(dtype)), requires_grad=requires_grad)
     return _placed(out, device, "ones")
 
 
@@ -93,7 +93,7 @@ def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_gra
     elif dtype is None and isinstance(fill_value, int):
         dtype = int64
     data = np.full(_shape_of((size,), "full"), fill_value, _creation_dtype(dtype))
-    return _placed(_wrap(data, requires_grad=requires_grad), device, "full")
+    return _placed(new_leaf(data, requires_grad=requires_grad), device, "full")
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
@@ -110,7 +110,7 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     if dtype is None:
         integral = all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if integral else float32
-    out = _wrap(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad=requires_grad)
+    out = new_leaf(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad=requires_grad)
     return _placed(out, device, "arange")
 
 
@@ -118,7 +118,7 @@ def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = F
         device: Any = None) -> Tensor:
     """The identity matrix, n x m (m defaults to n)."""
     n, m = _shape_of((n, n if m is None else m), "eye")
-    out = _wrap(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
+    out = new_leaf(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
     return _placed(out, device, "eye")
 
 
@@ -131,7 +131,7 @@ def manual_seed(seed: int) -> None:
     _rng = np.random.default_rng(seed)
 
 
-def _generator() -> np.random.Generator:
+def default_generator() -> np.random.Generator:
     """The generator behind `rand`, `randn`, dropout and `nn.Linear`'s initialisation."""
     return _rng
 
@@ -140,14 +140,14 @@ def rand(*size: int, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     """Uniform samples from [0, 1)."""
     data = _rng.random(_shape_of(size, "rand"), dtype=np.float64).astype(_creation_dtype(dtype))
-    return _placed(_wrap(data, requires_grad=requires_grad), device, "rand")
+    return _placed(new_leaf(data, requires_grad=requires_grad), device, "rand")
 
 
 def randn(*size: int, dtype: Any = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """Samples from the standard normal distribution."""
     data = _rng.standard_normal(_shape_of(size, "randn")).astype(_creation_dtype(dtype))
-    return _placed(_wrap(data, requires_grad=requires_grad), device, "randn")
+    return _placed(new_leaf(data, requires_grad=requires_grad), device, "randn")
 
 
 def _like(make: Any, t: Tensor, dtype: Any, requires_grad: bool, device: Any, name: str,
@@ -204,7 +204,7 @@ class Generator:
 
 def _stream(generator: Generator | None) -> np.random.Generator:
     if generator is None:
-        return _generator()
+        return default_generator()
     if not isinstance(generator, Generator):
         raise TypeError(f"generator must be a tg.Generator, got {type(generator).__name__}")
     return generator._rng
@@ -213,7 +213,7 @@ def _stream(generator: Generator | None) -> np.random.Generator:
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """A tensor whose values are whatever the memory held (fill it before reading)."""
-    out = _wrap(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = new_leaf(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad=requires_grad)
     return _placed(out, device, "empty")
 
 
@@ -229,7 +229,7 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_g
     if steps < 0:
         raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
     values = np.linspace(start, end, steps, dtype=np.float64)
-    out = _wrap(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = new_leaf(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
     return _placed(out, device, "linspace")
 
 
@@ -241,7 +241,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: An
     if steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
     values = np.power(np.float64(base), np.linspace(start, end, steps, dtype=np.float64))
-    out = _wrap(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
+    out = new_leaf(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
     return _placed(out, device, "logspace")
 
 
@@ -264,14 +264,14 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
         raise RuntimeError(f"randint(): expects low < high, got low={low} >= high={high}")
     shape = checks.sizes((size,), "randint")
     data = _stream(generator).integers(low, high, size=shape, dtype=np.int64)
-    out = _wrap(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad=requires_grad)
+    out = new_leaf(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad=requires_grad)
     return _placed(out, device, "randint")
 
 
 def randperm(n: int, generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of 0 .. n-1 (int64)."""
     n = checks.sizes((n,), "randperm")[0]
-    out = _wrap(_stream(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)))
+    out = new_leaf(_stream(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)))
     return _placed(out, device, "randperm")
 
 
@@ -308,7 +308,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # n
             keys = np.log(rows) + rng.gumbel(size=rows.shape)
         samples = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     out = samples.astype(int64)
-    return _wrap(out.reshape(num_samples) if weights.ndim == 1 else out)
+    return new_leaf(out.reshape(num_samples) if weights.ndim == 1 else out)
 
 
 def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None = None) -> Tensor:  # noqa: A002
@@ -317,7 +317,7 @@ def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None
     if np.any((probability < 0) | (probability > 1)):
         raise RuntimeError("bernoulli(): expects all probabilities to be in [0, 1]")
     draws = _stream(generator).random(input.shape) < probability
-    return _wrap(draws.astype(input.dtype if input.dtype.kind == "f" else float32))
+    return new_leaf(draws.astype(input.dtype if input.dtype.kind == "f" else float32))
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:
@@ -335,7 +335,7 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
 
 
 def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:
-    if _grad_mode.enabled and t.requires_grad and t.is_leaf:
+    if grad_mode.enabled and t.requires_grad and t.is_leaf:
         raise RuntimeError(f"{name}: a leaf tensor that requires grad can't be changed in place outside "
                            "no_grad(); wrap the update in `with tg.no_grad():`")
     if not t.data.flags.writeable:

@@ -24,7 +24,7 @@ import numpy as np
 
 from tensorgrad.creation import Generator, randperm
 from tensorgrad.dtypes import float32, int64
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["make_moons", "make_spirals", "load_digits", "load_names", "Dataset", "TensorDataset", "Subset",
            "random_split", "DataLoader"]
@@ -46,7 +46,7 @@ def make_moons(n_samples: int = 100, noise: float = 0.0, seed: int | None = None
     labels = np.repeat([0, 1], [n_upper, n_lower])
     order = rng.permutation(n_samples)
     points = points[order] + rng.normal(scale=noise, size=(n_samples, 2))
-    return _wrap(points.astype(float32)), _wrap(labels[order].astype(int64))
+    return new_leaf(points.astype(float32)), new_leaf(labels[order].astype(int64))
 
 
 def make_spirals(n_samples: int = 300, n_classes: int = 3, noise: float = 0.2,
@@ -68,8 +68,8 @@ def make_spirals(n_samples: int = 300, n_classes: int = 3, noise: float = 0.2,
         points.append(np.stack([radius * np.sin(angle), radius * np.cos(angle)], axis=1))
         labels.append(np.full(size, k))
     order = rng.permutation(n_samples)
-    return (_wrap(np.concatenate(points)[order].astype(float32)),
-            _wrap(np.concatenate(labels)[order].astype(int64)))
+    return (new_leaf(np.concatenate(points)[order].astype(float32)),
+            new_leaf(np.concatenate(labels)[order].astype(int64)))
 
 
 def load_digits(images: bool = False) -> tuple[Tensor, Tensor]:
@@ -84,7 +84,7 @@ def load_digits(images: bool = False) -> tuple[Tensor, Tensor]:
     pixels = pixels.astype(float32) / 16  # the raw values count ink in 4 x 4 blocks: 0..16
     if not images:
         pixels = pixels.reshape(len(pixels), -1)
-    return _wrap(pixels), _wrap(labels.astype(int64))
+    return new_leaf(pixels), new_leaf(labels.astype(int64))
 
 
 def load_names() -> list[str]:
@@ -271,14 +271,14 @@ class DataLoader:
             return self.collate_fn([self._sample(int(i)) for i in rows])
         if self._columns is None:
             return _fetch(self.dataset, rows)
-        batch = tuple(_wrap(column[rows]) for column in self._columns)  # one gather per tensor
+        batch = tuple(new_leaf(column[rows]) for column in self._columns)  # one gather per tensor
         return batch[0] if isinstance(self.dataset, Tensor | np.ndarray) else batch
 
     def _sample(self, i: int) -> Any:
         """Sample `i` on its own: what `collate_fn` receives a list of."""
         if self._columns is None:
             return self.dataset[i]
-        sample = tuple(_wrap(column[i]) for column in self._columns)
+        sample = tuple(new_leaf(column[i]) for column in self._columns)
         return sample[0] if isinstance(self.dataset, Tensor | np.ndarray) else sample
 
 
@@ -301,7 +301,7 @@ def _check_batch_size(batch_size: Any) -> None:
 def _fetch(dataset: Any, rows: np.ndarray) -> Any:
     """The samples at `rows`, collated: one gather per tensor for tensor data sets."""
     if isinstance(dataset, TensorDataset):
-        return tuple(_wrap(t.data[rows]) for t in dataset.tensors)
+        return tuple(new_leaf(t.data[rows]) for t in dataset.tensors)
     if isinstance(dataset, Subset):
         return _fetch(dataset.dataset, np.asarray(dataset.indices)[rows])
     return collate([dataset[int(i)] for i in rows])
@@ -337,7 +337,7 @@ def _stack(values: Sequence[Any]) -> Tensor:
         shapes = sorted({str(a.shape) for a in arrays})
         raise RuntimeError(f"DataLoader: the samples of a batch must have equal shapes to be stacked, got "
                            f"{', '.join(shapes)}")
-    return _wrap(np.stack(arrays))
+    return new_leaf(np.stack(arrays))
 
 
 def _columns(dataset: Any) -> list[np.ndarray] | None:

@@ -20,7 +20,7 @@ from tensorgrad import creation
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
 from tensorgrad.dtypes import float_dtype, result_type
-from tensorgrad.tensor import Tensor, _wrap, ensure_tensor
+from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
 Operand = Tensor | float | int
 
@@ -176,7 +176,7 @@ def _pow_scalar(x: Tensor, exponent: float) -> Tensor:
         if exponent < 0:
             raise RuntimeError(f"**: integers to negative integer powers are not allowed "
                                f"({x.dtype} tensor ** {exponent})")
-        return _wrap(np.power(x.data, exponent))  # an integer tensor stays integer, no gradient
+        return new_leaf(np.power(x.data, exponent))  # an integer tensor stays integer, no gradient
     data = _floating(x)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.power(data, np.asarray(exponent, dtype=data.dtype))
@@ -265,7 +265,7 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout: p must be between 0 and 1, got {p}")
     if not training or p == 0:
         return x
-    keep = creation._generator().random(x.shape) >= p
+    keep = creation.default_generator().random(x.shape) >= p
     scale = (keep / (1 - p) if p < 1 else keep * 0.0).astype(x.dtype)  # p = 1 drops everything
     return record(x.data * scale, "dropout", (x,), lambda grad: grad * scale, saved=())
 
@@ -309,7 +309,7 @@ def where(condition: Any, a: Operand | None = None, b: Operand | None = None) ->
     if a is None and b is None:
         from tensorgrad.indexing import nonzero
 
-        return nonzero(condition if isinstance(condition, Tensor) else _wrap(cond), as_tuple=True)
+        return nonzero(condition if isinstance(condition, Tensor) else new_leaf(cond), as_tuple=True)
     if a is None or b is None:
         raise TypeError("where(): give both input and other, or neither")
     if cond.dtype != np.bool_:
@@ -337,7 +337,7 @@ def _compare(ufunc: np.ufunc, name: str) -> Callable[[Operand, Operand], Tensor]
     def compare(a: Operand, b: Operand) -> Tensor:
         a, b = _operands(a, b)
         try:
-            return _wrap(np.asarray(ufunc(a.data, b.data)))
+            return new_leaf(np.asarray(ufunc(a.data, b.data)))
         except ValueError:
             raise ShapeError(
                 f"{name} ({ufunc.__name__}): shapes {a.shape} and {b.shape} can't be broadcast together"
@@ -779,9 +779,9 @@ def clip(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> T
     hi = None if max is None else ensure_tensor(max, x)
     out = x
     if lo is not None:
-        out = _wrap(_binary(np.maximum, out, lo, "clip"))
+        out = new_leaf(_binary(np.maximum, out, lo, "clip"))
     if hi is not None:
-        out = _wrap(_binary(np.minimum, out, hi, "clip"))
+        out = new_leaf(_binary(np.minimum, out, hi, "clip"))
     inputs = (x,) + tuple(t for t in (lo, hi) if t is not None)
     return record(out.data, "clip", inputs, *_clip_vjps(x, lo, hi))
 
@@ -834,7 +834,7 @@ def bitwise_right_shift(a: Operand, b: Operand) -> Tensor:
 def bitwise_not(x: Tensor) -> Tensor:
     """~x: every bit flipped (logical not on a bool tensor). No gradient."""
     _require_dtype(x, "iub", "bitwise_not (~)", "integer or bool")
-    return _wrap(np.logical_not(x.data) if x.data.dtype.kind == "b" else np.invert(x.data))
+    return new_leaf(np.logical_not(x.data) if x.data.dtype.kind == "b" else np.invert(x.data))
 
 
 def _bitwise(ufunc: np.ufunc, a: Operand, b: Operand, op: str, bools: bool = True) -> Tensor:
@@ -843,7 +843,7 @@ def _bitwise(ufunc: np.ufunc, a: Operand, b: Operand, op: str, bools: bool = Tru
     _require_dtype(b, "iub", op, "integer or bool")
     if not bools and a.data.dtype.kind == "b" and b.data.dtype.kind == "b":
         raise UnsupportedDtypeError(f"{op}: not implemented for two bool tensors, as in PyTorch")
-    return _wrap(_binary(ufunc, a, b, op))
+    return new_leaf(_binary(ufunc, a, b, op))
 
 
 # --- logical ops and tests: bool tensors, no gradient ------------------------------------------
@@ -855,22 +855,22 @@ logical_xor = _compare(np.logical_xor, "xor")
 
 def logical_not(x: Tensor) -> Tensor:
     """not x, elementwise (nonzero is true): a bool tensor that carries no gradient."""
-    return _wrap(np.logical_not(x.data))
+    return new_leaf(np.logical_not(x.data))
 
 
 def isnan(x: Tensor) -> Tensor:
     """True where x is nan: a bool tensor that carries no gradient."""
-    return _wrap(np.isnan(x.data))
+    return new_leaf(np.isnan(x.data))
 
 
 def isinf(x: Tensor) -> Tensor:
     """True where x is +inf or -inf: a bool tensor that carries no gradient."""
-    return _wrap(np.isinf(x.data))
+    return new_leaf(np.isinf(x.data))
 
 
 def isfinite(x: Tensor) -> Tensor:
     """True where x is neither inf nor nan: a bool tensor that carries no gradient."""
-    return _wrap(np.isfinite(x.data))
+    return new_leaf(np.isfinite(x.data))
 
 
 def isclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,
@@ -897,7 +897,7 @@ def isclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,
     with np.errstate(all="ignore"):  # inf - inf is nan: not close, unless equal above
         error = np.abs(x - y)
         allowed = atol + rtol * np.abs(y)
-    return _wrap(np.asarray(close | (np.isfinite(error) & (error <= allowed))))
+    return new_leaf(np.asarray(close | (np.isfinite(error) & (error <= allowed))))
 
 
 def allclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,

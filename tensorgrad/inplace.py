@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from scalargrad.engine import _grad_mode
+from scalargrad.engine import grad_mode
 from tensorgrad.autograd import bump_version, is_view, record
 from tensorgrad.checks import ShapeError
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["arithmetic_inplace", "apply_inplace", "fill", "copy"]
 
@@ -30,7 +30,7 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
     An optimizer's `p -= lr * p.grad` takes this path under `no_grad()`: no temporary array, no
     copy. Inside the graph it is `apply_inplace`.
     """
-    if _grad_mode.enabled and (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
+    if grad_mode.enabled and (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
         return apply_inplace(x, op, other, name=name)
     if not x.data.flags.writeable:
         _raise_read_only(name)
@@ -58,7 +58,7 @@ def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -
     raises instead of using the new ones. Outside `no_grad`, a leaf that requires grad can't
     be changed in place: its gradient would no longer describe the values it holds.
     """
-    recording = _grad_mode.enabled and (
+    recording = grad_mode.enabled and (
         x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
     )
     if not recording:
@@ -84,7 +84,7 @@ def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -
 
 def _detached_copy_with_history(x: Tensor) -> Tensor:
     """A node that holds x's current values (a copy) and x's place in the graph."""
-    before = _wrap(x.data.copy())
+    before = new_leaf(x.data.copy())
     before.parents, before._backward, before.op = x.parents, x._backward, x.op
     before._requires_grad, before.label = x._requires_grad, x.label
     return before

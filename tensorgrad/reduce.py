@@ -17,7 +17,7 @@ import numpy as np
 from tensorgrad import checks, elementwise, return_types
 from tensorgrad.autograd import record
 from tensorgrad.dtypes import float_dtype
-from tensorgrad.tensor import Tensor, _cast, _wrap
+from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
 
@@ -115,7 +115,7 @@ def _extreme_along(x: Tensor, dim: int, keepdim: bool, op: str) -> tuple[Tensor,
         values, indices = np.squeeze(values, axis=axis), np.squeeze(indices, axis=axis)
     if not x.ndim:
         values, indices = values.reshape(()), indices.reshape(())
-    return record(values, op, (x,), vjp, saved=()), _wrap(indices.astype(np.int64, copy=False))
+    return record(values, op, (x,), vjp, saved=()), new_leaf(indices.astype(np.int64, copy=False))
 
 
 def max(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
@@ -159,12 +159,12 @@ def _arg_extreme(x: Tensor, dim: int | None, keepdim: bool, op: str) -> Tensor:
         if x.data.size == 0:
             raise RuntimeError(f"{op}(): the tensor is empty (shape {x.shape}); give a dim to reduce over")
         index = np.asarray(pick(x.data))
-        return _wrap(index.reshape((1,) * x.ndim) if keepdim else index)
+        return new_leaf(index.reshape((1,) * x.ndim) if keepdim else index)
     axis = checks.dim(dim, x.ndim, op)
     _nonempty(x, axis, op)
     data = x.data if x.ndim else x.data.reshape(1)
     index = pick(data, axis=axis, keepdims=keepdim and x.ndim > 0)
-    return _wrap(np.asarray(index).reshape(()) if not x.ndim else np.asarray(index))
+    return new_leaf(np.asarray(index).reshape(()) if not x.ndim else np.asarray(index))
 
 
 def argmax(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -460,7 +460,7 @@ def _nuclear_norm(x: Tensor, dim: Dim, keepdim: bool) -> Tensor:
 
 def _truth(x: Tensor, out: np.ndarray) -> Tensor:
     """A result of all() or any(): bool, or uint8 for a uint8 input, as PyTorch; no gradient."""
-    return _wrap(np.asarray(out, dtype=np.uint8 if x.data.dtype == np.uint8 else np.bool_))
+    return new_leaf(np.asarray(out, dtype=np.uint8 if x.data.dtype == np.uint8 else np.bool_))
 
 
 def all(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
@@ -476,7 +476,7 @@ def any(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A
 def count_nonzero(x: Tensor, dim: Dim = None) -> Tensor:
     """The number of non-zero elements over dim (int64; no gradient)."""
     axes = _axes(dim, x.ndim, "count_nonzero")
-    return _wrap(np.add.reduce(x.data != 0, axis=axes, dtype=np.int64))
+    return new_leaf(np.add.reduce(x.data != 0, axis=axes, dtype=np.int64))
 
 
 # --- scans: cumsum, cumprod, cummax, cummin, logcumsumexp ------------------------------------------
@@ -559,7 +559,7 @@ def _cumulative_extreme(x: Tensor, dim: int, op: str) -> tuple[Tensor, Tensor]:
     def vjp(grad: np.ndarray) -> np.ndarray:
         return _scatter_add_along(grad.reshape(shape), indices, axis, shape).reshape(x.shape)
 
-    return record(values.reshape(x.shape), op, (x,), vjp, saved=()), _wrap(indices.reshape(x.shape))
+    return record(values.reshape(x.shape), op, (x,), vjp, saved=()), new_leaf(indices.reshape(x.shape))
 
 
 def cummax(x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
@@ -640,7 +640,7 @@ def _take_along(x: Tensor, data: np.ndarray, index: np.ndarray, axis: int, op: s
         np.put_along_axis(full, index, grad.reshape(index.shape), axis=axis)  # indices differ in a slice
         return full.reshape(x.shape)
 
-    indices = _wrap(index.astype(np.int64).reshape(shape))
+    indices = new_leaf(index.astype(np.int64).reshape(shape))
     return record(values.reshape(shape), op, (x,), vjp, saved=()), indices
 
 
@@ -659,7 +659,7 @@ def sort(x: Tensor, dim: int = -1, descending: bool = False, *,
 def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """The indices that sort x along dim (int64; no gradient): `sort(x, dim).indices`."""
     data, axis = _scan_input(x, dim, "argsort")
-    return _wrap(_sorting_order(data, axis, descending).astype(np.int64).reshape(x.shape))
+    return new_leaf(_sorting_order(data, axis, descending).astype(np.int64).reshape(x.shape))
 
 
 def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True,
@@ -707,7 +707,7 @@ def _median_of_all(x: Tensor) -> Tensor:
     """The lower median of every element (nan for none). Derivative: split among its equals."""
     flat = x.data.reshape(-1)
     if flat.size == 0:
-        return _wrap(np.array(np.nan, dtype=_floating(x).dtype))
+        return new_leaf(np.array(np.nan, dtype=_floating(x).dtype))
     value = np.sort(flat)[(flat.size - 1) // 2]  # numpy sorts nan last: a nan anywhere is found below
     if flat.dtype.kind in "fc" and np.isnan(flat).any():
         value = flat.dtype.type(np.nan)

@@ -34,7 +34,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["save", "load"]
 
@@ -272,7 +272,7 @@ def _load_npz(file: IO[bytes], label: str) -> dict[str, Tensor]:
         repeated = sorted(name for name, count in Counter(names).items() if count > 1)
         if repeated:
             raise ValueError(f"tg.load: {label} holds more than one array named {repeated[0]!r}")
-        return {name: _wrap(_read_member(archive, member, label))
+        return {name: new_leaf(_read_member(archive, member, label))
                 for name, member in zip(names, members, strict=True)}
 
 
@@ -354,7 +354,7 @@ def _load_safetensors(content: bytes, label: str) -> dict[str, Tensor]:
     except SafetensorError as error:
         raise ValueError(f"tg.load: {label} is a damaged safetensors file ({error})") from None
     # safetensors gives each tensor a buffer of its own; copy only where one comes back read-only.
-    return {name: _wrap(np.require(arrays[name], requirements="W")) for name in names}
+    return {name: new_leaf(np.require(arrays[name], requirements="W")) for name in names}
 
 
 def _safetensors_names(content: bytes, label: str) -> list[str]:

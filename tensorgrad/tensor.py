@@ -21,7 +21,7 @@ from scalargrad import engine
 from tensorgrad import checks
 from tensorgrad.dtypes import bool_, float32, float64, int64
 
-__all__ = ["Tensor", "ensure_tensor"]
+__all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array"]
 
 # --- the Tensor -------------------------------------------------------------------------------
 
@@ -58,7 +58,7 @@ class Tensor:
     __array_priority__ = 1000
 
     def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
-        _init(self, _to_array(data, dtype), requires_grad)
+        init_node(self, to_array(data, dtype), requires_grad)
 
     # --- data and grad: numpy arrays, checked when assigned -----------------------------------
 
@@ -249,7 +249,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """The same data (shared memory and version counter), cut from the graph."""
-        out = _wrap(self._data)
+        out = new_leaf(self._data)
         out._versions = self._versions
         return out
 
@@ -1085,7 +1085,8 @@ class Tensor:
 _new_tensor = object.__new__
 
 
-def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
+def init_node(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
+    """Give a new Tensor (or Parameter) its attributes: the one list of a node's slots."""
     t._data = data
     t._grad = None
     t.parents = ()
@@ -1099,18 +1100,18 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
         t.requires_grad_(True)
 
 
-def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:
+def new_leaf(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     """A leaf holding `data` as it is, no copy (the fast path: no conversion, no checks).
 
     The one place a leaf is made; `record` makes the inner nodes (the same attributes, set inline
     there for speed; `tests/tensorgrad/test_autograd.py` checks that the two lists agree).
     """
     t = _new_tensor(Tensor)
-    _init(t, data, requires_grad)
+    init_node(t, data, requires_grad)
     return t
 
 
-def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
+def to_array(data: Any, dtype: Any = None) -> np.ndarray:
     """Convert user data to a fresh array: Python floats become float32, ints int64."""
     if isinstance(data, Tensor):
         data = data.data
@@ -1156,12 +1157,12 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
         # A Python number takes the tensor's dtype where it fits, so float32 stays float32.
         if kind == "f" or (kind in "iu" and integral) or (kind == "b" and isinstance(x, bool)):
             try:
-                return _wrap(np.array(x, dtype=like._data.dtype))
+                return new_leaf(np.array(x, dtype=like._data.dtype))
             except OverflowError:  # -2 next to uint8: kept as int64, cast by the op as PyTorch does
-                return _wrap(np.array(x))
-        return _wrap(np.array(x, dtype=float32 if isinstance(x, float) else int64))
+                return new_leaf(np.array(x))
+        return new_leaf(np.array(x, dtype=float32 if isinstance(x, float) else int64))
     if isinstance(x, np.ndarray | np.generic | list | tuple):
-        return Tensor(x) if not isinstance(x, np.ndarray) else _wrap(x)
+        return Tensor(x) if not isinstance(x, np.ndarray) else new_leaf(x)
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
 
 
@@ -1180,7 +1181,7 @@ def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
         return x
     data = x.data.astype(dtype)
     if dtype.kind not in "fc" or x.data.dtype.kind not in "fc":
-        return _wrap(data)
+        return new_leaf(data)
     source = x.data.dtype
     return record(data, "to", (x,), lambda grad: grad.astype(source), saved=())
 

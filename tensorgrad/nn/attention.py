@@ -25,7 +25,7 @@ from tensorgrad.movement import cat
 from tensorgrad.nn import init
 from tensorgrad.nn.modules import Linear, Module, Parameter
 from tensorgrad.reduce import softmax
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["scaled_dot_product_attention", "MultiheadAttention"]
 
@@ -61,8 +61,8 @@ def _masked_softmax(scores: Tensor, safe: bool) -> Tensor:
     if not dead.any():
         return softmax(scores, -1)
     # Softmax of a row of 0s instead of -infs (finite, so no nan reaches the gradient), then 0.
-    weights = softmax(where(_wrap(dead), 0.0, scores), -1)
-    return where(_wrap(dead), 0.0, weights)
+    weights = softmax(where(new_leaf(dead), 0.0, scores), -1)
+    return where(new_leaf(dead), 0.0, weights)
 
 
 def _attend(q_scaled: Tensor, key: Tensor, value: Tensor, bias: Tensor | None, dropout_p: float,
@@ -98,7 +98,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError(f"{op}: an explicit attn_mask should not be set when is_causal=True")
-        attn_mask = _wrap(np.tril(np.ones((length, source), dtype=bool, like=query.data)))
+        attn_mask = new_leaf(np.tril(np.ones((length, source), dtype=bool, like=query.data)))
     bias = None if attn_mask is None else _additive_mask(attn_mask, query, op, hide_where=False)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     return _attend(query * scale, key, value, bias, dropout_p, safe=True)[0]
@@ -113,7 +113,7 @@ def _additive_mask(mask: Any, query: Tensor, op: str, hide_where: bool) -> Tenso
         raise TypeError(f"{op}: a mask must be a Tensor, got {type(mask).__name__}")
     if mask.dtype == np.bool_:
         hidden = mask.data == hide_where
-        return _wrap(np.where(hidden, -np.inf, 0).astype(query.dtype))
+        return new_leaf(np.where(hidden, -np.inf, 0).astype(query.dtype))
     if mask.dtype.kind != "f":
         raise RuntimeError(f"{op}: expected a mask of dtype bool or float, got {mask.dtype}")
     return mask
@@ -264,7 +264,7 @@ class MultiheadAttention(Module):
 
         q, k, v = split_heads(q), split_heads(k), split_heads(v)
         if self.add_zero_attn:  # one extra all-zero key and value
-            zeros = _wrap(np.zeros((batch, heads, 1, head_dim), dtype=k.dtype, like=k.data))
+            zeros = new_leaf(np.zeros((batch, heads, 1, head_dim), dtype=k.dtype, like=k.data))
             k, v = cat([k, zeros], dim=2), cat([v, zeros], dim=2)
         bias = self._score_bias(query, key_padding_mask, attn_mask, length, k.shape[2], batch)
         dropout_p = self.dropout if self.training else 0.0
@@ -295,7 +295,7 @@ class MultiheadAttention(Module):
             padding = _additive_mask(key_padding_mask, query, op, hide_where=True).reshape(batch, 1, 1, -1)
             bias = padding if bias is None else bias + padding
         if bias is not None and extra:  # the added keys are never hidden
-            zeros = _wrap(np.zeros(bias.shape[:-1] + (extra,), dtype=bias.dtype, like=bias.data))
+            zeros = new_leaf(np.zeros(bias.shape[:-1] + (extra,), dtype=bias.dtype, like=bias.data))
             bias = cat([bias, zeros], dim=-1)
         return bias
 

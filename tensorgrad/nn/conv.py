@@ -30,10 +30,10 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorgrad.autograd import record
-from tensorgrad.creation import _generator
+from tensorgrad.creation import default_generator
 from tensorgrad.matmul import matmul
 from tensorgrad.nn.modules import Module, Parameter
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
     "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
@@ -488,7 +488,7 @@ def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
     row = (np.arange(oh) * strides[0] - pads[0][0])[:, None] + (argmax // kw) * dilation2[0]
     col = (np.arange(ow) * strides[1] - pads[1][0])[None, :] + (argmax % kw) * dilation2[1]
     indices = (row * xd.shape[3] + col).astype(np.int64)
-    return result, _wrap(indices.reshape(result.shape))
+    return result, new_leaf(indices.reshape(result.shape))
 
 
 def avg_pool2d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
@@ -576,8 +576,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size | Sequence[int | None])
     if oh < 0 or ow < 0 or (h == 0 or w == 0):
         raise RuntimeError(f"{op}: output_size {(oh, ow)} and input shape {tuple(input.shape)} must be "
                            "non-negative and non-empty")
-    rows = _wrap(_averaging_matrix(h, oh, input.dtype))
-    cols = _wrap(_averaging_matrix(w, ow, input.dtype).T.copy())
+    rows = new_leaf(_averaging_matrix(h, oh, input.dtype))
+    cols = new_leaf(_averaging_matrix(w, ow, input.dtype).T.copy())
     return matmul(matmul(rows, input), cols)
 
 
@@ -737,9 +737,9 @@ def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | S
     # Separable: one (out, in) weight matrix per dimension; x @ M_w^T, then M_h @ that.
     matrices = [_linear_weights(i, o, s, bool(align_corners), input.dtype)
                 for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)]
-    out = matmul(input, _wrap(np.ascontiguousarray(matrices[-1].T)))
+    out = matmul(input, new_leaf(np.ascontiguousarray(matrices[-1].T)))
     if spatial == 2:
-        out = matmul(_wrap(matrices[0]), out)
+        out = matmul(new_leaf(matrices[0]), out)
     return out
 
 
@@ -921,7 +921,7 @@ _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 def _uniform(bound: float, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """Uniform in [-bound, bound) from tensorgrad's generator (`tg.manual_seed`)."""
-    return _generator().uniform(-bound, bound, shape).astype(dtype)
+    return default_generator().uniform(-bound, bound, shape).astype(dtype)
 
 
 class _ConvNd(Module):

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from scalargrad.engine import no_grad
-from tensorgrad.creation import _generator
+from tensorgrad.creation import default_generator
 from tensorgrad.tensor import Tensor
 
 __all__ = [
@@ -75,7 +75,7 @@ def _fill(tensor: Tensor, values: np.ndarray | float, op: str) -> Tensor:
 
 
 def _rng(generator: np.random.Generator | None) -> np.random.Generator:
-    return _generator() if generator is None else generator
+    return default_generator() if generator is None else generator
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,

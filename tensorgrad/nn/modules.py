@@ -19,11 +19,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tensorgrad import loss
-from tensorgrad.creation import _generator
+from tensorgrad.creation import default_generator
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.matmul import linear
-from tensorgrad.tensor import Tensor, _init, _to_array
+from tensorgrad.tensor import Tensor, init_node, to_array
 
 __all__ = [
     "Parameter",
@@ -59,8 +59,8 @@ class Parameter(Tensor):
         # Shares memory with a tensor or array handed in (as torch.nn.Parameter does).
         if data is None:
             data = np.empty(0, np.float32)
-        array = data.data if isinstance(data, Tensor) else _to_array(data)
-        _init(self, array, requires_grad)
+        array = data.data if isinstance(data, Tensor) else to_array(data)
+        init_node(self, array, requires_grad)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
@@ -447,7 +447,7 @@ class Module:
 def _leaf(array: Any) -> Tensor:
     """A tensor around `array` itself (no copy), for `Tensor.to` to move."""
     leaf = Tensor.__new__(Tensor)
-    _init(leaf, array, False)
+    init_node(leaf, array, False)
     return leaf
 
 
@@ -528,7 +528,7 @@ class Linear(Module):
 
 
 def _uniform(bound: float, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    return _generator().uniform(-bound, bound, shape).astype(dtype)
+    return default_generator().uniform(-bound, bound, shape).astype(dtype)
 
 
 class ReLU(Module):

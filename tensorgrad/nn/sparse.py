@@ -16,7 +16,7 @@ from tensorgrad.autograd import bump_version, record
 from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn import init
 from tensorgrad.nn.modules import Module, Parameter
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["embedding", "one_hot", "Embedding"]
 
@@ -104,7 +104,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if idx.size and idx.max() >= num_classes:
         raise RuntimeError(f"one_hot: class values must be smaller than num_classes ({num_classes}), "
                            f"got {idx.max()}")
-    return _wrap(np.eye(num_classes, dtype=int64, like=idx)[idx])
+    return new_leaf(np.eye(num_classes, dtype=int64, like=idx)[idx])
 
 
 class Embedding(Module):

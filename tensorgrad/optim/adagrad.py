@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["Adagrad"]
 
@@ -38,8 +38,8 @@ class Adagrad(Optimizer):
 
     def _init_state(self, param: np.ndarray, state: dict[str, Any]) -> None:
         # PyTorch starts every sum at the constructor's value, even for a group that sets its own.
-        state["step"] = _wrap(np.zeros((), np.float32))
-        state["sum"] = _wrap(np.full_like(param, self.defaults["initial_accumulator_value"]))
+        state["step"] = new_leaf(np.zeros((), np.float32))
+        state["sum"] = new_leaf(np.full_like(param, self.defaults["initial_accumulator_value"]))
 
     def _check_group(self, group: dict[str, Any]) -> None:
         check_number("Adagrad", "learning rate lr", group["lr"])

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number, lerp_
-from tensorgrad.tensor import _wrap
+from tensorgrad.tensor import new_leaf
 
 __all__ = ["Adam", "AdamW"]
 
@@ -52,11 +52,11 @@ class Adam(Optimizer):
                 group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         if not state:
-            state["step"] = _wrap(np.zeros((), np.float32))
-            state["exp_avg"] = _wrap(np.zeros_like(param))
-            state["exp_avg_sq"] = _wrap(np.zeros_like(param))
+            state["step"] = new_leaf(np.zeros((), np.float32))
+            state["exp_avg"] = new_leaf(np.zeros_like(param))
+            state["exp_avg_sq"] = new_leaf(np.zeros_like(param))
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = _wrap(np.zeros_like(param))
+                state["max_exp_avg_sq"] = new_leaf(np.zeros_like(param))
         state["step"].data += 1
         step = float(state["step"].data)
         if group["weight_decay"] != 0:

@@ -25,7 +25,7 @@ import numpy as np
 
 from scalargrad.engine import enable_grad
 from tensorgrad.autograd import bump_version
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["Optimizer"]
 
@@ -267,12 +267,12 @@ def _copy_buffer(value: Any, param: Tensor, key: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy_buffer(v, param, k) for k, v in value.items()}
     if key == "step" and isinstance(value, numbers.Real):
-        return _wrap(np.array(value, dtype=np.float32))  # PyTorch keeps the step count as a tensor
+        return new_leaf(np.array(value, dtype=np.float32))  # PyTorch keeps the step count as a tensor
     if isinstance(value, Tensor) or hasattr(value, "__array__"):
         array = value.data.copy() if isinstance(value, Tensor) else np.asarray(value).copy()
         if key != "step" and param.dtype.kind == "f" and array.dtype.kind == "f":
             array = array.astype(param.dtype, copy=False)
-        return _wrap(array)
+        return new_leaf(array)
     return copy.deepcopy(value)
 
 

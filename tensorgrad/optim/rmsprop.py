@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number, lerp_
-from tensorgrad.tensor import _wrap
+from tensorgrad.tensor import new_leaf
 
 __all__ = ["RMSprop"]
 
@@ -46,12 +46,12 @@ class RMSprop(Optimizer):
                 group: dict[str, Any]) -> None:
         alpha, momentum = group["alpha"], group["momentum"]
         if not state:
-            state["step"] = _wrap(np.zeros((), np.float32))
-            state["square_avg"] = _wrap(np.zeros_like(param))
+            state["step"] = new_leaf(np.zeros((), np.float32))
+            state["square_avg"] = new_leaf(np.zeros_like(param))
             if momentum > 0:
-                state["momentum_buffer"] = _wrap(np.zeros_like(param))
+                state["momentum_buffer"] = new_leaf(np.zeros_like(param))
             if group["centered"]:
-                state["grad_avg"] = _wrap(np.zeros_like(param))
+                state["grad_avg"] = new_leaf(np.zeros_like(param))
         state["step"].data += 1
         if group["weight_decay"] != 0:
             grad = grad + group["weight_decay"] * param

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number
-from tensorgrad.tensor import _wrap
+from tensorgrad.tensor import new_leaf
 
 __all__ = ["SGD"]
 
@@ -56,7 +56,7 @@ class SGD(Optimizer):
         if momentum != 0:
             if "momentum_buffer" not in state:
                 buf = grad.copy()
-                state["momentum_buffer"] = _wrap(buf)
+                state["momentum_buffer"] = new_leaf(buf)
             else:
                 buf = state["momentum_buffer"].data
                 buf *= momentum

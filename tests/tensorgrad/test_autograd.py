@@ -5,7 +5,7 @@ import pytest
 
 import tensorgrad as tg
 from tensorgrad.autograd import InplaceModifiedError, bump_version, is_view, record
-from tensorgrad.tensor import Tensor, _wrap
+from tensorgrad.tensor import Tensor, new_leaf
 
 
 def _set_slots(t):
@@ -17,7 +17,7 @@ def test_record_and_the_leaf_constructor_set_the_same_attributes():
     x = tg.ones(2, requires_grad=True)
     inner = record(x.data * 2, "double", (x,), lambda grad: grad * 2)
     no_grad_leaf = record(x.data * 2, "double", (tg.ones(2),), lambda grad: grad * 2)
-    assert _set_slots(inner) == _set_slots(_wrap(np.ones(2))) == _set_slots(no_grad_leaf)
+    assert _set_slots(inner) == _set_slots(new_leaf(np.ones(2))) == _set_slots(no_grad_leaf)
     assert _set_slots(inner) == set(Tensor.__slots__) - {"__weakref__"}
 
 
