@@ -1,10 +1,13 @@
-"""Argument checks at the public edge: one helper per kind of argument (sizes, dims, indices).
+"""Argument checks at the public edge, one helper per kind (sizes, dims), and the errors ops raise.
 
 Every op that takes a size or a dimension passes it through here once, so a float size, a
 dimension out of range or a repeated dimension gets the same clear error, with PyTorch's
 exception type, wherever it is given: `TypeError` for a value of the wrong type, `IndexError`
 for a dimension out of range, `RuntimeError` for a negative size or a repeated dimension (as
 PyTorch raises them). The message names the op and the argument.
+
+Where PyTorch's exception type and Python's convention differ, the error classes here are both
+(`ShapeError` is a RuntimeError and a ValueError), so code written for either catches them.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ShapeError", "as_int", "sizes", "dim", "dims"]
+__all__ = ["ShapeError", "UnsupportedDtypeError", "ArgumentValueError", "IntegerDivisionByZeroError",
+           "as_int", "sizes", "dim", "dims"]
 
 
 class ShapeError(RuntimeError, ValueError):
@@ -23,6 +27,23 @@ class ShapeError(RuntimeError, ValueError):
 
     It is both, so code written for either catches it.
     """
+
+
+class UnsupportedDtypeError(NotImplementedError, TypeError):
+    """An op not defined on a dtype (`&` on floats, `frac` on integers).
+
+    PyTorch raises NotImplementedError (a RuntimeError) and Python's convention is TypeError;
+    it is both, so code written for either catches it.
+    """
+
+
+class ArgumentValueError(RuntimeError, ValueError):
+    """A bad argument value (a `rounding_mode` that does not exist): PyTorch's RuntimeError and
+    Python's ValueError at once."""
+
+
+class IntegerDivisionByZeroError(RuntimeError, ZeroDivisionError):
+    """An integer tensor divided by zero: PyTorch's RuntimeError and Python's ZeroDivisionError."""
 
 
 def as_int(value: Any, op: str, argument: str) -> int:

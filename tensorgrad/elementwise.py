@@ -18,7 +18,12 @@ import numpy as np
 
 from tensorgrad import creation
 from tensorgrad.autograd import record
-from tensorgrad.checks import ShapeError
+from tensorgrad.checks import (
+    ArgumentValueError,
+    IntegerDivisionByZeroError,
+    ShapeError,
+    UnsupportedDtypeError,
+)
 from tensorgrad.dtypes import float_dtype, result_type
 from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
@@ -357,23 +362,6 @@ ne = _compare(np.not_equal, "!=")
 
 
 # --- breadth: errors of the ops below ---------------------------------------------------------
-
-
-class UnsupportedDtypeError(NotImplementedError, TypeError):
-    """An op not defined on a dtype (`&` on floats, `frac` on integers).
-
-    PyTorch raises NotImplementedError (a RuntimeError) and Python's convention is TypeError;
-    it is both, so code written for either catches it.
-    """
-
-
-class ArgumentValueError(RuntimeError, ValueError):
-    """A bad argument value (a `rounding_mode` that does not exist): PyTorch's RuntimeError and
-    Python's ValueError at once."""
-
-
-class IntegerDivisionByZeroError(RuntimeError, ZeroDivisionError):
-    """An integer tensor divided by zero: PyTorch's RuntimeError and Python's ZeroDivisionError."""
 
 
 def _require_dtype(x: Tensor, kinds: str, op: str, what: str) -> None:

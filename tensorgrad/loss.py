@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.autograd import record
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.elementwise import sigmoid_array
 from tensorgrad.reduce import log_softmax
 from tensorgrad.tensor import Tensor, ensure_tensor
@@ -39,22 +40,6 @@ __all__ = [
 ]
 
 REDUCTIONS = ("mean", "sum", "none")
-
-
-class DtypeError(TypeError, NotImplementedError):
-    """A tensor of a dtype the loss cannot take (integer logits, float class indices).
-
-    Both a TypeError (Python's word for a wrong type) and a RuntimeError (through
-    NotImplementedError: what PyTorch raises for these), so either `except` catches it.
-    """
-
-
-class TargetShapeError(ValueError, RuntimeError):
-    """Class indices whose shape does not fit the input's.
-
-    PyTorch raises ValueError for a batch size mismatch and RuntimeError for the other
-    dimensions; this is both, so code written for either catches it.
-    """
 
 
 # --- reductions ---------------------------------------------------------------------------------
@@ -86,7 +71,7 @@ def _floating(x: Any, op: str, argument: str = "input") -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: argument '{argument}' must be a Tensor, got {type(x).__name__}")
     if x.dtype.kind != "f":
-        raise DtypeError(f"{op}: {argument} must be floating point, got dtype {x.dtype}")
+        raise UnsupportedDtypeError(f"{op}: {argument} must be floating point, got dtype {x.dtype}")
     return x
 
 
@@ -213,7 +198,7 @@ def _class_targets(op: str, input: Tensor, labels: np.ndarray,  # noqa: A002
                    ignore_index: int) -> tuple[np.ndarray, np.ndarray | None]:
     """`labels` checked as class indices, and the mask of ignored ones (None if there are none)."""
     if labels.dtype.kind not in "iu":
-        raise DtypeError(f"{op}: target must hold class indices (an integer tensor) or class "
+        raise UnsupportedDtypeError(f"{op}: target must hold class indices (an integer tensor) or class "
                          f"probabilities of the input's shape {input.shape}, got dtype {labels.dtype} "
                          f"and shape {labels.shape}")
     shape = input.shape
@@ -238,7 +223,7 @@ def _class_targets(op: str, input: Tensor, labels: np.ndarray,  # noqa: A002
 def _raise_target_shape(op: str, input: Tensor, labels: np.ndarray) -> None:  # noqa: A002
     """Class indices are the input's shape without the class dim: (N, d1, ...), or () for (C,)."""
     expected = () if input.ndim == 1 else (input.shape[0], *input.shape[2:])
-    raise TargetShapeError(f"{op}: target of shape {labels.shape} doesn't fit input of shape "
+    raise ShapeError(f"{op}: target of shape {labels.shape} doesn't fit input of shape "
                            f"{input.shape}: expected target shape {expected}, one class index "
                            "per sample")
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.autograd import record
+from tensorgrad.checks import UnsupportedDtypeError
 from tensorgrad.dtypes import float32
 from tensorgrad.elementwise import _erf_array, neg, sigmoid_array
 from tensorgrad.inplace import apply_inplace
@@ -45,7 +46,7 @@ def _floating(x: Any, op: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
     if x.data.dtype.kind != "f":
-        raise NotImplementedError(f"{op}: not implemented for dtype {x.dtype}; convert with .float() first")
+        raise UnsupportedDtypeError(f"{op}: not implemented for dtype {x.dtype}; convert with .float() first")
     return x
 
 
