@@ -342,9 +342,9 @@ def _caption(scene: Scene, notes: list[str], story: str = "") -> str:
     if scene.hidden:
         lines.append(f"{scene.hidden} nodes not shown: only the {len(scene.nodes)} nearest the root "
                      f"are drawn (max_nodes={len(scene.nodes)}); dashed ops have inputs not shown.")
-    rows = f'<tr><td align="left">{new_leaf(story, 88)}</td></tr>' if story else ""
+    rows = f'<tr><td align="left">{_wrap(story, 88)}</td></tr>' if story else ""
     rows += "".join(
-        f'<tr><td align="left"><font color="{style.NOTE_COLOUR}">{new_leaf(line)}</font></td></tr>'
+        f'<tr><td align="left"><font color="{style.NOTE_COLOUR}">{_wrap(line)}</font></td></tr>'
         for line in lines
     )
     key = f'<table border="0" cellspacing="3" cellpadding="2" align="left">{style.key_row()}</table>'
@@ -352,7 +352,7 @@ def _caption(scene: Scene, notes: list[str], story: str = "") -> str:
     return f'<<table border="0" cellspacing="0" cellpadding="1">{rows}{key_line}</table>>'
 
 
-def new_leaf(line: str, width: int = 80) -> str:
+def _wrap(line: str, width: int = 80) -> str:
     """`line` escaped and broken into left-aligned lines of at most `width` characters."""
     return "".join(style.html_escape(text) + '<br align="left"/>' for text in textwrap.wrap(line, width))
 
