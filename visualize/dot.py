@@ -87,12 +87,12 @@ class Picture(graphviz.Digraph):
             picture_path = Path(outfile)
             fmt = format or picture_path.suffix.lstrip(".") or self.format
             source_path = picture_path.with_suffix(".gv")
-        else:
+            source_path.parent.mkdir(parents=True, exist_ok=True)
+            source_path.write_text(self.source, encoding="utf-8")
+        else:  # graphviz's save writes the source, making its folder
             fmt = format or self.format
             source_path = Path(self.save(filename, directory=directory))
             picture_path = source_path.with_name(f"{source_path.name}.{fmt}")
-        source_path.parent.mkdir(parents=True, exist_ok=True)
-        source_path.write_text(self.source, encoding="utf-8")
         picture_path.write_bytes(run_layout(self.source, fmt))
         if cleanup:
             source_path.unlink()

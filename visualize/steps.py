@@ -270,7 +270,7 @@ def _deltas(step: Step, grads: dict) -> dict[int, tuple[Any, Any]]:
         if after is None:
             continue  # a tensor that needs no gradient: nothing flows into it
         old = grads.get(id(parent))
-        deltas[position] = (parent, after if old is None or after is None else after - old)
+        deltas[position] = (parent, after if old is None else after - old)
         grads[id(parent)] = after
     return deltas
 
