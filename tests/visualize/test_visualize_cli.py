@@ -10,17 +10,13 @@ import pytest
 
 pytest.importorskip("graphviz")
 
-from visualize_helpers import texts  # noqa: E402
+from visualize_helpers import needs_layout, texts  # noqa: E402
 
 from scalargrad import Value  # noqa: E402
 from scalargrad.engine import topological_order  # noqa: E402
 from visualize import dot as dot_module  # noqa: E402
 from visualize.cli import main  # noqa: E402
 from visualize.expression import ExpressionError, build, parse_values  # noqa: E402
-
-needs_layout = pytest.mark.skipif(
-    dot_module.layout_program() is None, reason="neither Graphviz's dot nor graphviz-pure is installed"
-)
 
 
 def test_help_explains_the_expression_and_the_options():

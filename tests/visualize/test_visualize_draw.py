@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("graphviz")
 
-from visualize_helpers import caption, classic, ops, tables, texts  # noqa: E402
+from visualize_helpers import caption, classic, needs_layout, ops, tables, texts  # noqa: E402
 
 import tensorgrad as tg  # noqa: E402 - after the skip: visualize needs graphviz
 from scalargrad import Value  # noqa: E402
@@ -19,10 +19,6 @@ from scalargrad.nn import MLP  # noqa: E402
 from tensorgrad import nn  # noqa: E402
 from visualize import dot as dot_module  # noqa: E402
 from visualize import draw_dot, render, style  # noqa: E402
-
-needs_layout = pytest.mark.skipif(
-    dot_module.layout_program() is None, reason="neither Graphviz's dot nor graphviz-pure is installed"
-)
 
 
 def test_a_value_graph_has_a_table_per_node_and_an_oval_per_op():

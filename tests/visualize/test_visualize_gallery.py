@@ -7,12 +7,13 @@ import pytest
 pytest.importorskip("graphviz")
 image = pytest.importorskip("PIL.Image")
 
-from visualize import dot as dot_module  # noqa: E402
+from visualize_helpers import needs_layout  # noqa: E402
+
 from visualize import gallery  # noqa: E402
 
 
 @pytest.mark.slow  # about 3 s: a dozen layouts
-@pytest.mark.skipif(dot_module.layout_program() is None, reason="neither Graphviz's dot nor graphviz-pure")
+@needs_layout
 def test_the_gallery_command_writes_every_picture_within_a_page_width(tmp_path, capsys):
     assert gallery.main([str(tmp_path)]) == 0
     names = sorted(path.name for path in tmp_path.iterdir())

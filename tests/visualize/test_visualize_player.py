@@ -11,15 +11,12 @@ import pytest
 pytest.importorskip("graphviz")
 
 from chromium_pipe import Chromium, find_chromium  # noqa: E402
-from visualize_helpers import classic  # noqa: E402
+from visualize_helpers import classic, needs_layout  # noqa: E402
 
 from scalargrad.engine import topological_order  # noqa: E402
 from visualize import backprop_player, save_backprop_html  # noqa: E402
-from visualize import dot as dot_module  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    dot_module.layout_program() is None, reason="neither Graphviz's dot nor graphviz-pure is installed"
-)
+pytestmark = needs_layout
 
 
 @pytest.fixture

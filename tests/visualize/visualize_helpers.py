@@ -1,10 +1,18 @@
-"""Reading the graphviz source that `visualize` writes, without any renderer."""
+"""Reading the graphviz source that `visualize` writes, without any renderer (imported after the
+test modules' skip without graphviz), and the mark for the tests that lay a picture out."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
+
 from scalargrad import Value
+from visualize.dot import layout_program
+
+needs_layout = pytest.mark.skipif(
+    layout_program() is None, reason="neither Graphviz's dot nor graphviz-pure is installed"
+)
 
 NODE = re.compile(r"^\s*(n\d+) \[label=<(.*)>\]$", re.M)
 OP = re.compile(r"^\s*(n\d+)_op \[label=\"?([^\" ]+)\"? (.*)\]$", re.M)
