@@ -70,9 +70,14 @@ def _small_expression() -> Value:
     return L
 
 
+def _frames() -> list:
+    """Every frame of `backprop_steps` for the small expression, as an RGB image."""
+    return [_png(picture) for picture in backprop_steps(_small_expression())]
+
+
 def backprop_strip(path: Path) -> None:
     """Every frame of `backprop_steps` for the small expression, one under the other."""
-    frames = [_png(picture) for picture in backprop_steps(_small_expression())]
+    frames = _frames()
     width = max(frame.width for frame in frames)
     strip = _image().new("RGB", (width, sum(frame.height for frame in frames)), "white")
     top = 0
@@ -84,7 +89,7 @@ def backprop_strip(path: Path) -> None:
 
 def backprop_gif(path: Path) -> None:
     """The frames of `backprop_strip`, animated: 2.5 s a step, then round again."""
-    frames = [_png(picture) for picture in backprop_steps(_small_expression())]
+    frames = _frames()
     size = (max(frame.width for frame in frames), max(frame.height for frame in frames))
     padded = []
     for frame in frames:  # frames differ in caption length: give them one size
