@@ -1004,38 +1004,35 @@ class _ConvNd(Module):
         return text
 
 
-class Conv2d(_ConvNd):
+class _Conv(_ConvNd):
+    """What Conv1d and Conv2d share: the constructor and a forward through `_conv`."""
+
+    _conv = staticmethod(conv2d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
+                 padding: Size | str = 0, dilation: Size = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, dtype=dtype)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        x, padding = self._padded(input)
+        return self._conv(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv2d(_Conv):
     """2-D convolution layer: `F.conv2d(x, weight, bias, ...)` with weight (out, in/groups, kh, kw).
 
     `padding_mode` 'zeros' (the convolution pads), or 'reflect', 'replicate', 'circular' (`F.pad`
     first). State dict keys `weight`, `bias`, as PyTorch's.
     """
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
-                 padding: Size | str = 0, dilation: Size = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", dtype: Any = None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype=dtype)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        x, padding = self._padded(input)
-        return conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
-
-
-class Conv1d(_ConvNd):
+class Conv1d(_Conv):
     """1-D convolution layer: `F.conv1d(x, weight, bias, ...)` with weight (out, in/groups, k)."""
 
     _dims = 1
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
-                 padding: Size | str = 0, dilation: Size = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", dtype: Any = None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype=dtype)
-
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        x, padding = self._padded(input)
-        return conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+    _conv = staticmethod(conv1d)
 
 
 class ConvTranspose2d(_ConvNd):
