@@ -374,11 +374,16 @@ def draw_dot(
     call `backward(retain_graph=True)` to draw it afterwards, and `retain_grad()` on the inner
     tensors whose gradients you want to see.
     """
-    if rankdir not in RANKDIRS:
-        raise ValueError(f"draw_dot: rankdir must be 'LR', 'TB', 'RL' or 'BT', got {rankdir!r}")
+    check_rankdir(rankdir, "draw_dot")
     scene = make_scene(root, names, max_nodes)
     looks = [Look(style.value_text(shown.node.grad, preview)) for shown in scene.nodes]
     return emit(scene, looks, rankdir, preview, notes=_grad_notes(scene))
+
+
+def check_rankdir(rankdir: str, caller: str) -> None:
+    """A ValueError, naming `caller`, unless `rankdir` is one of RANKDIRS."""
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"{caller}: rankdir must be 'LR', 'TB', 'RL' or 'BT', got {rankdir!r}")
 
 
 def _grad_notes(scene: Scene) -> list[str]:

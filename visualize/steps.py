@@ -23,7 +23,7 @@ import numpy as np
 
 from scalargrad import engine
 from visualize import style
-from visualize.dot import MAX_NODES, RANKDIRS, Look, Picture, Scene, emit, make_scene
+from visualize.dot import MAX_NODES, Look, Picture, Scene, check_rankdir, emit, make_scene
 
 __all__ = ["backprop_steps", "MAX_STEPS"]
 
@@ -58,8 +58,7 @@ def backprop_steps(
     `retain_graph=True` the graph is kept, so it can still be drawn. `names`, `rankdir`,
     `max_nodes` and `preview` are `draw_dot`'s.
     """
-    if rankdir not in RANKDIRS:
-        raise ValueError(f"backprop_steps: rankdir must be 'LR', 'TB', 'RL' or 'BT', got {rankdir!r}")
+    check_rankdir(rankdir, "backprop_steps")
     seed = _seed(root)
     scene = make_scene(root, names, max_nodes)  # before the pass: a freeing pass drops parents
     runs = len(engine.topological_order(root, leaves=False))
