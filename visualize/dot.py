@@ -20,7 +20,7 @@ import sys
 import textwrap
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,8 +115,8 @@ class Shown:
     uid: str
     kind: str  # a key of style.KINDS
     name: str  # its label or dotted parameter name, "" if it has none
-    parents: list[str | None] = field(default_factory=list)  # uids; None for a parent cut away
-    freed: bool = False  # made by an op, but backward released its parents
+    parents: list[str | None]  # uids; None for a parent cut away
+    freed: bool  # made by an op, but backward released its parents
 
 
 @dataclass
@@ -144,10 +144,9 @@ def make_scene(root: Any, names: Any = None, max_nodes: int = MAX_NODES) -> Scen
         if kept is not None and node not in kept:
             continue
         uid[node] = f"n{len(nodes)}"
-        shown = Shown(node, uid[node], _kind(node, root, dotted), dotted.get(id(node)) or node.label)
-        shown.parents = [uid.get(parent) for parent in node.parents]
-        shown.freed = bool(node.op) and not node.parents
-        nodes.append(shown)
+        nodes.append(Shown(node, uid[node], _kind(node, root, dotted), dotted.get(id(node)) or node.label,
+                           parents=[uid.get(parent) for parent in node.parents],
+                           freed=bool(node.op) and not node.parents))
     return Scene(nodes, hidden=len(order) - len(nodes))
 
 
