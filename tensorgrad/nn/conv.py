@@ -30,9 +30,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorgrad.autograd import record
-from tensorgrad.creation import default_generator
 from tensorgrad.matmul import matmul
-from tensorgrad.nn.modules import Module, Parameter
+from tensorgrad.nn.modules import Module, Parameter, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
@@ -917,11 +916,6 @@ def fold(input: Tensor, output_size: Size, kernel_size: Size, dilation: Size = 1
 
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
-
-
-def _uniform(bound: float, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """Uniform in [-bound, bound) from tensorgrad's generator (`tg.manual_seed`)."""
-    return default_generator().uniform(-bound, bound, shape).astype(dtype)
 
 
 class _ConvNd(Module):

@@ -528,6 +528,7 @@ class Linear(Module):
 
 
 def _uniform(bound: float, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """Uniform in [-bound, bound) from tensorgrad's generator (`tg.manual_seed`)."""
     return default_generator().uniform(-bound, bound, shape).astype(dtype)
 
 
