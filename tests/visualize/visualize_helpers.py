@@ -4,6 +4,7 @@ test modules' skip without graphviz), and the mark for the tests that lay a pict
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 
@@ -21,9 +22,7 @@ EDGE = re.compile(r"^\s*(n\d+(?:_op)?) -> (n\d+(?:_op)?)(?: \[(.*)\])?$", re.M)
 
 def text_of(html: str) -> str:
     """The visible words of an HTML-like label, tags dropped, spaces collapsed."""
-    text = re.sub(r"<[^>]+>", " ", html)
-    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
-    return " ".join(text.split())
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
 
 
 def tables(source: str) -> dict[str, str]:
