@@ -68,7 +68,7 @@ class LRScheduler:
         self.last_epoch += 1
         for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
             group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = self._current_lrs()
 
     def get_last_lr(self) -> list[float]:
         """The learning rates the last `step()` set, one per parameter group."""
