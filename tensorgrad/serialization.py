@@ -269,9 +269,9 @@ def _load_npz(file: IO[bytes], label: str) -> dict[str, Tensor]:
     with archive:
         members = archive.infolist()
         names = [_array_name(member, label) for member in members]
-        repeated = sorted(name for name, count in Counter(names).items() if count > 1)
-        if repeated:
-            raise ValueError(f"tg.load: {label} holds more than one array named {repeated[0]!r}")
+        repeated = _first_repeated(names)
+        if repeated is not None:
+            raise ValueError(f"tg.load: {label} holds more than one array named {repeated!r}")
         return {name: new_leaf(_read_member(archive, member, label))
                 for name, member in zip(names, members, strict=True)}
 
@@ -380,7 +380,12 @@ def _safetensors_names(content: bytes, label: str) -> list[str]:
 
 
 def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    repeated = sorted(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
-    if repeated:
-        raise ValueError(f"the name {repeated[0]!r} appears more than once")
+    repeated = _first_repeated([key for key, _ in pairs])
+    if repeated is not None:
+        raise ValueError(f"the name {repeated!r} appears more than once")
     return dict(pairs)
+
+
+def _first_repeated(names: list[str]) -> str | None:
+    """The smallest name that `names` holds more than once, or None."""
+    return min((name for name, count in Counter(names).items() if count > 1), default=None)
