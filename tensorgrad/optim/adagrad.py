@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["Adagrad"]
@@ -42,11 +42,7 @@ class Adagrad(Optimizer):
         state["sum"] = new_leaf(np.full_like(param, self.defaults["initial_accumulator_value"]))
 
     def _check_group(self, group: dict[str, Any]) -> None:
-        check_number("Adagrad", "learning rate lr", group["lr"])
-        check_number("Adagrad", "lr_decay", group["lr_decay"])
-        check_number("Adagrad", "weight_decay", group["weight_decay"])
-        check_number("Adagrad", "initial_accumulator_value", group["initial_accumulator_value"])
-        check_number("Adagrad", "epsilon eps", group["eps"])
+        check_options("Adagrad", group, "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:

@@ -293,6 +293,16 @@ def _describe(value: Any) -> str:
 # --- option checks shared by the optimizers -----------------------------------------------------
 
 
+# How the messages name an option, where PyTorch's words differ from the key.
+_OPTION_WORDS = {"lr": "learning rate lr", "eps": "epsilon eps"}
+
+
+def check_options(optimizer: str, group: dict[str, Any], *keys: str) -> None:
+    """`check_number` (at least 0, no upper bound) for each of the group's options `keys`, in order."""
+    for key in keys:
+        check_number(optimizer, _OPTION_WORDS.get(key, key), group[key])
+
+
 def check_number(optimizer: str, name: str, value: Any, low: float = 0.0, high: float | None = None,
                  high_inclusive: bool = True) -> None:
     """Raise TypeError if `value` is not a real number, ValueError if it is outside [low, high]."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number, lerp_
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, lerp_
 from tensorgrad.tensor import new_leaf
 
 __all__ = ["RMSprop"]
@@ -36,11 +36,7 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
-        check_number("RMSprop", "learning rate lr", group["lr"])
-        check_number("RMSprop", "epsilon eps", group["eps"])
-        check_number("RMSprop", "momentum", group["momentum"])
-        check_number("RMSprop", "weight_decay", group["weight_decay"])
-        check_number("RMSprop", "alpha", group["alpha"])
+        check_options("RMSprop", group, "lr", "eps", "momentum", "weight_decay", "alpha")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number, check_options
 from tensorgrad.tensor import new_leaf
 
 __all__ = ["SGD"]
@@ -40,10 +40,9 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
-        check_number("SGD", "learning rate lr", group["lr"])
-        check_number("SGD", "momentum", group["momentum"])
+        check_options("SGD", group, "lr", "momentum")
         check_number("SGD", "dampening", group["dampening"], low=-float("inf"))
-        check_number("SGD", "weight_decay", group["weight_decay"])
+        check_options("SGD", group, "weight_decay")
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening, got "
                              f"momentum={group['momentum']}, dampening={group['dampening']}")
