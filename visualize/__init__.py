@@ -14,9 +14,9 @@ previous / next / play controls, and `backprop_player(root)` shows that page in 
 Needs the `graphviz` package: `pip install graphviz graphviz-pure` (the `viz` extra).
 """
 
+from scalargrad import __version__ as __version__  # one distribution, one version
 from visualize.dot import Picture, draw_dot, render
 from visualize.player import backprop_player, save_backprop_html
 from visualize.steps import backprop_steps
 
-__version__ = "0.1.0"  # the same as scalargrad.__version__: one distribution
 __all__ = ["Picture", "draw_dot", "render", "backprop_steps", "save_backprop_html", "backprop_player"]
