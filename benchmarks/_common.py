@@ -224,6 +224,20 @@ def set_blas_threads(n: int) -> bool:
     return True
 
 
+def use_threads(requested: int | None, torch_module: object | None = None) -> int | None:
+    """Set numpy's BLAS to `requested` threads (when given), and torch to the same count.
+
+    Returns the count numpy's BLAS ends up with (None when it can't be asked); `torch_module`
+    (torch, or None to leave it alone) is set to that count too, so both libraries run alike.
+    """
+    if requested is not None and not set_blas_threads(requested):
+        print(f"warning: could not set numpy's BLAS threads to {requested}", file=sys.stderr)
+    threads = blas_threads()
+    if torch_module is not None and threads is not None:
+        torch_module.set_num_threads(threads)
+    return threads
+
+
 # --- memory -------------------------------------------------------------------------------------
 
 

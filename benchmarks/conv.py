@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import _common  # puts the checkout on sys.path, so the imports below work uninstalled
 import numpy as np
-from _common import blas_threads, interleaved, local_block, paired_ratio, print_table, ratio
+from _common import interleaved, local_block, paired_ratio, print_table, ratio
 
 import tensorgrad as tg
 import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
@@ -126,12 +126,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=None, help="BLAS threads for numpy and torch")
     parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if installed")
     args = parser.parse_args(argv)
-    if args.threads is not None and not _common.set_blas_threads(args.threads):
-        print(f"warning: could not set numpy's BLAS threads to {args.threads}", file=sys.stderr)
-    threads = blas_threads()
     use_torch = torch is not None and not args.no_torch
-    if use_torch and threads is not None:
-        torch.set_num_threads(threads)
+    threads = _common.use_threads(args.threads, torch if use_torch else None)
     repeats = args.repeats or (3 if args.quick else 20)
     print(f"# conv2d forward + backward: {_common.cpu_summary()}, numpy {np.__version__} (BLAS threads: "
           f"{threads if threads is not None else 'unknown'}), "

@@ -38,7 +38,7 @@ from collections.abc import Callable
 
 import _common  # puts the checkout on sys.path, so the imports below work uninstalled
 import numpy as np
-from _common import Worker, blas_threads, interleaved, paired_ratio, print_table, ratio
+from _common import Worker, interleaved, paired_ratio, print_table, ratio
 
 import tensorgrad as tg
 
@@ -447,12 +447,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
-    if args.threads is not None and not _common.set_blas_threads(args.threads):
-        print(f"warning: could not set numpy's BLAS threads to {args.threads}", file=sys.stderr)
-    threads = blas_threads()
     use_torch = torch is not None and not args.no_torch
-    if use_torch and threads is not None:
-        torch.set_num_threads(threads)
+    threads = _common.use_threads(args.threads, torch if use_torch else None)
     variants = ("numpy", "tensorgrad", "tensorgrad-ops") + (("torch",) if use_torch else ())
     batches = [int(b) for b in args.batches.split(",")]
 
