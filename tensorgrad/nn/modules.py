@@ -93,6 +93,10 @@ class IncompatibleKeys(NamedTuple):
         return f"IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
 
 
+# Where a Module keeps what `__getattr__` finds: its parameters, buffers and sub-modules.
+_REGISTRIES = ("_parameters", "_buffers", "_modules")
+
+
 class Module:
     """Base class of layers and models: subclass it, assign parameters and layers, write forward.
 
@@ -212,12 +216,14 @@ class Module:
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
-        # Called only when normal lookup fails: the registries, then a clear error for a typo.
-        registries = [self.__dict__.get(key, {}) for key in ("_parameters", "_buffers", "_modules")]
-        for registry in registries:
-            if name in registry:
+        # Called only when normal lookup fails (every `self.weight` in a forward): the registries,
+        # looked up without building anything, then a clear error for a typo.
+        attributes = self.__dict__
+        for kind in _REGISTRIES:
+            registry = attributes.get(kind)
+            if registry is not None and name in registry:
                 return registry[name]
-        known = sorted(key for registry in registries for key in registry)
+        known = sorted(key for kind in _REGISTRIES for key in attributes.get(kind, {}))
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (its parameters, "
                              f"buffers and modules: {', '.join(known) or 'none'})")
 
