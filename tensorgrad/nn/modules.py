@@ -867,7 +867,8 @@ class _Loss(Module):
 
 
 class _WeightedLoss(_Loss):
-    """A loss with per-class weights, kept as the buffer `weight` (so in the state dict)."""
+    """A loss with weights (per class, or per element), kept as the buffer `weight` (so in the
+    state dict)."""
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  reduce: bool | None = None, reduction: str = "mean") -> None:
@@ -916,14 +917,13 @@ class L1Loss(_Loss):
         return loss.l1_loss(input, target, reduction=self.reduction)
 
 
-class BCEWithLogitsLoss(_Loss):
+class BCEWithLogitsLoss(_WeightedLoss):
     """`F.binary_cross_entropy_with_logits` as a layer; `weight` and `pos_weight` are buffers."""
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  reduce: bool | None = None, reduction: str = "mean",
                  pos_weight: Tensor | None = None) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
