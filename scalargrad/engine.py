@@ -181,8 +181,7 @@ def backward(root: Node, seed: Any, retain_graph: bool = True,
     once for each inner node the pass runs, in the order it runs them (reverse topological
     order: the root first). It is called before the pass drops that node's gradient or frees
     its graph, so `node.parents[i].grad` show what has been accumulated so far, this step
-    included. `visualize.backprop_steps` draws one picture per call. Without it the pass runs
-    a loop with no test for it.
+    included. `visualize.backprop_steps` draws one picture per call.
 
     Passes are serialised by a process-wide lock, so `backward` may be called from several
     threads at once, also on graphs that share nodes: each pass sees only its own gradients.
@@ -202,13 +201,11 @@ def backward(root: Node, seed: Any, retain_graph: bool = True,
         takes_node = _takes_node.get(type(root))
         if takes_node is None:  # a getattr that misses costs a caught exception: ask once per class
             takes_node = _takes_node[type(root)] = getattr(type(root), "_backward_takes_node", False)
-        if on_step is None:
-            _run(inner, earlier, retain_graph, takes_node)
-        else:
-            _run_reporting(inner, earlier, retain_graph, takes_node, on_step)
+        _run(inner, earlier, retain_graph, takes_node, on_step)
 
 
-def _run(inner: list, earlier: dict, retain_graph: bool, takes_node: bool) -> None:
+def _run(inner: list, earlier: dict, retain_graph: bool, takes_node: bool,
+         on_step: Callable[[Any, Any], None] | None) -> None:
     """The pass itself: each node's `_backward`, from the root down."""
     while inner:
         # pop, not a loop over the list: the list must not keep a node (and its data) alive
@@ -220,7 +217,9 @@ def _run(inner: list, earlier: dict, retain_graph: bool, takes_node: bool) -> No
                 node._backward(node, grad)
             else:
                 node._backward(grad)
-        # What follows is `_after_step`, written out: a call per node costs a tenth of the pass.
+            if on_step is not None:
+                on_step(node, grad)
+        # Written out, not a helper: a call per node costs a tenth of the pass.
         if not node._keeps_grad:
             node._grad = None
         elif earlier and node in earlier:
@@ -228,32 +227,6 @@ def _run(inner: list, earlier: dict, retain_graph: bool, takes_node: bool) -> No
         if not retain_graph:
             node._backward = _graph_freed
             node.parents = ()
-
-
-def _run_reporting(inner: list, earlier: dict, retain_graph: bool, takes_node: bool,
-                   on_step: Callable[[Any, Any], None]) -> None:
-    """`_run`, calling `on_step(node, grad)` after each node's `_backward`."""
-    while inner:
-        node = inner.pop()
-        grad = node._grad
-        if grad is not None:
-            if takes_node:
-                node._backward(node, grad)
-            else:
-                node._backward(grad)
-            on_step(node, grad)
-        _after_step(node, grad, earlier, retain_graph)
-
-
-def _after_step(node: Node, grad: Any, earlier: dict, retain_graph: bool) -> None:
-    """Once a node has run: drop or keep its gradient, and free its graph if asked."""
-    if not node._keeps_grad:
-        node._grad = None
-    elif earlier and node in earlier:
-        node._grad = earlier[node] if grad is None else earlier[node] + grad
-    if not retain_graph:
-        node._backward = _graph_freed
-        node.parents = ()
 
 
 # --- grad mode --------------------------------------------------------------------------------
