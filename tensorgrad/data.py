@@ -271,15 +271,18 @@ class DataLoader:
             return self.collate_fn([self._sample(int(i)) for i in rows])
         if self._columns is None:
             return _fetch(self.dataset, rows)
-        batch = tuple(new_leaf(column[rows]) for column in self._columns)  # one gather per tensor
-        return batch[0] if isinstance(self.dataset, Tensor | np.ndarray) else batch
+        return self._from_columns(rows)  # one gather per tensor
 
     def _sample(self, i: int) -> Any:
         """Sample `i` on its own: what `collate_fn` receives a list of."""
         if self._columns is None:
             return self.dataset[i]
-        sample = tuple(new_leaf(column[i]) for column in self._columns)
-        return sample[0] if isinstance(self.dataset, Tensor | np.ndarray) else sample
+        return self._from_columns(i)
+
+    def _from_columns(self, index: int | np.ndarray) -> Any:
+        """The tensor data set's rows at `index`: one tensor, or a tuple with one per column."""
+        picked = tuple(new_leaf(column[index]) for column in self._columns)
+        return picked[0] if isinstance(self.dataset, Tensor | np.ndarray) else picked
 
 
 def _permutation(n: int, generator: Generator | np.random.Generator | None) -> np.ndarray:
