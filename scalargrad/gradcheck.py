@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from numbers import Real
 
 from scalargrad.engine import no_grad
-from scalargrad.value import Value
+from scalargrad.value import Value, _values
 
 __all__ = ["GradcheckError", "gradcheck", "numerical_grads", "backward_grads"]
 
@@ -26,15 +25,7 @@ class GradcheckError(AssertionError):
 
 def _points(inputs: Inputs) -> list[float]:
     """The inputs' values as floats; a TypeError names an input that is not a number or Value."""
-    points = []
-    for i, x in enumerate(inputs):
-        if isinstance(x, Value):
-            points.append(x.data)
-        elif isinstance(x, Real) and not isinstance(x, bool):
-            points.append(float(x))
-        else:
-            raise TypeError(f"gradcheck: input {i} is a {type(x).__name__} ({x!r}), not a number or Value")
-    return points
+    return [v.data for v in _values(inputs, "gradcheck: input")]
 
 
 def _call(f: Callable[..., Value], leaves: list[Value]) -> Value:
