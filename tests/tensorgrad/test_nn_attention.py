@@ -42,6 +42,15 @@ def _call(lib, tensors, options):
     return sdpa(*tensors[:3], **options)
 
 
+def _same_input_gradients(torch, out, expected, seed, ours, theirs):
+    """Both outputs backward with one random gradient (from `seed`); then each input's gradient."""
+    g = np.random.default_rng(seed).standard_normal(out.shape)
+    out.backward(g)
+    expected.backward(torch.tensor(g))
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=f"input {i}")
+
+
 @pytest.mark.parametrize(("name", "shapes", "options"), SDPA, ids=[row[0] for row in SDPA])
 def test_sdpa_matches_torch(name, shapes, options):
     torch = pytest.importorskip("torch")
@@ -50,11 +59,7 @@ def test_sdpa_matches_torch(name, shapes, options):
     theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
     out, expected = _call(tg, ours, options), _call(torch, theirs, options)
     np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
-    weights = np.random.default_rng(2).standard_normal(out.shape)
-    out.backward(weights)
-    expected.backward(torch.tensor(weights))
-    for i, (a, b) in enumerate(zip(ours, theirs)):
-        np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=f"input {i}")
+    _same_input_gradients(torch, out, expected, 2, ours, theirs)
 
 
 @pytest.mark.parametrize(("name", "shapes", "options"), SDPA, ids=[row[0] for row in SDPA])
@@ -153,11 +158,7 @@ def _compare(torch, ours, theirs, arrays, masks, forward):
         assert weights is None
     else:
         np.testing.assert_allclose(weights.data, expected_weights.detach().numpy(), rtol=1e-10, atol=1e-12)
-    g = np.random.default_rng(5).standard_normal(out.shape)
-    out.backward(g)
-    expected.backward(torch.tensor(g))
-    for i, (x, y) in enumerate(zip(a, b)):
-        np.testing.assert_allclose(x.grad, y.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=f"input {i}")
+    _same_input_gradients(torch, out, expected, 5, a, b)
     for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
         np.testing.assert_allclose(p.grad, q.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=name)
 
