@@ -509,6 +509,14 @@ def torch_safetensors():
     return torch, pytest.importorskip("safetensors.torch")
 
 
+def _same_outputs(torch, layer, torch_layer, seed):
+    """Our layer and PyTorch's give the same output for one random (4, 5) input."""
+    x = np.random.default_rng(seed).standard_normal((4, 5)).astype(np.float32)
+    with torch.no_grad():
+        expected = torch_layer(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(layer(tg.tensor(x)).data, expected, rtol=1e-6, atol=1e-6)
+
+
 def test_a_linear_state_dict_saved_here_loads_in_pytorch(tmp_path, torch_safetensors):
     torch, safetensors_torch = torch_safetensors
     from safetensors import safe_open
@@ -520,10 +528,7 @@ def test_a_linear_state_dict_saved_here_loads_in_pytorch(tmp_path, torch_safeten
     # Hugging Face's loaders open the file this way and ask for a PyTorch-format header.
     with safe_open(tmp_path / "linear.safetensors", framework="pt") as file:
         assert file.metadata() == {"format": "pt"} and sorted(file.keys()) == ["bias", "weight"]
-    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
-    with torch.no_grad():
-        expected = torch_layer(torch.from_numpy(x)).numpy()
-    np.testing.assert_allclose(layer(tg.tensor(x)).data, expected, rtol=1e-6, atol=1e-6)
+    _same_outputs(torch, layer, torch_layer, seed=0)
 
 
 def test_a_pytorch_linear_state_dict_loads_here(tmp_path, torch_safetensors):
@@ -534,10 +539,7 @@ def test_a_pytorch_linear_state_dict_loads_here(tmp_path, torch_safetensors):
     layer = nn.Linear(5, 3)
     layer.load_state_dict(tg.load(tmp_path / "linear.safetensors"))
     np.testing.assert_array_equal(layer.weight.data, torch_layer.weight.detach().numpy())
-    x = np.random.default_rng(1).standard_normal((4, 5)).astype(np.float32)
-    with torch.no_grad():
-        expected = torch_layer(torch.from_numpy(x)).numpy()
-    np.testing.assert_allclose(layer(tg.tensor(x)).data, expected, rtol=1e-6, atol=1e-6)
+    _same_outputs(torch, layer, torch_layer, seed=1)
 
 
 def test_views_and_dtypes_reach_pytorch_intact(tmp_path, torch_safetensors):
