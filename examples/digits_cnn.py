@@ -13,26 +13,27 @@ digits the model gets wrong.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 import tensorgrad as tg
 import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
 from tensorgrad import nn, optim
-from tensorgrad.data import load_digits
 
-N_TEST = 360  # the last fifth of a seeded shuffle, exactly as in digits_tensor.py
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the MLP demo is a script beside this one
+import digits_tensor  # noqa: E402
+from digits_tensor import N_TEST  # noqa: E402
 
 
 def split_digits(seed: int) -> tuple[tuple[tg.Tensor, tg.Tensor], tuple[tg.Tensor, tg.Tensor]]:
-    """The digits as (N, 1, 8, 8) images, shuffled with `seed` as digits_tensor.py shuffles them:
+    """digits_tensor.py's split (the same seeded shuffle), the pixels as (N, 1, 8, 8) images:
     (train images, labels) and (test images, labels)."""
-    x, y = load_digits(images=True)
-    order = tg.tensor(np.random.default_rng(seed).permutation(len(y)))
-    x, y = x[order].reshape(-1, 1, 8, 8), y[order]
-    return (x[:-N_TEST], y[:-N_TEST]), (x[-N_TEST:], y[-N_TEST:])
+    (x_train, y_train), (x_test, y_test) = digits_tensor.split_digits(seed)
+    return (x_train.reshape(-1, 1, 8, 8), y_train), (x_test.reshape(-1, 1, 8, 8), y_test)
 
 
 def make_model() -> nn.Module:
