@@ -396,9 +396,13 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",  # noqa: A00
 # --- binary cross-entropy and KL divergence -----------------------------------------------------
 
 
-def _same_shape(op: str, input: Tensor, target: Tensor) -> None:  # noqa: A002
+def _binary_target(op: str, input: Tensor, target: Any) -> Tensor:  # noqa: A002
+    """`target` as a tensor of `input`'s shape, `input` checked to be floating point."""
+    _floating(input, op)
+    target = ensure_tensor(target, input)
     if target.shape != input.shape:
         raise ValueError(f"{op}: target shape {target.shape} must equal input shape {input.shape}")
+    return target
 
 
 def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002
@@ -411,9 +415,7 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa
     """
     op = "binary_cross_entropy"
     reduction = _reduction(op, reduction, size_average, reduce)
-    _floating(input, op)
-    target = ensure_tensor(target, input)
-    _same_shape(op, input, target)
+    target = _binary_target(op, input, target)
     x, t = input.data, target.data
     if x.size and (np.minimum.reduce(x, axis=None) < 0 or np.maximum.reduce(x, axis=None) > 1):
         raise RuntimeError(f"{op}: all elements of input should be between 0 and 1")
@@ -439,9 +441,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
     """
     op = "binary_cross_entropy_with_logits"
     reduction = _reduction(op, reduction, size_average, reduce)
-    _floating(input, op)
-    target = ensure_tensor(target, input)
-    _same_shape(op, input, target)
+    target = _binary_target(op, input, target)
     x, t = input.data, target.data
     softplus_neg = np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))  # log(1 + e^-x), stably
     scale = 1 if weight is None else _constant(weight)
