@@ -272,7 +272,7 @@ class MultiheadAttention(Module):
         # softmax gives nan there, without it its attention kernel gives 0. Both are kept.
         out, weights = _attend(q * math.sqrt(1.0 / head_dim), k, v, bias, dropout_p, safe=not need_weights)
         out = out.transpose(1, 2).reshape(batch, length, e).permute(1, 0, 2)  # merge heads: (L, N, E)
-        return linear(out, self.out_proj.weight, self.out_proj.bias), (weights if need_weights else None)
+        return self.out_proj(out), (weights if need_weights else None)
 
     def _score_bias(self, query: Tensor, key_padding_mask: Tensor | None, attn_mask: Tensor | None,
                     length: int, source: int, batch: int) -> Tensor | None:
