@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from numbers import Integral, Real
+from numbers import Integral
 
-from scalargrad.value import Value
+from scalargrad.value import Value, _is_number
 
 __all__ = ["Module", "Neuron", "Layer", "MLP"]
 
@@ -152,7 +152,7 @@ def _size(n: int, name: str, who: str) -> int:
 
 def _inputs(x: Input, nin: int, module: Neuron | Layer | MLP) -> list[Value]:
     """`x` as a list of `nin` Values (numbers become constant leaves), or an error naming the module."""
-    if isinstance(x, Value) or (isinstance(x, Real) and not isinstance(x, bool)):
+    if isinstance(x, Value) or _is_number(x):
         x = [x]  # a single number for a one-input module (or a one-neuron layer's output)
     elif isinstance(x, (str, bytes)) or not isinstance(x, Iterable):
         raise TypeError(f"{module._signature()}: inputs must be a list of numbers or Values, "
@@ -163,7 +163,7 @@ def _inputs(x: Input, nin: int, module: Neuron | Layer | MLP) -> list[Value]:
         raise ValueError(f"{module._signature()} takes {nin} inputs, got {len(x)}")
     for i, xi in enumerate(x):
         if not isinstance(xi, Value):
-            if not isinstance(xi, Real) or isinstance(xi, bool):
+            if not _is_number(xi):
                 raise TypeError(f"{module._signature()}: input {i} is a {type(xi).__name__} ({xi!r}), "
                                 "not a number or Value")
             x[i] = Value(xi)
