@@ -16,7 +16,6 @@ import numpy as np
 
 from tensorgrad import checks, elementwise, return_types
 from tensorgrad.autograd import record
-from tensorgrad.dtypes import float_dtype
 from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
@@ -183,7 +182,7 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     Derivative: softmax(x) over `dim`.
     """
     axes = _axes(dim, x.ndim, "logsumexp")
-    data = _floating(x)
+    data = elementwise._floating(x)
     shift = _finite_max(data, axes)
     with np.errstate(divide="ignore"):  # a slice of only -inf (or none) gives -inf, as in PyTorch
         lse = np.log(np.exp(data - shift).sum(axis=axes, keepdims=True)) + shift
@@ -203,7 +202,7 @@ def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """exp(x) / sum(exp(x)) over `dim`. Derivative: s * (grad - sum(grad * s))."""
     axes = _axes(dim, x.ndim, "softmax")
-    data = _floating(x)
+    data = elementwise._floating(x)
     # The plain max: an infinite element makes its whole slice nan, as in PyTorch.
     with np.errstate(invalid="ignore"):
         e = np.exp(data - data.max(axis=axes, keepdims=True, initial=-np.inf))
@@ -216,19 +215,13 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """x - logsumexp(x) over `dim`. Derivative: grad - softmax(x) * sum(grad)."""
     axes = _axes(dim, x.ndim, "log_softmax")
-    data = _floating(x)
+    data = elementwise._floating(x)
     with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, as in PyTorch
         shifted = data - data.max(axis=axes, keepdims=True, initial=-np.inf)
         out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
     return record(out, "log_softmax", (x,),
                   lambda grad: grad - np.exp(out) * grad.sum(axis=axes, keepdims=True),
                   saved=(), saves_output=True)
-
-
-def _floating(x: Tensor) -> np.ndarray:
-    """x's data in a floating dtype (an integer tensor is computed in the default float)."""
-    data = x.data
-    return data if data.dtype.kind in "fc" else data.astype(float_dtype(data.dtype))
 
 
 # --- more reductions: prod, var and std, norm, all, any, count_nonzero ---------------------------
@@ -707,7 +700,7 @@ def _median_of_all(x: Tensor) -> Tensor:
     """The lower median of every element (nan for none). Derivative: split among its equals."""
     flat = x.data.reshape(-1)
     if flat.size == 0:
-        return new_leaf(np.array(np.nan, dtype=_floating(x).dtype))
+        return new_leaf(np.array(np.nan, dtype=elementwise._floating(x).dtype))
     value = np.sort(flat)[(flat.size - 1) // 2]  # numpy sorts nan last: a nan anywhere is found below
     if flat.dtype.kind in "fc" and np.isnan(flat).any():
         value = flat.dtype.type(np.nan)
