@@ -62,7 +62,7 @@ def learning_rate(k: int, steps: int) -> float:
     micrograd's demo writes `1.0 - 0.9 * k / 100` for its 100 steps; with `k / steps` a longer
     run never reaches a zero or negative rate (gradient ascent) and a shorter one still ends low.
     """
-    return 1.0 - 0.9 * k / max(steps, 1)
+    return 1.0 - 0.9 * k / steps
 
 
 def train_step(model: MLP, X: np.ndarray, y: np.ndarray, lr: float) -> tuple[float, float]:
