@@ -23,7 +23,7 @@ from tensorgrad.elementwise import dropout, where
 from tensorgrad.matmul import linear
 from tensorgrad.movement import cat
 from tensorgrad.nn import init
-from tensorgrad.nn.modules import Linear, Module, Parameter
+from tensorgrad.nn.modules import Linear, Module, Parameter, _check_cpu
 from tensorgrad.reduce import softmax
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -146,9 +146,7 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
-        if device is not None and str(device) != "cpu":
-            raise RuntimeError(f"MultiheadAttention: device {device!r} is not available (tensorgrad runs on "
-                               "'cpu')")
+        _check_cpu(device, "MultiheadAttention")
         super().__init__()
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.dropout, self.batch_first = dropout, batch_first

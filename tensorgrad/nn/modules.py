@@ -505,6 +505,12 @@ def _dtype_and_device(op: str, args: tuple, kwargs: dict) -> tuple[np.dtype | No
         raise TypeError(f"{op}: {dtype!r} is not a dtype") from error
 
 
+def _check_cpu(device: Any, op: str) -> None:
+    """A layer's `device=` argument: None or the CPU, the one device its parameters live on."""
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"{op}: device {device!r} is not available (tensorgrad runs on 'cpu')")
+
+
 # --- layers ---------------------------------------------------------------------------------------
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from scalargrad.engine import is_grad_enabled
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.dtypes import float32, int64
-from tensorgrad.nn.modules import Module, Parameter
+from tensorgrad.nn.modules import Module, Parameter, _check_cpu
 from tensorgrad.tensor import Tensor
 
 __all__ = [
@@ -335,8 +335,7 @@ def _dim(dim: int, ndim: int, op: str) -> int:
 
 def _param_dtype(dtype: Any, device: Any, op: str) -> np.dtype:
     """The dtype of a module's parameters (float32 by default); only the CPU device exists here."""
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"{op}: device {device!r} is not available (tensorgrad runs on 'cpu')")
+    _check_cpu(device, op)
     return float32 if dtype is None else np.dtype(dtype)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn import init
-from tensorgrad.nn.modules import Module, Parameter
+from tensorgrad.nn.modules import Module, Parameter, _check_cpu
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["embedding", "one_hot", "Embedding"]
@@ -119,8 +119,7 @@ class Embedding(Module):
                  sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if device is not None and str(device) != "cpu":
-            raise RuntimeError(f"Embedding: device {device!r} is not available (tensorgrad runs on 'cpu')")
+        _check_cpu(device, "Embedding")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = _padding_index(padding_idx, num_embeddings)
         self.max_norm, self.norm_type = max_norm, norm_type
