@@ -89,7 +89,7 @@ def train_scalar(seed: int, x: np.ndarray, y: np.ndarray, steps: int) -> tuple[l
     losses = []
     start = time.perf_counter()
     for k in tqdm(range(steps), desc="scalargrad"):
-        loss, _ = moons_scalar.train_step(model, x, y, lr=1.0 - 0.9 * k / steps)
+        loss, _ = moons_scalar.train_step(model, x, y, lr=moons_scalar.learning_rate(k, steps))
         losses.append(loss)
     return losses, (time.perf_counter() - start) / steps
 
