@@ -126,9 +126,10 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        name = type(self).__name__
         for group in self.param_groups:
             for p in group["params"]:
-                grad = _gradient(p, type(self).__name__)
+                grad = _gradient(p, name)
                 if grad is None:
                     continue
                 if group.get("maximize", False):
