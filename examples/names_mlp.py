@@ -159,11 +159,7 @@ def evaluate(model: nn.Module, x: tg.Tensor, y: tg.Tensor, chunk: int = 50_000) 
 
 def pick(probs: tg.Tensor) -> int:
     """One index drawn with probabilities `probs` (1-D), from tensorgrad's generator."""
-    if hasattr(tg, "multinomial"):
-        return int(tg.multinomial(probs, num_samples=1).item())
-    cumulative = np.cumsum(probs.numpy().astype(np.float64))
-    u = tg.rand(1, dtype=tg.float64).item() * cumulative[-1]
-    return min(int(np.searchsorted(cumulative, u, side="right")), len(cumulative) - 1)
+    return int(tg.multinomial(probs, num_samples=1).item())
 
 
 @tg.no_grad()
