@@ -53,6 +53,11 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return new_leaf(array)
 
 
+def _new(data: np.ndarray, requires_grad: bool, device: Any, op: str) -> Tensor:
+    """A fresh leaf holding `data`, on `device`."""
+    return _placed(new_leaf(data, requires_grad=requires_grad), device, op)
+
+
 def _placed(t: Tensor, device: Any, op: str) -> Tensor:
     """t on `device` (checked; None is the CPU). Made on the CPU first: a fresh leaf, moved once."""
     if device is not None:
@@ -62,11 +67,6 @@ def _placed(t: Tensor, device: Any, op: str) -> Tensor:
     return t
 
 
-def _shape_of(size: tuple, op: str = "tensor") -> tuple[int, ...]:
-    """A creation function's size arguments (`f(2, 3)` or `f((2, 3))`), checked (see `checks.sizes`)."""
-    return checks.sizes(size, op)
-
-
 def _creation_dtype(dtype: Any) -> np.dtype:
     return float32 if dtype is None else np.dtype(dtype)
 
@@ -74,15 +74,13 @@ def _creation_dtype(dtype: Any) -> np.dtype:
 def zeros(*size: int, dtype: Any = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """A tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`."""
-    out = new_leaf(np.zeros(_shape_of(size, "zeros"), _creation_dtype(dtype)), requires_grad=requires_grad)
-    return _placed(out, device, "zeros")
+    return _new(np.zeros(checks.sizes(size, "zeros"), _creation_dtype(dtype)), requires_grad, device, "zeros")
 
 
 def ones(*size: int, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     """A tensor of ones: `ones(2, 3)` or `ones((2, 3))`."""
-    out = new_leaf(np.ones(_shape_of(size, "ones"), _creation_dtype(dtype)), requires_grad=requires_grad)
-    return _placed(out, device, "ones")
+    return _new(np.ones(checks.sizes(size, "ones"), _creation_dtype(dtype)), requires_grad, device, "ones")
 
 
 def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_grad: bool = False,
@@ -92,8 +90,8 @@ def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_gra
         dtype = bool_
     elif dtype is None and isinstance(fill_value, int):
         dtype = int64
-    data = np.full(_shape_of((size,), "full"), fill_value, _creation_dtype(dtype))
-    return _placed(new_leaf(data, requires_grad=requires_grad), device, "full")
+    data = np.full(checks.sizes((size,), "full"), fill_value, _creation_dtype(dtype))
+    return _new(data, requires_grad, device, "full")
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
@@ -110,16 +108,14 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     if dtype is None:
         integral = all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if integral else float32
-    out = new_leaf(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad=requires_grad)
-    return _placed(out, device, "arange")
+    return _new(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad, device, "arange")
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
         device: Any = None) -> Tensor:
     """The identity matrix, n x m (m defaults to n)."""
-    n, m = _shape_of((n, n if m is None else m), "eye")
-    out = new_leaf(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad=requires_grad)
-    return _placed(out, device, "eye")
+    n, m = checks.sizes((n, n if m is None else m), "eye")
+    return _new(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad, device, "eye")
 
 
 _rng = np.random.default_rng()
@@ -139,15 +135,15 @@ def default_generator() -> np.random.Generator:
 def rand(*size: int, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     """Uniform samples from [0, 1)."""
-    data = _rng.random(_shape_of(size, "rand"), dtype=np.float64).astype(_creation_dtype(dtype))
-    return _placed(new_leaf(data, requires_grad=requires_grad), device, "rand")
+    data = _rng.random(checks.sizes(size, "rand"), dtype=np.float64).astype(_creation_dtype(dtype))
+    return _new(data, requires_grad, device, "rand")
 
 
 def randn(*size: int, dtype: Any = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """Samples from the standard normal distribution."""
-    data = _rng.standard_normal(_shape_of(size, "randn")).astype(_creation_dtype(dtype))
-    return _placed(new_leaf(data, requires_grad=requires_grad), device, "randn")
+    data = _rng.standard_normal(checks.sizes(size, "randn")).astype(_creation_dtype(dtype))
+    return _new(data, requires_grad, device, "randn")
 
 
 def _like(make: Any, t: Tensor, dtype: Any, requires_grad: bool, device: Any, name: str,
@@ -213,8 +209,7 @@ def _stream(generator: Generator | None) -> np.random.Generator:
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """A tensor whose values are whatever the memory held (fill it before reading)."""
-    out = new_leaf(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad=requires_grad)
-    return _placed(out, device, "empty")
+    return _new(np.empty(checks.sizes(size, "empty"), _creation_dtype(dtype)), requires_grad, device, "empty")
 
 
 def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -225,24 +220,25 @@ def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device
 def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
              device: Any = None) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (float32 by default)."""
-    steps = checks.as_int(steps, "linspace", "steps")
-    if steps < 0:
-        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
+    steps = _steps(steps, "linspace")
     values = np.linspace(start, end, steps, dtype=np.float64)
-    out = new_leaf(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
-    return _placed(out, device, "linspace")
+    return _new(_cast_truncating(values, _creation_dtype(dtype)), requires_grad, device, "linspace")
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
              requires_grad: bool = False,
              device: Any = None) -> Tensor:
     """`steps` values base**x for x evenly spaced from start to end, both included."""
-    steps = checks.as_int(steps, "logspace", "steps")
-    if steps < 0:
-        raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
+    steps = _steps(steps, "logspace")
     values = np.power(np.float64(base), np.linspace(start, end, steps, dtype=np.float64))
-    out = new_leaf(_cast_truncating(values, _creation_dtype(dtype)), requires_grad=requires_grad)
-    return _placed(out, device, "logspace")
+    return _new(_cast_truncating(values, _creation_dtype(dtype)), requires_grad, device, "logspace")
+
+
+def _steps(steps: Any, op: str) -> int:
+    steps = checks.as_int(steps, op, "steps")
+    if steps < 0:
+        raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
+    return steps
 
 
 def _cast_truncating(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -264,15 +260,14 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
         raise RuntimeError(f"randint(): expects low < high, got low={low} >= high={high}")
     shape = checks.sizes((size,), "randint")
     data = _stream(generator).integers(low, high, size=shape, dtype=np.int64)
-    out = new_leaf(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad=requires_grad)
-    return _placed(out, device, "randint")
+    return _new(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad, device, "randint")
 
 
 def randperm(n: int, generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of 0 .. n-1 (int64)."""
     n = checks.sizes((n,), "randperm")[0]
-    out = new_leaf(_stream(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)))
-    return _placed(out, device, "randperm")
+    return _new(_stream(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)), False,
+                device, "randperm")
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # noqa: A002
