@@ -27,11 +27,6 @@ def _view(x: Tensor, data: np.ndarray, op: str, vjp) -> Tensor:
     return record(data, op, (x,), vjp, saved=(), view_of=x)
 
 
-def _dim(dim: int, ndim: int, op: str) -> int:
-    """A dimension index in range(ndim), negative ones counted from the end."""
-    return checks.dim(dim, ndim, op)
-
-
 def reshape(x: Tensor, *shape: int) -> Tensor:
     """The same elements in a new shape (-1 infers one size); a view whenever strides allow."""
     return _reshape(x, checks.sizes(shape, "reshape", allow_infer=True), "reshape")
@@ -68,7 +63,7 @@ def view(x: Tensor, *shape: int) -> Tensor:
 
 def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view). Gradient: the same swap."""
-    dim0, dim1 = _dim(dim0, x.ndim, "transpose"), _dim(dim1, x.ndim, "transpose")
+    dim0, dim1 = checks.dim(dim0, x.ndim, "transpose"), checks.dim(dim1, x.ndim, "transpose")
     return _view(x, x.data.swapaxes(dim0, dim1), "transpose",
                  lambda grad: grad.swapaxes(dim0, dim1))
 
@@ -82,7 +77,7 @@ def permute(x: Tensor, *dims: int) -> Tensor:
     """Reorder the dimensions (a view). Gradient: the inverse permutation."""
     if len(dims) == 1 and isinstance(dims[0], Sequence):
         dims = tuple(dims[0])
-    dims = tuple(_dim(d, x.ndim, "permute") for d in dims)
+    dims = tuple(checks.dim(d, x.ndim, "permute") for d in dims)
     if sorted(dims) != list(range(x.ndim)):
         raise ShapeError(f"permute: {dims} is not a permutation of the {x.ndim} dimensions of {x.shape}")
     inverse = tuple(np.argsort(dims))
@@ -125,7 +120,7 @@ def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at `dim` (a view)."""
-    dim = _dim(dim, x.ndim + 1, "unsqueeze")
+    dim = checks.dim(dim, x.ndim + 1, "unsqueeze")
     in_shape = x.data.shape
     data = x.data
     step = data.shape[dim] * data.strides[dim] if dim < data.ndim else data.itemsize
@@ -162,7 +157,7 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions start_dim..end_dim into one (a view when strides allow)."""
     if x.ndim == 0:
         return reshape(x, 1)
-    start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
+    start, end = checks.dim(start_dim, x.ndim, "flatten"), checks.dim(end_dim, x.ndim, "flatten")
     shape = x.shape[:start] + (math.prod(x.shape[start:end + 1]),) + x.shape[end + 1:]
     return _reshape(x, shape, "flatten")
 
@@ -187,7 +182,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = tuple(tensors)
     if not tensors:
         raise ShapeError("cat: expected a non-empty sequence of tensors")
-    dim = _dim(dim, tensors[0].ndim, "cat")
+    dim = checks.dim(dim, tensors[0].ndim, "cat")
     try:
         data = np.concatenate([t.data for t in tensors], axis=dim)
     except ValueError:
@@ -208,7 +203,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = tuple(tensors)
     if not tensors:
         raise ShapeError("stack: expected a non-empty sequence of tensors")
-    dim = _dim(dim, tensors[0].ndim + 1, "stack")
+    dim = checks.dim(dim, tensors[0].ndim + 1, "stack")
     shapes = {t.shape for t in tensors}
     if len(shapes) > 1:
         raise ShapeError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
@@ -235,7 +230,7 @@ def _storage_of(data: np.ndarray) -> np.ndarray:
 
 def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
     """Elements start .. start+length-1 along `dim` (a view). Gradient: placed back there."""
-    dim = _dim(dim, x.ndim, "narrow")
+    dim = checks.dim(dim, x.ndim, "narrow")
     size = x.shape[dim]
     start = checks.as_int(start, "narrow", "start")
     length = checks.as_int(length, "narrow", "length")
@@ -260,7 +255,7 @@ def _select_view(x: Tensor, dim: int, part: slice | int, op: str) -> Tensor:
 
 def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces along `dim` of the given size (the last may be smaller) or sizes (views)."""
-    dim = _dim(dim, x.ndim, "split")
+    dim = checks.dim(dim, x.ndim, "split")
     size = x.shape[dim]
     if isinstance(split_size_or_sections, int | np.integer):
         step = checks.as_int(split_size_or_sections, "split", "split_size")
@@ -281,19 +276,19 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     chunks = checks.as_int(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk(): chunks must be greater than 0, got {chunks}")
-    size = x.shape[_dim(dim, x.ndim, "chunk")]
+    size = x.shape[checks.dim(dim, x.ndim, "chunk")]
     return split(x, max(-(-size // chunks), 1), dim)
 
 
 def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Every slice along `dim`, with that dimension removed (views)."""
-    dim = _dim(dim, x.ndim, "unbind")
+    dim = checks.dim(dim, x.ndim, "unbind")
     return tuple(_select_view(x, dim, i, "unbind") for i in range(x.shape[dim]))
 
 
 def unflatten(x: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dimension `dim` into `sizes` (one may be -1): a view."""
-    dim = _dim(dim, x.ndim, "unflatten")
+    dim = checks.dim(dim, x.ndim, "unflatten")
     sizes = checks.sizes((sizes,), "unflatten", allow_infer=True)
     known = int(np.prod([n for n in sizes if n != -1]))
     if -1 in sizes:
@@ -310,8 +305,8 @@ def movedim(x: Tensor, source: int | Sequence[int], destination: int | Sequence[
     dst = [destination] if isinstance(destination, int | np.integer) else list(destination)
     if len(src) != len(dst):
         raise RuntimeError(f"movedim(): source {src} and destination {dst} must have the same length")
-    src = [_dim(d, x.ndim, "movedim") for d in src]
-    dst = [_dim(d, x.ndim, "movedim") for d in dst]
+    src = [checks.dim(d, x.ndim, "movedim") for d in src]
+    dst = [checks.dim(d, x.ndim, "movedim") for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim(): repeated dim in source {src} or destination {dst}")
     order = [d for d in range(x.ndim) if d not in src]
@@ -342,7 +337,7 @@ def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | Non
     dims = (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts {shifts} and dims {dims} must have the same length")
-    axes = tuple(_dim(d, x.ndim, "roll") for d in dims)
+    axes = tuple(checks.dim(d, x.ndim, "roll") for d in dims)
     back = tuple(-s for s in shifts)
     return record(np.roll(x.data, shifts, axes), "roll", (x,),
                   lambda grad: np.roll(grad, back, axes), saved=())
@@ -377,7 +372,7 @@ def repeat_interleave(x: Tensor, repeats: Any, dim: int | None = None) -> Tensor
     Gradient: each element's copies summed (`np.add.reduceat` over their runs).
     """
     data = x.data.reshape(-1) if dim is None else x.data
-    axis = 0 if dim is None else _dim(dim, x.ndim, "repeat_interleave")
+    axis = 0 if dim is None else checks.dim(dim, x.ndim, "repeat_interleave")
     counts = repeats.data if isinstance(repeats, Tensor) else np.asarray(repeats)
     if counts.dtype.kind not in "iu" or np.any(counts < 0):
         raise RuntimeError(f"repeat_interleave(): repeats must be non-negative integers, got {counts}")
@@ -402,7 +397,7 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
 
     Gradient: written back onto the diagonal of zeros.
     """
-    d1, d2 = _dim(dim1, x.ndim, "diagonal"), _dim(dim2, x.ndim, "diagonal")
+    d1, d2 = checks.dim(dim1, x.ndim, "diagonal"), checks.dim(dim2, x.ndim, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal(): dim1 and dim2 can't be the same dimension ({dim1}, {dim2})")
     offset = checks.as_int(offset, "diagonal", "offset")
@@ -468,7 +463,7 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     No copy: the window dimension walks the original stride, and the window count steps `step`
     strides at a time. Gradient: each window's gradient added back where it came from.
     """
-    dim = _dim(dimension, max(x.ndim, 1), "unfold")
+    dim = checks.dim(dimension, max(x.ndim, 1), "unfold")
     size, step = checks.as_int(size, "unfold", "size"), checks.as_int(step, "unfold", "step")
     data = x.data if x.ndim else x.data.reshape(1)
     n = data.shape[dim]

@@ -21,11 +21,6 @@ from tensorgrad.tensor import Tensor, _cast, new_leaf
 Dim = int | tuple[int, ...] | None
 
 
-def _axes(dim: Dim, ndim: int, op: str) -> tuple[int, ...]:
-    """`dim` as a sorted tuple of non-negative axes (all axes for None); see `tensorgrad.checks`."""
-    return checks.dims(dim, ndim, op)
-
-
 def _nonempty(x: Tensor, axis: int, op: str) -> None:
     """Selecting one element along `axis` needs at least one there (PyTorch's IndexError)."""
     if x.data.shape and x.data.shape[axis] == 0:
@@ -55,7 +50,7 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
         return record(np.add.reduce(data, axis=None), "sum", (x,), lambda grad: _spread(grad, (), shape),
                       saved=())
-    axes = _axes(dim, x.ndim, "sum")
+    axes = checks.dims(dim, x.ndim, "sum")
     kept = _kept_shape(shape, axes)
     return record(data.sum(axis=axes, keepdims=keepdim), "sum", (x,),
                   lambda grad: _spread(grad, kept, shape), saved=())
@@ -65,7 +60,7 @@ def mean(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """Mean over `dim`. Derivative: 1 / (number of elements averaged)."""
     if x.data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): needs a floating point tensor, got dtype {x.dtype}; use .float() first")
-    axes = _axes(dim, x.ndim, "mean")
+    axes = checks.dims(dim, x.ndim, "mean")
     shape = x.data.shape
     count = math.prod(shape[a] for a in axes)
     kept = _kept_shape(shape, axes)
@@ -80,7 +75,7 @@ def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:
     """amax or amin: the gradient is split evenly among the elements that tie for the extreme."""
     if x.data.size == 0 and dim is None:
         raise RuntimeError(f"{op}(): the tensor is empty (shape {x.shape}); give a dim to reduce over")
-    axes = _axes(dim, x.ndim, op)
+    axes = checks.dims(dim, x.ndim, op)
     for axis in axes:
         _nonempty(x, axis, op)
     reduce = np.max if op.endswith("max") else np.min
@@ -181,7 +176,7 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
 
     Derivative: softmax(x) over `dim`.
     """
-    axes = _axes(dim, x.ndim, "logsumexp")
+    axes = checks.dims(dim, x.ndim, "logsumexp")
     data = elementwise._floating(x)
     shift = _finite_max(data, axes)
     with np.errstate(divide="ignore"):  # a slice of only -inf (or none) gives -inf, as in PyTorch
@@ -201,7 +196,7 @@ def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """exp(x) / sum(exp(x)) over `dim`. Derivative: s * (grad - sum(grad * s))."""
-    axes = _axes(dim, x.ndim, "softmax")
+    axes = checks.dims(dim, x.ndim, "softmax")
     data = elementwise._floating(x)
     # The plain max: an infinite element makes its whole slice nan, as in PyTorch.
     with np.errstate(invalid="ignore"):
@@ -214,7 +209,7 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """x - logsumexp(x) over `dim`. Derivative: grad - softmax(x) * sum(grad)."""
-    axes = _axes(dim, x.ndim, "log_softmax")
+    axes = checks.dims(dim, x.ndim, "log_softmax")
     data = elementwise._floating(x)
     with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, as in PyTorch
         shifted = data - data.max(axis=axes, keepdims=True, initial=-np.inf)
@@ -304,7 +299,7 @@ def _centered(x: Tensor, dim: Any, correction: float, op: str) -> tuple[np.ndarr
     if x.data.dtype.kind not in "fc":
         raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes, "
                            f"got a tensor of dtype {x.dtype}")
-    axes = _axes(dim, x.ndim, op)
+    axes = checks.dims(dim, x.ndim, op)
     count = math.prod(x.data.shape[a] for a in axes)
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
         centered = x.data - np.add.reduce(x.data, axis=axes, keepdims=True) / count
@@ -350,7 +345,7 @@ def var_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, ke
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """(var(x), mean(x)) over dim, as the named tuple `(var, mean)`; each carries its gradient."""
     dim, correction = _correction(dim, unbiased, correction, "var_mean")
-    _axes(dim, x.ndim, "var_mean")  # checked here, so that an error names the op called
+    checks.dims(dim, x.ndim, "var_mean")  # checked here, so that an error names the op called
     return return_types.var_mean(var(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
 
 
@@ -358,7 +353,7 @@ def std_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, ke
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """(std(x), mean(x)) over dim, as the named tuple `(std, mean)`; each carries its gradient."""
     dim, correction = _correction(dim, unbiased, correction, "std_mean")
-    _axes(dim, x.ndim, "std_mean")  # checked here, so that an error names the op called
+    checks.dims(dim, x.ndim, "std_mean")  # checked here, so that an error names the op called
     return return_types.std_mean(std(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
 
 
@@ -383,7 +378,7 @@ def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = Fal
         p = 2
     if isinstance(p, str | bool) or not isinstance(p, int | float | np.number):
         raise ValueError(f"norm(): p must be a number, 'fro' or 'nuc', got {p!r}")
-    axes = _axes(dim, x.ndim, "norm")
+    axes = checks.dims(dim, x.ndim, "norm")
     if math.isinf(p):
         return _extreme_norm(x, axes, keepdim, p)
     kept = _p_norm(np.abs(x.data), axes, float(p))
@@ -458,17 +453,17 @@ def _truth(x: Tensor, out: np.ndarray) -> Tensor:
 
 def all(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True where every element over dim is non-zero (bool; no gradient)."""
-    return _truth(x, np.all(x.data, axis=_axes(dim, x.ndim, "all"), keepdims=keepdim))
+    return _truth(x, np.all(x.data, axis=checks.dims(dim, x.ndim, "all"), keepdims=keepdim))
 
 
 def any(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True where some element over dim is non-zero (bool; no gradient)."""
-    return _truth(x, np.any(x.data, axis=_axes(dim, x.ndim, "any"), keepdims=keepdim))
+    return _truth(x, np.any(x.data, axis=checks.dims(dim, x.ndim, "any"), keepdims=keepdim))
 
 
 def count_nonzero(x: Tensor, dim: Dim = None) -> Tensor:
     """The number of non-zero elements over dim (int64; no gradient)."""
-    axes = _axes(dim, x.ndim, "count_nonzero")
+    axes = checks.dims(dim, x.ndim, "count_nonzero")
     return new_leaf(np.add.reduce(x.data != 0, axis=axes, dtype=np.int64))
 
 
