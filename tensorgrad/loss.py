@@ -198,9 +198,9 @@ def _class_targets(op: str, input: Tensor, labels: np.ndarray,  # noqa: A002
                    ignore_index: int) -> tuple[np.ndarray, np.ndarray | None]:
     """`labels` checked as class indices, and the mask of ignored ones (None if there are none)."""
     if labels.dtype.kind not in "iu":
-        raise UnsupportedDtypeError(f"{op}: target must hold class indices (an integer tensor) or class "
-                         f"probabilities of the input's shape {input.shape}, got dtype {labels.dtype} "
-                         f"and shape {labels.shape}")
+        raise UnsupportedDtypeError(f"{op}: target must hold class indices (an integer tensor) or "
+                                    f"class probabilities of the input's shape {input.shape}, got dtype "
+                                    f"{labels.dtype} and shape {labels.shape}")
     shape = input.shape
     if labels.shape != (shape[:1] + shape[2:] if len(shape) > 1 else ()):
         _raise_target_shape(op, input, labels)
@@ -224,8 +224,7 @@ def _raise_target_shape(op: str, input: Tensor, labels: np.ndarray) -> None:  # 
     """Class indices are the input's shape without the class dim: (N, d1, ...), or () for (C,)."""
     expected = () if input.ndim == 1 else (input.shape[0], *input.shape[2:])
     raise ShapeError(f"{op}: target of shape {labels.shape} doesn't fit input of shape "
-                           f"{input.shape}: expected target shape {expected}, one class index "
-                           "per sample")
+                     f"{input.shape}: expected target shape {expected}, one class index per sample")
 
 
 def nll_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyTorch's name
