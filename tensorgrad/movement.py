@@ -189,12 +189,13 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         shapes = ", ".join(str(t.shape) for t in tensors)
         raise ShapeError(f"cat: shapes {shapes} must match except in dimension {dim}") from None
     bounds = np.cumsum([0] + [t.shape[dim] for t in tensors])
-    vjps = [_slice_of(dim, int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+    vjps = [_part_of(dim, slice(int(lo), int(hi))) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     return record(data, "cat", tensors, *vjps, saved=())
 
 
-def _slice_of(dim: int, lo: int, hi: int):
-    index = (slice(None),) * dim + (slice(lo, hi),)
+def _part_of(dim: int, part: slice | int):
+    """A VJP taking the gradient's `part` along `dim` (an input's slice of a cat or stack)."""
+    index = (slice(None),) * dim + (part,)
     return lambda grad: grad[index]
 
 
@@ -208,13 +209,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if len(shapes) > 1:
         raise ShapeError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
     data = np.stack([t.data for t in tensors], axis=dim)
-    vjps = [_index_of(dim, i) for i in range(len(tensors))]
+    vjps = [_part_of(dim, i) for i in range(len(tensors))]
     return record(data, "stack", tensors, *vjps, saved=())
-
-
-def _index_of(dim: int, i: int):
-    index = (slice(None),) * dim + (i,)
-    return lambda grad: grad[index]
 
 
 # --- more movement: PyTorch's shape ops (views where PyTorch gives views) ---------------------------
