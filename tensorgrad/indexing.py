@@ -238,13 +238,14 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
     dim = checks.dim(dim, x.ndim, "scatter")
     idx = _index_array(index, "scatter")
     _check_gather_shapes(x, dim, idx, "scatter", src)
-    coords = _along(idx, dim)
     if reduce == "add":
         return scatter_add(x, dim, index, src if src is not None else _filled(x, idx.shape, value))
     if reduce not in (None, "multiply"):
         raise RuntimeError(f"scatter(): reduce must be 'add' or 'multiply', got {reduce!r}")
+    coords = _along(idx, dim)
+    part = tuple(slice(0, n) for n in idx.shape)  # the corner of src that is written
     out = x.data.copy()
-    values = value if src is None else src.data[tuple(slice(0, n) for n in idx.shape)]
+    values = value if src is None else src.data[part]
     if reduce == "multiply":
         np.multiply.at(out, coords, values)
         return record(out, "scatter", (x,), None)
@@ -257,7 +258,7 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
 
     def vjp_src(grad: np.ndarray) -> np.ndarray:
         g = np.zeros(src_shape, dtype=grad.dtype)
-        g[tuple(slice(0, n) for n in idx.shape)] = grad[coords]
+        g[part] = grad[coords]
         return g
 
     return record(out, "scatter", (x, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=())
