@@ -1124,7 +1124,7 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
         return array
     if array.dtype.kind == "f" and not isinstance(data, np.ndarray | np.floating):
         array = array.astype(np.float32)  # Python floats: PyTorch's default dtype
-    elif array.dtype.kind == "O" or array.dtype.kind in "USV":
+    elif array.dtype.kind in "OUSV":
         raise TypeError(f"can't make a tensor from {type(data).__name__} data (dtype {array.dtype})")
     return array
 
