@@ -84,6 +84,7 @@ class Value:
     _kept_grad_adds_up = False
     # `_backward` is the op's shared function, so the engine hands it the node: f(node, grad).
     _backward_takes_node = True
+    _seq = None  # not numbered: the engine orders a Value graph by its walk (engine.creation_order)
 
     def __init__(self, data: float, label: str = "") -> None:
         if type(data) is not float:

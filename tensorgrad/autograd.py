@@ -19,17 +19,24 @@ The node it makes is a `Tensor` whose `_backward(grad)` the engine calls.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from scalargrad import engine
 from scalargrad.engine import GraphFreedError, grad_mode
+from tensorgrad.device import is_array
 
 __all__ = ["record", "unbroadcast", "bump_version", "is_view", "InplaceModifiedError", "VJP"]
 
 VJP = Callable[[np.ndarray], np.ndarray]
+
+# Every inner node's creation number (`next` on a count is atomic under the GIL, so threads
+# recording at once still get distinct, increasing numbers).
+_creation_numbers = itertools.count()
 
 
 class InplaceModifiedError(RuntimeError):
@@ -92,8 +99,8 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
             \"\"\"x ** 3. Derivative: 3 x ** 2.\"\"\"
             return tg.record(x.data ** 3, "cube", (x,), lambda grad: grad * 3 * x.data ** 2)
     """
-    if type(data) is not np.ndarray:
-        data = np.asarray(data)
+    if type(data) is not np.ndarray and (isinstance(data, np.generic) or not is_array(data)):
+        data = np.asarray(data)  # a numpy scalar (a full reduction's result); a GPU's array stays
     out = _new_tensor(Tensor)  # new_leaf(data), inlined: this is the hottest line of the library
     out._data = data
     out._grad = None
@@ -120,38 +127,48 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
         out.op = ""
         out._backward = None
         out._requires_grad = False
+        out._seq = None
         return out
     checks = []  # a loop, not a comprehension: on Python 3.11 that would cost a function call
     for t in inputs if saved is None else saved:
         checks.append((t._versions, t._versions[0]))
     if saves_output:
         checks.append((out._versions, out._versions[0]))
-
-    def _backward(grad: np.ndarray) -> None:
-        for versions, version in checks:
-            if versions[0] != version:
-                _raise_modified(op, version, versions[0])
-        for t, vjp, history, shape, dtype in edges:
-            if t._backward is not history:
-                _raise_changed_history(t, op)
-            g = vjp(grad)
-            if type(g) is not np.ndarray or g.shape != shape or g.dtype is not dtype:
-                g = _conform(g, shape, dtype, op, _position(t, inputs))
-            if t._grad is None:
-                # (g has t's dtype already: `_conform` saw to that.)
-                if history is None and (g is grad or g.base is not None or g.strides != t._data.strides):
-                    g = _leaf_grad(g, t._data)
-                t._grad = g
-            else:
-                # A new array rather than +=: numpy's in-place add costs three times more on
-                # small arrays, and nothing else holds the old one.
-                t._grad = t._grad + g
-
     out._requires_grad = True
     out.parents = inputs
     out.op = op
-    out._backward = _backward
+    out._seq = seq = next(_creation_numbers)  # made after its inputs: see engine.creation_order
+    # The node's backward is `_backward` with what it needs bound to it (a partial, not a closure:
+    # it costs two objects per node instead of six).
+    out._backward = partial(_backward, op, inputs, checks, edges, seq)
     return out
+
+
+def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, seq: int,
+              grad: np.ndarray) -> None:
+    """One node's step of the backward pass: the chain rule along each edge into its input.
+
+    First, refuse stale data (an input the VJPs read was changed in place since). Then, for each
+    input that wants a gradient, `vjp(grad)` summed back to its shape, added to its `.grad`.
+    """
+    for versions, version in checks:
+        if versions[0] != version:
+            _raise_modified(op, version, versions[0])
+    for t, vjp, history, shape, dtype in edges:
+        if t._backward is not history:
+            _raise_changed_history(t, op, seq)
+        g = vjp(grad)
+        if type(g) is not np.ndarray or g.shape != shape or g.dtype is not dtype:
+            g = _conform(g, shape, dtype, op, _position(t, inputs))
+        if t._grad is None:
+            # (g has t's dtype already: `_conform` saw to that.)
+            if history is None and (g is grad or g.base is not None or g.strides != t._data.strides):
+                g = _leaf_grad(g, t._data)
+            t._grad = g
+        else:
+            # A new array rather than +=: numpy's in-place add costs three times more on
+            # small arrays, and nothing else holds the old one.
+            t._grad = t._grad + g
 
 
 def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: int) -> np.ndarray:
@@ -162,7 +179,7 @@ def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: in
     """
     if isinstance(g, np.generic):
         g = np.asarray(g)
-    elif type(g) is not np.ndarray and not isinstance(g, np.ndarray):
+    elif not is_array(g):
         raise TypeError(f"the gradient function of '{op}' for input {index} returned "
                         f"{type(g).__name__}; it must return a numpy array")
     if g.shape != shape:
@@ -211,8 +228,10 @@ def _raise_modified(op: str, version: int, now: int) -> None:
     )
 
 
-def _raise_changed_history(t: Tensor, op: str) -> None:
-    if engine.is_freed(t):
+def _raise_changed_history(t: Tensor, op: str, seq: int) -> None:
+    # An input numbered after the op's output was changed in place since (its new history is
+    # newer): say so, even if this pass has freed that history already.
+    if engine.is_freed(t) and (t._seq is None or t._seq < seq):
         raise GraphFreedError(
             "Trying to backward through the graph a second time: an earlier backward() freed part "
             "of it. Pass retain_graph=True to the first backward() to keep it."

@@ -3,16 +3,32 @@
 The one module that knows about CuPy: it is imported only when a tensor is asked to go to
 `"cuda"`, so the CPU path never pays for it, and without CuPy that request is a clear error.
 A tensor's device is read from its array's type: a numpy array is on the CPU.
+
+The ops never import CuPy. Most of their array calls need nothing from here: numpy hands a
+CuPy array to CuPy by itself (`np.exp(a)`, `a.sum()`, `np.zeros_like(a)`, `np.concatenate`).
+Where numpy's dispatch does not reach (a new array from a shape, `ufunc.at` scatters, stride
+tricks, moving to the host), an op asks `namespace(array)` for the module that makes arrays of
+that kind and calls it by numpy's name: `namespace(x).zeros(shape, dtype)`,
+`namespace(x).add.at(target, index, values)`, `namespace(x).lib.stride_tricks.as_strided(...)`.
+CuPy spells all of these as numpy does. `register_namespace` adds a third kind of array; the
+tests use it to run every op on a stand-in for CuPy's arrays, without a GPU.
+
+Host data reaches an op's arrays through `array_like(values, like)` (random numbers drawn on the
+CPU, index arrays from Python lists, the gradient given to `backward`), and leaves them through
+`to_numpy`. `writeable` and `data_address` read what numpy keeps in `flags` and
+`__array_interface__`, which a CuPy array spells differently or not at all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from typing import Any
 
 import numpy as np
 
-__all__ = ["device", "as_device", "array_namespace", "to_device", "cuda_available"]
+__all__ = ["device", "as_device", "namespace", "register_namespace", "is_array", "to_numpy",
+           "array_like", "writeable", "data_address", "device_of", "to_device", "cuda_available"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -80,14 +96,86 @@ def cuda_available() -> bool:
         return False
 
 
-def array_namespace(array: Any) -> Any:
+# Array types other than numpy's and the module that makes each (CuPy's is added when first seen).
+_namespaces: dict[type, Any] = {}
+
+
+def register_namespace(array_type: type, module: Any) -> None:
+    """Let tensors hold arrays of `array_type`, made and moved by `module` (numpy's API, plus
+    `asnumpy(array)` to copy one to the host, as CuPy has)."""
+    _namespaces[array_type] = module
+
+
+def namespace(array: Any) -> Any:
     """The module whose functions make arrays like `array`: numpy, or CuPy for a GPU array."""
-    return np if isinstance(array, np.ndarray) else _cupy("array_namespace")
+    kind = type(array)
+    if kind is np.ndarray:  # the CPU: first, and nothing else to look at
+        return np
+    module = _namespaces.get(kind)
+    if module is not None:
+        return module
+    if kind.__module__.partition(".")[0] == "cupy":
+        cupy = _cupy("namespace")
+        register_namespace(kind, cupy)
+        return cupy
+    return np  # numpy scalars and numpy subclasses
+
+
+def is_array(value: Any) -> bool:
+    """Whether `value` is an array a tensor can hold: numpy's, or one of a registered kind."""
+    return isinstance(value, np.ndarray) or type(value) in _namespaces or (
+        type(value).__module__.partition(".")[0] == "cupy" and hasattr(value, "__cuda_array_interface__"))
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    """`array` as a numpy array: itself on the CPU, a copy from a GPU's memory otherwise."""
+    if type(array) is np.ndarray:
+        return array
+    module = namespace(array)
+    return np.asarray(array) if module is np else module.asnumpy(array)
+
+
+def array_like(values: Any, like: Any, dtype: Any = None) -> Any:
+    """`values` (an array of any kind, a list or a number) as an array of `like`'s kind, on
+    like's device, in `dtype` if given: `values` itself when it is one already, else a copy.
+
+    How host data reaches an op's arrays: random numbers drawn on the CPU, index and mask
+    arrays built from Python lists, a gradient given to `backward`.
+    """
+    if type(like) is np.ndarray:  # the CPU: numpy's own conversion, from the host if need be
+        if type(values) is not np.ndarray and is_array(values):
+            values = to_numpy(values)
+        return np.asarray(values, dtype)
+    module = namespace(like)
+    if type(values) is type(like) and (dtype is None or values.dtype == dtype) and (
+            getattr(values, "device", None) == getattr(like, "device", None)):
+        return values
+    if is_array(values) and namespace(values) is not module:
+        values = to_numpy(values)  # another kind of array (numpy's, or a GPU's): through the host
+    place = getattr(like, "device", None)  # a CuPy array's GPU, made current while copying there
+    with place if hasattr(place, "__enter__") else contextlib.nullcontext():
+        return module.asarray(values, dtype)
+
+
+def writeable(array: Any) -> bool:
+    """Whether an op may write into `array`: numpy's flag (an expand view is read-only). CuPy's
+    arrays carry no such flag, so for them a view with a stride-0 dimension (an expand, where
+    elements share memory) counts as read-only."""
+    if type(array) is np.ndarray:
+        return bool(array.flags.writeable)
+    return getattr(array.flags, "writeable", True) and all(
+        step != 0 or size <= 1 for step, size in zip(array.strides, array.shape, strict=True))
+
+
+def data_address(array: Any) -> int:
+    """The memory address of an array's first element (in the GPU's memory for a CuPy array)."""
+    interface = getattr(array, "__array_interface__", None) or array.__cuda_array_interface__
+    return interface["data"][0]
 
 
 def device_of(array: Any) -> device:
     """The device an array lives on."""
-    if isinstance(array, np.ndarray | np.generic):
+    if isinstance(array, np.ndarray | np.generic) or not hasattr(array, "device"):
         return CPU
     return device("cuda", int(array.device.id))
 
@@ -95,7 +183,7 @@ def device_of(array: Any) -> device:
 def to_device(array: Any, target: device, purpose: str) -> Any:
     """`array` on `target`: itself if it is there already, else a copy there."""
     if target.type == "cpu":
-        return array if isinstance(array, np.ndarray) else _cupy(purpose).asnumpy(array)
+        return array if isinstance(array, np.ndarray) else to_numpy(array)
     cupy = _cupy(purpose)
     with cupy.cuda.Device(target.index or 0):
         return cupy.asarray(array)

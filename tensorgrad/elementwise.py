@@ -24,6 +24,7 @@ from tensorgrad.checks import (
     ShapeError,
     UnsupportedDtypeError,
 )
+from tensorgrad.device import array_like, is_array
 from tensorgrad.dtypes import float_dtype, result_type
 from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
@@ -107,8 +108,8 @@ def mul(a: Operand, b: Operand) -> Tensor:
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.multiply, a, b, "*"), "*", (a, b),
-                  lambda grad: grad * b.data,
-                  lambda grad: grad * a.data)
+                  lambda grad: grad * b._data,
+                  lambda grad: grad * a._data)
 
 
 def div(a: Operand, b: Operand, *, rounding_mode: str | None = None) -> Tensor:
@@ -184,7 +185,7 @@ def _pow_scalar(x: Tensor, exponent: float) -> Tensor:
         return new_leaf(np.power(x.data, exponent))  # an integer tensor stays integer, no gradient
     data = _floating(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.power(data, np.asarray(exponent, dtype=data.dtype))
+        out = np.power(data, data.dtype.type(exponent))  # a numpy scalar, which a GPU takes (not a 0-d array)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         if exponent == 0:
@@ -272,6 +273,8 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         return x
     keep = creation.default_generator().random(x.shape) >= p
     scale = (keep / (1 - p) if p < 1 else keep * 0.0).astype(x.dtype)  # p = 1 drops everything
+    if type(x.data) is not np.ndarray:  # the mask was drawn on the host: moved to x's device
+        scale = array_like(scale, x.data)
     return record(x.data * scale, "dropout", (x,), lambda grad: grad * scale, saved=())
 
 
@@ -322,6 +325,8 @@ def where(condition: Any, a: Operand | None = None, b: Operand | None = None) ->
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
     x, y = a.data, b.data
+    if type(x) is not np.ndarray:  # a condition given as a list or a numpy array: where the operands are
+        cond = array_like(cond, x)
     if x.dtype is not y.dtype:
         x, y = _promoted(x, y, floating=False)
     try:
@@ -342,7 +347,8 @@ def _compare(ufunc: np.ufunc, name: str) -> Callable[[Operand, Operand], Tensor]
     def compare(a: Operand, b: Operand) -> Tensor:
         a, b = _operands(a, b)
         try:
-            return new_leaf(np.asarray(ufunc(a.data, b.data)))
+            out = ufunc(a.data, b.data)
+            return new_leaf(out if is_array(out) else np.asarray(out))  # numpy's 0-d result is a scalar
         except ValueError:
             raise ShapeError(
                 f"{name} ({ufunc.__name__}): shapes {a.shape} and {b.shape} can't be broadcast together"
@@ -885,7 +891,8 @@ def isclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,
     with np.errstate(all="ignore"):  # inf - inf is nan: not close, unless equal above
         error = np.abs(x - y)
         allowed = atol + rtol * np.abs(y)
-    return new_leaf(np.asarray(close | (np.isfinite(error) & (error <= allowed))))
+    out = close | (np.isfinite(error) & (error <= allowed))
+    return new_leaf(out if is_array(out) else np.asarray(out))
 
 
 def allclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,

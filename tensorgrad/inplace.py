@@ -18,6 +18,7 @@ import numpy as np
 from scalargrad.engine import grad_mode
 from tensorgrad.autograd import bump_version, is_view, record
 from tensorgrad.checks import ShapeError
+from tensorgrad.device import writeable
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["arithmetic_inplace", "apply_inplace", "fill", "copy"]
@@ -32,11 +33,12 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
     """
     if grad_mode.enabled and (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
         return apply_inplace(x, op, other, name=name)
-    if not x.data.flags.writeable:
+    data = x.data
+    if not (data.flags.writeable if type(data) is np.ndarray else writeable(data)):
         _raise_read_only(name)
     values = other.data if isinstance(other, Tensor) else other
     try:
-        ufunc(x.data, values, out=x.data, casting="same_kind")
+        ufunc(data, values, out=data, casting="same_kind")
     except ValueError:
         raise ShapeError(
             f"{name}: an operand of shape {np.shape(values)} can't be broadcast to the shape {x.shape} "
@@ -78,6 +80,7 @@ def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -
     result = op(before, *args)
     _write(x, result.data, name)
     x.parents, x._backward, x._requires_grad = result.parents, result._backward, True
+    x._seq = result._seq  # x is now the newest node: it comes after `before` in creation order
     x.op, x.grad = name, None
     return x
 
@@ -85,13 +88,13 @@ def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -
 def _detached_copy_with_history(x: Tensor) -> Tensor:
     """A node that holds x's current values (a copy) and x's place in the graph."""
     before = new_leaf(x.data.copy())
-    before.parents, before._backward, before.op = x.parents, x._backward, x.op
+    before.parents, before._backward, before.op, before._seq = x.parents, x._backward, x.op, x._seq
     before._requires_grad, before.label = x._requires_grad, x.label
     return before
 
 
 def _write(x: Tensor, values: np.ndarray, name: str) -> None:
-    if not x.data.flags.writeable:
+    if not writeable(x.data):
         _raise_read_only(name)
     if values.shape != x.data.shape:
         raise ShapeError(

@@ -16,6 +16,7 @@ import numpy as np
 
 from tensorgrad import checks, elementwise, return_types
 from tensorgrad.autograd import record
+from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
@@ -35,8 +36,14 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
 
 def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
     """A reduced output's gradient copied back over every element that was reduced."""
-    out = np.empty(shape, dtype=grad.dtype)
-    out[...] = grad.reshape(kept_shape) if kept_shape else grad
+    if type(grad) is np.ndarray:
+        out = np.empty(shape, grad.dtype)
+    else:  # a GPU's array: made by its module
+        out = namespace(grad).empty(shape, grad.dtype)
+    if kept_shape:
+        out[...] = grad.reshape(kept_shape)
+    else:  # a 0-d gradient (everything was reduced): `fill` costs a third less than `out[...] =`
+        out.fill(grad)
     return out
 
 
@@ -98,9 +105,10 @@ def _extreme_along(x: Tensor, dim: int, keepdim: bool, op: str) -> tuple[Tensor,
     index = pick(data, axis=axis, keepdims=True)
     values = np.take_along_axis(data, index, axis=axis)
     shape = data.shape
+    xp = namespace(data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(shape, dtype=grad.dtype)
+        full = xp.zeros(shape, dtype=grad.dtype)
         np.put_along_axis(full, index, grad.reshape(index.shape), axis=axis)
         return full.reshape(x.data.shape)
 
@@ -152,13 +160,13 @@ def _arg_extreme(x: Tensor, dim: int | None, keepdim: bool, op: str) -> Tensor:
     if dim is None:
         if x.data.size == 0:
             raise RuntimeError(f"{op}(): the tensor is empty (shape {x.shape}); give a dim to reduce over")
-        index = np.asarray(pick(x.data))
+        index = namespace(x.data).asarray(pick(x.data))  # numpy gives a scalar: an array here
         return new_leaf(index.reshape((1,) * x.ndim) if keepdim else index)
     axis = checks.dim(dim, x.ndim, op)
     _nonempty(x, axis, op)
     data = x.data if x.ndim else x.data.reshape(1)
-    index = pick(data, axis=axis, keepdims=keepdim and x.ndim > 0)
-    return new_leaf(np.asarray(index).reshape(()) if not x.ndim else np.asarray(index))
+    index = namespace(data).asarray(pick(data, axis=axis, keepdims=keepdim and x.ndim > 0))
+    return new_leaf(index.reshape(()) if not x.ndim else index)
 
 
 def argmax(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -186,9 +194,19 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
                   lambda grad: grad.reshape(lse.shape) * np.exp(x.data - lse))
 
 
+def _kept_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """The max over `axes` (kept as size 1), -inf for an empty slice: numpy's `initial=-inf`, which
+    a GPU array's max does not take (there, an empty array gets its -inf filled in)."""
+    if type(data) is np.ndarray:
+        return data.max(axis=axes, keepdims=True, initial=-np.inf)
+    if data.size:
+        return data.max(axis=axes, keepdims=True)
+    return namespace(data).full(_kept_shape(data.shape, axes), -np.inf, dtype=data.dtype)
+
+
 def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """The max over `axes` (kept), with infinities replaced by 0 so that x - max is never nan."""
-    shift = data.max(axis=axes, keepdims=True, initial=-np.inf)
+    shift = _kept_max(data, axes)
     if not np.isfinite(shift).all():  # rare: a slice of infinities (or an empty one)
         shift = np.where(np.isfinite(shift), shift, 0)
     return shift
@@ -200,7 +218,7 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
     data = elementwise._floating(x)
     # The plain max: an infinite element makes its whole slice nan, as in PyTorch.
     with np.errstate(invalid="ignore"):
-        e = np.exp(data - data.max(axis=axes, keepdims=True, initial=-np.inf))
+        e = np.exp(data - _kept_max(data, axes))
         out = e / e.sum(axis=axes, keepdims=True)
     return record(out, "softmax", (x,),
                   lambda grad: out * (grad - (grad * out).sum(axis=axes, keepdims=True)),
@@ -212,7 +230,7 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     axes = checks.dims(dim, x.ndim, "log_softmax")
     data = elementwise._floating(x)
     with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, as in PyTorch
-        shifted = data - data.max(axis=axes, keepdims=True, initial=-np.inf)
+        shifted = data - _kept_max(data, axes)
         out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
     return record(out, "log_softmax", (x,),
                   lambda grad: grad - np.exp(out) * grad.sum(axis=axes, keepdims=True),
@@ -448,7 +466,7 @@ def _nuclear_norm(x: Tensor, dim: Dim, keepdim: bool) -> Tensor:
 
 def _truth(x: Tensor, out: np.ndarray) -> Tensor:
     """A result of all() or any(): bool, or uint8 for a uint8 input, as PyTorch; no gradient."""
-    return new_leaf(np.asarray(out, dtype=np.uint8 if x.data.dtype == np.uint8 else np.bool_))
+    return new_leaf(namespace(x.data).asarray(out, dtype=np.uint8 if x.data.dtype == np.uint8 else np.bool_))
 
 
 def all(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
@@ -526,7 +544,7 @@ def _scatter_add_along(grad: np.ndarray, index: np.ndarray, axis: int, shape: tu
     where = [np.arange(n, like=index).reshape((-1,) + (1,) * (index.ndim - d - 1))
              for d, n in enumerate(index.shape)]
     where[axis] = index
-    np.add.at(full, tuple(where), grad)  # add, not assign: several outputs may share an index
+    namespace(full).add.at(full, tuple(where), grad)  # add, not assign: several outputs may share an index
     return full
 
 
@@ -694,14 +712,16 @@ def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor |
 def _median_of_all(x: Tensor) -> Tensor:
     """The lower median of every element (nan for none). Derivative: split among its equals."""
     flat = x.data.reshape(-1)
+    xp = namespace(flat)
     if flat.size == 0:
-        return new_leaf(np.array(np.nan, dtype=elementwise._floating(x).dtype))
+        return new_leaf(xp.asarray(np.nan, dtype=elementwise._floating(x).dtype))
     value = np.sort(flat)[(flat.size - 1) // 2]  # numpy sorts nan last: a nan anywhere is found below
     if flat.dtype.kind in "fc" and np.isnan(flat).any():
         value = flat.dtype.type(np.nan)
+    value = xp.asarray(value)  # numpy gives a scalar: an array, where the data lives
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         equal = np.isnan(x.data) if np.isnan(value) else x.data == value
         return equal * (grad / np.add.reduce(equal, axis=None))
 
-    return record(np.asarray(value), "median", (x,), vjp)
+    return record(value, "median", (x,), vjp)

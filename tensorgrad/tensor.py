@@ -49,10 +49,12 @@ class Tensor:
         "_keeps_grad",
         "_requires_grad",
         "_versions",
+        "_seq",
         "__weakref__",
     )
 
     _grad_init = None
+    _backward_takes_node = False  # the engine calls a Tensor's backward closure as `_backward(grad)`
     _kept_grad_adds_up = True  # a retain_grad() gradient accumulates across passes, as in PyTorch
     # Make `ndarray + Tensor` call Tensor.__radd__ instead of numpy broadcasting over objects.
     __array_priority__ = 1000
@@ -73,7 +75,7 @@ class Tensor:
         # `data` is always an array.
         if isinstance(value, Tensor):
             value = value._data
-        elif not isinstance(value, np.ndarray) and not hasattr(value, "__cuda_array_interface__"):
+        elif not device_module.is_array(value):
             raise TypeError(f"data: assigned value must be a Tensor or an array (numpy, or CuPy on a "
                             f"GPU), got {type(value).__name__}")
         self._data = value
@@ -133,10 +135,10 @@ class Tensor:
         """Where this view starts in its storage buffer, in elements."""
         base = self._data
         # Up the chain of views to the array that owns the memory (through as_strided's holder).
-        while hasattr(base.base, "__array_interface__"):
+        while hasattr(base.base, "__array_interface__") or device_module.is_array(base.base):
             base = base.base
-        start = self._data.__array_interface__["data"][0]
-        return (start - base.__array_interface__["data"][0]) // self._data.itemsize
+        start = device_module.data_address(self._data)
+        return (start - device_module.data_address(base)) // self._data.itemsize
 
     def is_contiguous(self) -> bool:
         """Whether the elements sit in storage in row-major order without gaps."""
@@ -148,6 +150,9 @@ class Tensor:
             raise RuntimeError(
                 "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy()."
             )
+        if type(self._data) is not np.ndarray and self.device.type != "cpu":
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
         return self._data
 
     def item(self) -> float | int | bool:
@@ -166,8 +171,11 @@ class Tensor:
         return self._data.copy() if copy else self._data
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", precision=4, prefix="tensor(")
+        body = np.array2string(device_module.to_numpy(self._data), separator=", ", precision=4,
+                               prefix="tensor(")
         extras = []
+        if type(self._data) is not np.ndarray and self.device.type != "cpu":
+            extras.append(f"device='{self.device}'")
         if self._data.dtype != float32 and self._data.dtype != int64 and self._data.dtype != bool_:
             extras.append(f"dtype={self._data.dtype}")
         if self._backward is not None:
@@ -268,7 +276,7 @@ class Tensor:
         if self._backward is None:
             self.grad = seed.copy() if self.grad is None else self.grad + seed
         else:
-            engine.backward(self, seed, retain_graph=retain_graph)
+            engine.backward(self, seed, retain_graph)
 
     def _seed(self, gradient: Any) -> np.ndarray:
         if gradient is None:
@@ -277,15 +285,20 @@ class Tensor:
                     f"grad can be implicitly created only for scalar outputs: this tensor has shape "
                     f"{self.shape}; pass backward(gradient=...) of that shape"
                 )
-            seed = np.array(1, dtype=self._data.dtype)
-            return seed if self._data.ndim == 0 else seed.reshape(self._data.shape)
-        seed = gradient.data if isinstance(gradient, Tensor) else np.asarray(gradient)
+            data = self._data
+            if type(data) is np.ndarray:  # (dtype positional: keyword parsing costs a sixth of the call)
+                seed = np.array(1, data.dtype)
+            else:
+                seed = device_module.array_like(1, data, data.dtype)
+            return seed if data.ndim == 0 else seed.reshape(data.shape)
+        seed = gradient.data if isinstance(gradient, Tensor) else gradient
+        # No copy where it is one already: a leaf copies a gradient it would share with anything else.
+        seed = device_module.array_like(seed, self._data, self._data.dtype)
         if seed.shape != self.shape:
             raise RuntimeError(
                 f"backward: gradient has shape {seed.shape} but the tensor has shape {self.shape}"
             )
-        # No copy: a leaf copies a gradient it would share with anything else.
-        return np.asarray(seed, dtype=self._data.dtype)
+        return seed
 
     # --- math (each method calls the op in its module: jump to definition lands on it) ---------
 
@@ -1096,6 +1109,7 @@ def init_node(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._keeps_grad = False
     t._requires_grad = False
     t._versions = [0]
+    t._seq = None  # a leaf is not numbered: only `record`'s inner nodes are (see engine.creation_order)
     if requires_grad:
         t.requires_grad_(True)
 
@@ -1115,6 +1129,8 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
     """Convert user data to a fresh array: Python floats become float32, ints int64."""
     if isinstance(data, Tensor):
         data = data.data
+    if type(data) is not np.ndarray and device_module.is_array(data):  # a GPU's array: copied there
+        return device_module.namespace(data).array(data, dtype=None if dtype is None else np.dtype(dtype))
     try:
         array = np.array(data) if dtype is None else np.array(data, dtype=np.dtype(dtype))
     except ValueError as error:  # a ragged nested list: numpy's message speaks of its own internals
@@ -1135,7 +1151,7 @@ def _checked_grad(t: Tensor, value: Any) -> np.ndarray:
         value = value._data
     elif isinstance(value, np.generic):  # what numpy gives for arithmetic on 0-d arrays
         value = np.asarray(value)
-    elif not isinstance(value, np.ndarray):
+    elif not device_module.is_array(value):
         raise TypeError(f"grad: assigned grad must be a Tensor, a numpy array or None, got "
                         f"{type(value).__name__}")
     if value.shape != t._data.shape:
@@ -1157,10 +1173,14 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
         # A Python number takes the tensor's dtype where it fits, so float32 stays float32.
         if kind == "f" or (kind in "iu" and integral) or (kind == "b" and isinstance(x, bool)):
             try:
-                return new_leaf(np.array(x, dtype=like._data.dtype))
+                value = np.array(x, dtype=like._data.dtype)
             except OverflowError:  # -2 next to uint8: kept as int64, cast by the op as PyTorch does
-                return new_leaf(np.array(x))
-        return new_leaf(np.array(x, dtype=float32 if isinstance(x, float) else int64))
+                value = np.array(x)
+        else:
+            value = np.array(x, dtype=float32 if isinstance(x, float) else int64)
+        if type(like._data) is not np.ndarray:  # a GPU's kernels take no numpy array, not even 0-d
+            value = device_module.array_like(value, like._data)
+        return new_leaf(value)
     if isinstance(x, np.ndarray | np.generic | list | tuple):
         return Tensor(x) if not isinstance(x, np.ndarray) else new_leaf(x)
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")

@@ -11,7 +11,7 @@ import weakref
 
 import pytest
 
-from scalargrad import Value, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from scalargrad import Value, enable_grad, engine, is_grad_enabled, no_grad, set_grad_enabled
 from scalargrad.engine import GraphFreedError, backward, topological_order
 
 
@@ -259,3 +259,5 @@ def test_grad_mode_is_per_thread():
     finally:
         release.set()
         other.join()
+    # With no thread inside no_grad any more, ops read the cheap grad mode again.
+    assert type(engine.grad_mode) is engine._GradMode and len((Value(1.0) * 2).parents) == 2

@@ -39,3 +39,34 @@ def test_an_in_place_change_after_use_is_refused_at_backward():
     bump_version(b)
     with pytest.raises(InplaceModifiedError, match="version 0 became 1"):
         c.sum().backward()
+
+
+def test_creation_order_is_a_topological_order_of_the_walks_nodes():
+    from scalargrad.engine import creation_order, topological_order
+
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    w = tg.tensor([3.0, -1.0], requires_grad=True)
+    a = x * w
+    b = a.exp()
+    c = (a + b) * x  # a is reached along two paths
+    root = (c - a.tanh()).sum()
+    order = creation_order(root)
+    assert set(order) == set(topological_order(root, leaves=False))
+    assert all(n._seq is not None for n in order) and x._seq is None
+    position = {node: i for i, node in enumerate(order)}
+    for node in order:  # every inner parent runs after its child in the pass (comes first here)
+        assert all(position[p] < position[node] for p in node.parents if p in position)
+    root.backward()
+    a_, w_, x_ = np.array([3.0, -2.0]), w.data, x.data
+    expected = (a_ + np.exp(a_)) + x_ * w_ * (1 + np.exp(a_)) - w_ * (1 - np.tanh(a_) ** 2)
+    np.testing.assert_allclose(x.grad, expected, rtol=1e-6)
+
+
+def test_a_view_older_than_its_bases_in_place_change_names_the_change_in_either_pass():
+    for retain in (False, True):
+        x = tg.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1.0
+        v = y[0]
+        y.mul_(2.0)  # y is renumbered after v, which still holds y's old history
+        with pytest.raises(InplaceModifiedError, match="in-place"):
+            (v * 1.0).backward(retain_graph=retain)
