@@ -5,7 +5,8 @@ split), but the model sees each digit as an image: two 3 x 3 convolutions with R
 max pooling, then a linear layer on the flattened feature maps. Training shifts each training
 digit by up to one pixel at random (the convolutions don't mind where a stroke is; the data
 should not either). Writes a picture of the first layer's learned filters and of the test
-digits the model gets wrong.
+digits the model gets wrong. `--device cuda` trains on a GPU (with CuPy): the model lives there,
+each shifted batch is copied over, and only the numbers printed and drawn come back.
 
     python examples/digits_cnn.py --epochs 25 --seed 0 --output digits_cnn.png
 """
@@ -57,9 +58,9 @@ def shift(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 @tg.no_grad()
 def predict(model: nn.Module, x: tg.Tensor) -> np.ndarray:
-    """The class with the highest score for each image, in eval mode."""
+    """The class with the highest score for each image, in eval mode (a numpy array, on the host)."""
     model.eval()
-    guesses = model(x).argmax(dim=1).numpy()
+    guesses = model(x.to(next(model.parameters()).device)).argmax(dim=1).cpu().numpy()
     model.train()
     return guesses
 
@@ -69,17 +70,17 @@ def accuracy(model: nn.Module, x: tg.Tensor, y: tg.Tensor) -> float:
     return float((predict(model, x) == y.numpy()).mean())
 
 
-def train(epochs: int, seed: int, batch_size: int = 32,
-          progress: bool = True) -> tuple[nn.Module, float, float]:
-    """Adam with a one-cycle learning rate (warm up, then anneal) on shifted mini-batches.
+def train(epochs: int, seed: int, batch_size: int = 32, progress: bool = True,
+          device: str = "cpu") -> tuple[nn.Module, float, float]:
+    """Adam with a one-cycle learning rate (warm up, then anneal) on shifted mini-batches, on `device`.
 
     Returns the model, the seconds spent training and the last epoch's mean loss.
     """
     tg.manual_seed(seed)
     rng = np.random.default_rng(seed)
     (x_train, y_train), (x_test, y_test) = split_digits(seed)
-    images, labels = x_train.numpy(), y_train.numpy()
-    model = make_model()
+    images, labels = x_train.numpy(), y_train.numpy()  # shifted on the host, batch by batch moved
+    model = make_model().to(device)  # made on the CPU (the same weights for a seed), then moved
     steps_per_epoch = -(-len(labels) // batch_size)
     optimizer = optim.Adam(model.parameters(), lr=3e-3)
     schedule = optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-2, total_steps=epochs * steps_per_epoch)
@@ -94,7 +95,8 @@ def train(epochs: int, seed: int, batch_size: int = 32,
         order, shifted, loss_sum = rng.permutation(len(labels)), shift(images, rng), 0.0
         for first in range(0, len(labels), batch_size):
             batch = order[first:first + batch_size]
-            loss = F.cross_entropy(model(tg.from_numpy(shifted[batch])), tg.from_numpy(labels[batch]))
+            xb, yb = tg.from_numpy(shifted[batch]).to(device), tg.from_numpy(labels[batch]).to(device)
+            loss = F.cross_entropy(model(xb), yb)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -117,7 +119,7 @@ def plot(model: nn.Module, seed: int, path: str, max_mistakes: int = 16) -> int:
     _, (x_test, y_test) = split_digits(seed)
     guesses = predict(model, x_test)
     wrong = np.flatnonzero(guesses != y_test.numpy())
-    filters = model[0].weight.detach().numpy()[:, 0]  # (32, 3, 3)
+    filters = model[0].weight.detach().cpu().numpy()[:, 0]  # (32, 3, 3)
     columns = 16
     rows_of_mistakes = max(1, -(-min(len(wrong), max_mistakes) // columns))
     rows = 2 + rows_of_mistakes
@@ -146,9 +148,11 @@ def main(argv: Sequence[str] | None = None) -> float:
     parser.add_argument("--batch-size", type=int, default=32, help="digits per step (default 32)")
     parser.add_argument("--output", default="digits_cnn.png", help="picture of filters and mistakes")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda (a GPU, with CuPy)")
     args = parser.parse_args(argv)
 
-    model, seconds, loss = train(args.epochs, args.seed, args.batch_size, progress=not args.no_progress)
+    model, seconds, loss = train(args.epochs, args.seed, args.batch_size, progress=not args.no_progress,
+                                 device=args.device)
     print(model)
     _, (x_test, y_test) = split_digits(args.seed)
     test_accuracy = accuracy(model, x_test, y_test)

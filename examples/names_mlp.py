@@ -11,6 +11,7 @@ and test names. Then it makes up 20 new names, one character at a time.
     python examples/names_mlp.py                     # the full run: dev loss <= 2.20 in under 2 minutes
     python examples/names_mlp.py --batchnorm         # BatchNorm1d after the hidden Linear
     python examples/names_mlp.py --compare-torch     # the same network from the same weights in PyTorch
+    python examples/names_mlp.py --device cuda       # on a GPU (with CuPy): the same code, the same batches
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def tensorgrad_step(model: nn.Module, x: tg.Tensor, y: tg.Tensor, lr: float,
 
     def step(number: int, rows: np.ndarray) -> float:
         optimizer.param_groups[0]["lr"] = learning_rate(number, steps, lr)
-        index = tg.from_numpy(rows)
+        index = tg.from_numpy(rows).to(x.device)  # drawn on the host, used where the data lives
         loss = F.cross_entropy(model(x[index]), y[index])
         optimizer.zero_grad()
         loss.backward()
@@ -158,19 +159,20 @@ def evaluate(model: nn.Module, x: tg.Tensor, y: tg.Tensor, chunk: int = 50_000) 
 
 
 def pick(probs: tg.Tensor) -> int:
-    """One index drawn with probabilities `probs` (1-D), from tensorgrad's generator."""
-    return int(tg.multinomial(probs, num_samples=1).item())
+    """One index drawn with probabilities `probs` (1-D), from tensorgrad's generator (on the host)."""
+    return int(tg.multinomial(probs.cpu(), num_samples=1).item())
 
 
 @tg.no_grad()
 def make_up_names(model: nn.Module, count: int, context: int) -> list[str]:
     """`count` new names, each character drawn from the model's softmax given the last `context`."""
     model.eval()
+    device = next(model.parameters()).device
     names = []
     for _ in range(count):
         window, name = [0] * context, []
         while True:
-            probs = F.softmax(model(tg.tensor([window])), dim=1)[0]
+            probs = F.softmax(model(tg.tensor([window], device=device)), dim=1)[0]
             index = pick(probs)
             if index == 0:
                 break
@@ -192,7 +194,7 @@ def torch_twin(model: nn.Module, batchnorm: bool) -> Any:
         layers.append(torch.nn.BatchNorm1d(hidden.out_features))
     layers += [torch.nn.Tanh(), torch.nn.Linear(hidden.out_features, len(CHARACTERS))]
     twin = torch.nn.Sequential(*layers)
-    twin.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()})
+    twin.load_state_dict({k: torch.from_numpy(v.cpu().numpy().copy()) for k, v in model.state_dict().items()})
     return twin
 
 
@@ -202,7 +204,7 @@ def torch_step(twin: Any, x: tg.Tensor, y: tg.Tensor, lr: float,
     import torch
 
     optimizer = torch.optim.SGD(twin.parameters(), lr=lr)
-    xt, yt = torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy())
+    xt, yt = torch.from_numpy(x.cpu().numpy()), torch.from_numpy(y.cpu().numpy())
     twin.train()
 
     def step(number: int, rows: np.ndarray) -> float:
@@ -246,8 +248,8 @@ def evaluate_torch(twin: Any, x: tg.Tensor, y: tg.Tensor) -> float:
 
     twin.eval()
     with torch.no_grad():
-        logits = twin(torch.from_numpy(x.numpy()))
-        loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(y.numpy()))
+        logits = twin(torch.from_numpy(x.cpu().numpy()))
+        loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(y.cpu().numpy()))
     return loss.item()
 
 
@@ -290,6 +292,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="train the same network from the same weights in PyTorch too")
     parser.add_argument("--output", default="names_mlp.png", help="picture of the loss curve")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--device", default="cpu",
+                        help="cpu (default) or cuda (a GPU, with CuPy); PyTorch's twin stays on the CPU")
     return parser.parse_args(argv)
 
 
@@ -303,9 +307,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     x_dev, y_dev = build_dataset(dev_names, args.context)
     model = make_model(args.context, args.embedding, args.hidden, args.batchnorm)
     batches = batch_indices(args.steps, args.batch_size, len(y_train))
+    twin = _torch_twin_if_asked(args, model)  # from the weights as made, on the CPU
+    # Made on the CPU (the same weights and batches for a seed on any device), then moved once.
+    model.to(args.device)
+    x_train, y_train, x_dev, y_dev = (t.to(args.device) for t in (x_train, y_train, x_dev, y_dev))
 
     steppers = {"tensorgrad": tensorgrad_step(model, x_train, y_train, args.lr, args.steps)}
-    twin = _torch_twin_if_asked(args, model)
     if twin is not None:
         steppers["PyTorch"] = torch_step(twin, x_train, y_train, args.lr, args.steps)
     with one_torch_thread() if twin is not None else contextlib.nullcontext():

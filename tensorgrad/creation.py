@@ -7,6 +7,11 @@ chapter 6).
 Every random function draws from the generator behind `tg.manual_seed` unless a
 `generator=tg.Generator().manual_seed(n)` is passed, as in PyTorch. Sizes are checked once by
 `tensorgrad.checks`. The results are leaves: they carry no history.
+
+Devices: a tensor is made on the CPU and moved once to `device=` if that is elsewhere; the
+`*_like` forms and the random functions that take a tensor follow its device. Random numbers are
+always drawn on the CPU, by numpy's generator, and then moved: the same seed gives the same
+numbers on either device, at the price of one copy to the GPU.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import numpy as np
 from scalargrad.engine import grad_mode
 from tensorgrad import checks
 from tensorgrad.autograd import bump_version
-from tensorgrad.device import as_device, to_device
+from tensorgrad.device import array_like, as_device, is_array, to_device, to_numpy, writeable
 from tensorgrad.dtypes import bool_, float32, int64
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -34,8 +39,12 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
            device: Any = None) -> Tensor:
     """A new tensor holding a copy of `data` (nested lists, numbers or an array).
 
-    Python floats become float32 and ints int64; numpy arrays keep their dtype.
+    Python floats become float32 and ints int64; numpy arrays keep their dtype. A GPU array
+    stays on its GPU (unless `device` says otherwise).
     """
+    if type(data) is not np.ndarray and is_array(data):  # a GPU's array: copied through the host
+        t = Tensor(to_numpy(data), dtype=dtype, requires_grad=requires_grad)
+        return _placed(t, device, "tensor") if device is not None else _following(t, data)
     return _placed(Tensor(data, dtype=dtype, requires_grad=requires_grad), device, "tensor")
 
 
@@ -43,7 +52,7 @@ def as_tensor(data: Any, dtype: Any = None) -> Tensor:
     """`data` itself if it is already a Tensor (of that dtype), else a new tensor."""
     if isinstance(data, Tensor) and (dtype is None or data.dtype == np.dtype(dtype)):
         return data
-    return Tensor(data, dtype=dtype)
+    return tensor(data.data if isinstance(data, Tensor) else data, dtype=dtype)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -64,6 +73,13 @@ def _placed(t: Tensor, device: Any, op: str) -> Tensor:
         target = as_device(device)
         if target.type != "cpu":
             t._data = to_device(t._data, target, op)
+    return t
+
+
+def _following(t: Tensor, like: Any) -> Tensor:
+    """t (a fresh leaf made on the CPU) moved to where the array `like` lives, as its kind of array."""
+    if type(like) is not np.ndarray:
+        t._data = array_like(t._data, like)
     return t
 
 
@@ -150,7 +166,7 @@ def _like(make: Any, t: Tensor, dtype: Any, requires_grad: bool, device: Any, na
           *args: Any) -> Tensor:
     """`make(t.shape, *args, ...)` with t's dtype and device unless others are asked for."""
     out = make(t.shape, *args, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
-    return _placed(out, t.device if device is None else device, name)
+    return _following(out, t.data) if device is None else _placed(out, device, name)
 
 
 def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -278,7 +294,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # n
     log-weights and keep the `num_samples` largest, which is distributed as drawing one category
     after another without putting it back, in one vectorised step.
     """
-    weights = input.data
+    weights = to_numpy(input.data)  # sampled on the host (the same draws on every device), moved back
     num_samples = checks.as_int(num_samples, "multinomial", "num_samples")
     if weights.ndim not in (1, 2) or weights.dtype.kind != "f":
         raise RuntimeError(f"multinomial(): expects a 1-D or 2-D float tensor of weights, got shape "
@@ -303,7 +319,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # n
             keys = np.log(rows) + rng.gumbel(size=rows.shape)
         samples = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     out = samples.astype(int64)
-    return new_leaf(out.reshape(num_samples) if weights.ndim == 1 else out)
+    return _following(new_leaf(out.reshape(num_samples) if weights.ndim == 1 else out), input.data)
 
 
 def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None = None) -> Tensor:  # noqa: A002
@@ -311,7 +327,7 @@ def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None
     probability = input.data if p is None else np.full_like(input.data, p)
     if np.any((probability < 0) | (probability > 1)):
         raise RuntimeError("bernoulli(): expects all probabilities to be in [0, 1]")
-    draws = _stream(generator).random(input.shape) < probability
+    draws = array_like(_stream(generator).random(input.shape), input.data) < probability
     return new_leaf(draws.astype(input.dtype if input.dtype.kind == "f" else float32))
 
 
@@ -333,8 +349,8 @@ def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:
     if grad_mode.enabled and t.requires_grad and t.is_leaf:
         raise RuntimeError(f"{name}: a leaf tensor that requires grad can't be changed in place outside "
                            "no_grad(); wrap the update in `with tg.no_grad():`")
-    if not t.data.flags.writeable:
+    if not writeable(t.data):
         raise RuntimeError(f"{name}: this tensor is read-only (an expand/broadcast_to view); clone() it")
-    t.data[...] = values
+    t.data[...] = array_like(values, t.data)  # drawn on the host, written where t lives
     bump_version(t)
     return t

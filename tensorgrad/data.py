@@ -9,6 +9,9 @@
 - `DataLoader`: mini-batches of a data set (or of tensors), shuffled each epoch if asked.
 
 Data sets come back as tensors: float32 inputs and int64 class labels, as PyTorch code expects.
+A batch lives where its data set's tensors live: a data set on the GPU gives GPU batches (the
+shuffle is drawn on the host, from the same generator), and a batch of a CPU data set goes to
+the GPU with `.to("cuda")`.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.creation import Generator, randperm
+from tensorgrad.device import is_array, namespace
 from tensorgrad.dtypes import float32, int64
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -216,6 +220,7 @@ class DataLoader:
     samples one by one, unbatched; `collate_fn` replaces the default collation (it gets the
     list of a batch's samples). With `generator` (a `tg.Generator` or a numpy one) or `seed`,
     the loader shuffles from its own generator; without, from tensorgrad's (`tg.manual_seed`).
+    Batches live on the device of the data set's tensors.
 
     >>> x, y = make_moons(100, noise=0.1, seed=0)
     >>> loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True, seed=0)
@@ -281,7 +286,7 @@ class DataLoader:
 
     def _from_columns(self, index: int | np.ndarray) -> Any:
         """The tensor data set's rows at `index`: one tensor, or a tuple with one per column."""
-        picked = tuple(new_leaf(column[index]) for column in self._columns)
+        picked = tuple(new_leaf(_gather(column, index)) for column in self._columns)
         return picked[0] if isinstance(self.dataset, Tensor | np.ndarray) else picked
 
 
@@ -290,6 +295,13 @@ def _permutation(n: int, generator: Generator | np.random.Generator | None) -> n
     if isinstance(generator, np.random.Generator):
         return generator.permutation(n)
     return randperm(n, generator=generator).numpy()
+
+
+def _gather(array: np.ndarray, rows: int | np.ndarray) -> np.ndarray:
+    """array[rows]: the rows (chosen on the host) picked where the array lives."""
+    if type(array) is np.ndarray or isinstance(rows, int):
+        return array[rows]
+    return array[namespace(array).asarray(rows)]
 
 
 def _check_batch_size(batch_size: Any) -> None:
@@ -304,7 +316,7 @@ def _check_batch_size(batch_size: Any) -> None:
 def _fetch(dataset: Any, rows: np.ndarray) -> Any:
     """The samples at `rows`, collated: one gather per tensor for tensor data sets."""
     if isinstance(dataset, TensorDataset):
-        return tuple(new_leaf(t.data[rows]) for t in dataset.tensors)
+        return tuple(new_leaf(_gather(t.data, rows)) for t in dataset.tensors)
     if isinstance(dataset, Subset):
         return _fetch(dataset.dataset, np.asarray(dataset.indices)[rows])
     return collate([dataset[int(i)] for i in rows])
@@ -333,22 +345,28 @@ def _array(value: Any) -> Any:
     return value.data if isinstance(value, Tensor) else value
 
 
+def _as_array(value: Any) -> np.ndarray:
+    """A tensor's array, an array as it is (on its device), anything else as a numpy array."""
+    value = _array(value)
+    return value if is_array(value) else np.asarray(value)
+
+
 def _stack(values: Sequence[Any]) -> Tensor:
     """Items of one field (tensors, arrays or numbers) stacked along a new first dimension."""
-    arrays = [np.asarray(_array(v)) for v in values]
+    arrays = [_as_array(v) for v in values]
     if len({a.shape for a in arrays}) != 1:
         shapes = sorted({str(a.shape) for a in arrays})
         raise RuntimeError(f"DataLoader: the samples of a batch must have equal shapes to be stacked, got "
                            f"{', '.join(shapes)}")
-    return new_leaf(np.stack(arrays))
+    return new_leaf(namespace(arrays[0]).stack(arrays))
 
 
 def _columns(dataset: Any) -> list[np.ndarray] | None:
     """The arrays of a tensor (or tuple of tensors) data set, checked; None for other data sets."""
     if isinstance(dataset, Tensor | np.ndarray):
-        return [np.asarray(_array(dataset))]
+        return [_as_array(dataset)]
     if isinstance(dataset, Sequence) and dataset and all(isinstance(c, Tensor | np.ndarray) for c in dataset):
-        columns = [np.asarray(_array(c)) for c in dataset]
+        columns = [_as_array(c) for c in dataset]
         lengths = {len(c) for c in columns}
         if len(lengths) != 1:
             shapes = ", ".join(str(c.shape) for c in columns)

@@ -5,6 +5,9 @@ weighting u. Finite differences give J v for any direction v, at the price of tw
 passes: (f(x + eps v) - f(x - eps v)) / (2 eps). Both sides of u^T J v must agree. Checking a
 few random directions per input catches a wrong formula in any element, cheaply; for small
 inputs, `elementwise=True` also checks every element on its own, which names the bad one.
+
+The inputs may live on a GPU: the probes and weights are drawn on the host and moved there, and
+the numbers compared come back to the host.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from scalargrad.engine import no_grad
+from tensorgrad.device import array_like, to_numpy
 from tensorgrad.tensor import Tensor
 
 
@@ -43,7 +47,7 @@ def gradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float 
 
     def weighted_output() -> float:
         with no_grad():
-            return float(np.sum(np.asarray(func(*inputs).data, dtype=np.float64) * weights))
+            return float(np.sum(np.asarray(to_numpy(func(*inputs).data), dtype=np.float64) * weights))
 
     for i, t in enumerate(inputs):
         if not t.requires_grad:
@@ -71,8 +75,9 @@ def _backward_gradients(func: Callable[..., Tensor], inputs: list[Tensor],
     out = func(*inputs)
     weights = rng.standard_normal(out.shape)
     if out.requires_grad:
-        out.backward(weights)
-    grads = [np.zeros(t.shape) if t.grad is None else np.asarray(t.grad, dtype=np.float64) for t in inputs]
+        out.backward(array_like(weights, out.data))
+    grads = [np.zeros(t.shape) if t.grad is None else np.asarray(to_numpy(t.grad), dtype=np.float64)
+             for t in inputs]
     for t, g in zip(inputs, saved, strict=True):
         t.grad = g
     return weights, grads
@@ -81,10 +86,11 @@ def _backward_gradients(func: Callable[..., Tensor], inputs: list[Tensor],
 def _directional_derivative(f: Callable[[], float], t: Tensor, direction: np.ndarray, eps: float) -> float:
     """(f(t + eps d) - f(t - eps d)) / (2 eps), changing t's data in place and restoring it."""
     original = t.data.copy()
+    step = eps * array_like(direction, original)
     try:
-        t.data[...] = original + eps * direction
+        t.data[...] = original + step
         plus = f()
-        t.data[...] = original - eps * direction
+        t.data[...] = original - step
         minus = f()
     finally:
         t.data[...] = original

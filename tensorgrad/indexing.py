@@ -14,8 +14,9 @@ import numpy as np
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
+from tensorgrad.device import array_like, is_array, namespace
 from tensorgrad.movement import with_unit_dims
-from tensorgrad.tensor import Tensor
+from tensorgrad.tensor import Tensor, new_leaf
 
 _BASIC = (int, slice, type(None), type(Ellipsis), np.integer)
 
@@ -61,8 +62,7 @@ def _integer_selects_first(key: Any, ndim: int) -> tuple[tuple, tuple] | None:
     if not any(_is_integer(k) for k in parts) or any(k is None for k in parts):
         return None
     # Every entry takes one dimension, but a bool mask takes as many as it has; Ellipsis the rest.
-    taken = sum(np.ndim(k) if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                for k in parts if k is not Ellipsis)
+    taken = sum(k.ndim if _is_mask(k) else 1 for k in parts if k is not Ellipsis)
     basic, rest = [], []
     for k in parts:
         if k is Ellipsis:
@@ -71,21 +71,28 @@ def _integer_selects_first(key: Any, ndim: int) -> tuple[tuple, tuple] | None:
         elif _is_integer(k):
             basic.append(k)
         else:
-            width = np.ndim(k) if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+            width = k.ndim if _is_mask(k) else 1
             basic += [slice(None)] * width
             rest.append(k)
     return tuple(basic), tuple(rest)
 
 
+def _is_mask(k: Any) -> bool:
+    """Whether an index entry is a bool array (which takes as many dimensions as it has)."""
+    return (isinstance(k, np.ndarray) or is_array(k)) and k.dtype == np.bool_
+
+
 def _check_index_types(key: Any, x: Tensor) -> None:
     """Only ints, slices, None, Ellipsis and integer or bool arrays index a tensor (PyTorch's rule)."""
     for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, np.ndarray | list):
-            kind = np.asarray(k).dtype.kind
-            if kind not in "iub" and not (isinstance(k, list) and len(k) == 0):
+        if isinstance(k, int | slice | type(None) | type(Ellipsis) | np.integer | np.bool_):
+            continue
+        if isinstance(k, np.ndarray | list) or is_array(k):
+            dtype = np.asarray(k).dtype if isinstance(k, list) else k.dtype
+            if dtype.kind not in "iub" and not (isinstance(k, list) and len(k) == 0):
                 raise IndexError(f"index: tensors used as indices must be integer or bool tensors, got "
-                                 f"dtype {np.asarray(k).dtype} (indexing a tensor of shape {x.shape})")
-        elif not isinstance(k, int | slice | type(None) | type(Ellipsis) | np.integer | np.bool_ | bool):
+                                 f"dtype {dtype} (indexing a tensor of shape {x.shape})")
+        else:
             raise IndexError(f"index: only integers, slices (`:`), ellipsis (`...`), None and integer or "
                              f"bool tensors are valid indices, got {type(k).__name__} ({k!r}) for a "
                              f"tensor of shape {x.shape}")
@@ -105,7 +112,7 @@ def _basic(x: Tensor, key: Any) -> Tensor:
     shape = x.data.shape
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(shape, dtype=grad.dtype)
+        full = (np if type(grad) is np.ndarray else namespace(grad)).zeros(shape, dtype=grad.dtype)
         full[parts] = grad
         return full
 
@@ -143,8 +150,9 @@ def _advanced(x: Tensor, key: Any) -> Tensor:
     shape = x.data.shape
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(shape, dtype=grad.dtype)
-        np.add.at(full, key, grad)  # scatter-add: repeated indices accumulate
+        xp = np if type(grad) is np.ndarray else namespace(grad)
+        full = xp.zeros(shape, dtype=grad.dtype)
+        xp.add.at(full, key, grad)  # scatter-add: repeated indices accumulate
         return full
 
     return record(data, "index", (x,), vjp, saved=())
@@ -176,8 +184,9 @@ def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
 # --- gathers and scatters: PyTorch's indexing ops -------------------------------------------------
 
 
-def _index_array(index: Any, op: str) -> np.ndarray:
-    data = index.data if isinstance(index, Tensor) else np.asarray(index)
+def _index_array(index: Any, x: Tensor, op: str) -> np.ndarray:
+    """`index` (a tensor, an array or a list) as an array of x's kind, on x's device."""
+    data = array_like(index.data if isinstance(index, Tensor) else index, x.data)
     if data.dtype.kind not in "iu":
         raise RuntimeError(f"{op}(): expected an integer (int64) index tensor, got dtype {data.dtype}")
     return data
@@ -185,7 +194,9 @@ def _index_array(index: Any, op: str) -> np.ndarray:
 
 def _along(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
     """Full coordinates for `index` used along `dim`: the index itself there, its own position elsewhere."""
-    coords = list(np.indices(index.shape, sparse=True))
+    xp = namespace(index)
+    coords = [xp.arange(n).reshape((1,) * d + (-1,) + (1,) * (index.ndim - d - 1))  # open grids
+              for d, n in enumerate(index.shape)]
     coords[dim] = index
     return tuple(coords)
 
@@ -211,14 +222,15 @@ def _check_gather_shapes(x: Tensor, dim: int, index: np.ndarray, op: str,
 def gather(x: Tensor, dim: int, index: Any) -> Tensor:
     """out[i][j] = x[index[i][j]][j] (for dim 0). Gradient: scatter-added back to where it came from."""
     dim = checks.dim(dim, x.ndim, "gather")
-    idx = _index_array(index, "gather")
+    idx = _index_array(index, x, "gather")
     _check_gather_shapes(x, dim, idx, "gather")
     coords = _along(idx, dim)
     shape = x.data.shape
+    xp = namespace(x.data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(shape, dtype=grad.dtype)
-        np.add.at(full, coords, grad)
+        full = xp.zeros(shape, dtype=grad.dtype)
+        xp.add.at(full, coords, grad)
         return full
 
     return record(x.data[coords], "gather", (x,), vjp, saved=())
@@ -236,7 +248,7 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src  # scatter(dim, index, 2.0): PyTorch reads a number as the value
     dim = checks.dim(dim, x.ndim, "scatter")
-    idx = _index_array(index, "scatter")
+    idx = _index_array(index, x, "scatter")
     _check_gather_shapes(x, dim, idx, "scatter", src)
     if reduce == "add":
         return scatter_add(x, dim, index, src if src is not None else _filled(x, idx.shape, value))
@@ -246,18 +258,19 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
     part = tuple(slice(0, n) for n in idx.shape)  # the corner of src that is written
     out = x.data.copy()
     values = value if src is None else src.data[part]
+    xp = namespace(x.data)
     if reduce == "multiply":
-        np.multiply.at(out, coords, values)
+        xp.multiply.at(out, coords, values)
         return record(out, "scatter", (x,), None)
     out[coords] = values
-    written = np.zeros(x.data.shape, dtype=bool)
+    written = xp.zeros(x.data.shape, dtype=bool)
     written[coords] = True
     if src is None:
         return record(out, "scatter", (x,), lambda grad: np.where(written, 0, grad), saved=())
     src_shape = src.data.shape
 
     def vjp_src(grad: np.ndarray) -> np.ndarray:
-        g = np.zeros(src_shape, dtype=grad.dtype)
+        g = xp.zeros(src_shape, dtype=grad.dtype)
         g[part] = grad[coords]
         return g
 
@@ -265,7 +278,7 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
 
 
 def _filled(x: Tensor, shape: tuple[int, ...], value: Any) -> Tensor:
-    return Tensor(np.full(shape, value, dtype=x.dtype))
+    return new_leaf(namespace(x.data).full(shape, value, dtype=x.dtype))
 
 
 def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
@@ -276,9 +289,12 @@ def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     return scatter_reduce(x, dim, index, src, "sum", include_self=True, op="scatter_add")
 
 
-# Each reduction's ufunc (applied with .at, so repeated places combine) and its identity.
-_SCATTER_REDUCTIONS = {"sum": (np.add, 0), "mean": (np.add, 0), "prod": (np.multiply, 1),
-                       "amax": (np.maximum, -np.inf), "amin": (np.minimum, np.inf)}
+# Each reduction's ufunc (by name, taken from the data's namespace and applied with .at, so
+# repeated places combine) and its identity.
+_SCATTER_REDUCTIONS = {"sum": ("add", 0), "mean": ("add", 0), "prod": ("multiply", 1),
+                       "amax": ("maximum", -np.inf), "amin": ("minimum", np.inf)}
+# Counts of contributions per place: int32, as a GPU's add.at (an atomic add) has no int64.
+_COUNT = np.int32
 
 
 def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
@@ -294,17 +310,18 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
     if not isinstance(src, Tensor):
         raise TypeError(f"{op}(): src must be a Tensor, got {type(src).__name__}")
     dim = checks.dim(dim, x.ndim, op)
-    idx = _index_array(index, op)
+    idx = _index_array(index, x, op)
     _check_gather_shapes(x, dim, idx, op, src)
     coords = _along(idx, dim)
     part = tuple(slice(0, n) for n in idx.shape)
     values = src.data[part]
-    touched = np.zeros(x.data.shape, dtype=np.int64)
-    np.add.at(touched, coords, 1)
+    xp = namespace(x.data)
+    touched = xp.zeros(x.data.shape, dtype=_COUNT)
+    xp.add.at(touched, coords, 1)
     counts = touched + (1 if include_self else 0)
-    ufunc, start = _SCATTER_REDUCTIONS[reduce]
-    out = x.data.copy() if include_self else np.where(touched > 0, np.asarray(start, dtype=x.dtype), x.data)
-    ufunc.at(out, coords, values)
+    name, start = _SCATTER_REDUCTIONS[reduce]
+    out = x.data.copy() if include_self else np.where(touched > 0, xp.asarray(start, dtype=x.dtype), x.data)
+    getattr(xp, name).at(out, coords, values)
     if reduce == "mean":
         out = np.where(touched > 0, out / np.maximum(counts, 1), out).astype(x.dtype)
     src_shape = src.data.shape
@@ -314,8 +331,8 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         if reduce == "mean":
             return np.where(touched > 0, grad / np.maximum(counts, 1), grad)
         if reduce in ("amax", "amin"):
-            winners = np.zeros(out.shape, dtype=np.int64) + ((x.data == out) & include_self)
-            np.add.at(winners, coords, values == out[coords])
+            winners = xp.zeros(out.shape, dtype=_COUNT) + ((x.data == out) & include_self)
+            xp.add.at(winners, coords, values == out[coords])
             return grad / np.maximum(winners, 1)
         return grad
 
@@ -324,7 +341,7 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         if reduce in ("amax", "amin"):
             g = g * (x.data == out)
         elif reduce == "prod":
-            g = _product_of_others(grad, out, x.data, values, coords, include_self, "self")
+            g = _product_of_others(xp, grad, out, x.data, values, coords, include_self, "self")
         return np.where(touched > 0, g if include_self else 0, grad)
 
     def vjp_src(grad: np.ndarray) -> np.ndarray:
@@ -332,20 +349,20 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         if reduce in ("amax", "amin"):
             g = g * (values == out[coords])
         elif reduce == "prod":
-            g = _product_of_others(grad, out, x.data, values, coords, include_self, "src")
-        full = np.zeros(src_shape, dtype=grad.dtype)
+            g = _product_of_others(xp, grad, out, x.data, values, coords, include_self, "src")
+        full = xp.zeros(src_shape, dtype=grad.dtype)
         full[part] = g
         return full
 
     return record(out, op, (x, src), vjp_x, vjp_src)
 
 
-def _product_of_others(grad, out, self_data, values, coords, include_self, which):
+def _product_of_others(xp, grad, out, self_data, values, coords, include_self, which):
     """d(prod)/d(element) = the product of the other elements of its place, exact where some are 0."""
-    zeros = np.zeros(out.shape, dtype=np.int64)
-    np.add.at(zeros, coords, values == 0)
-    nonzero_product = np.ones(out.shape, dtype=out.dtype)
-    np.multiply.at(nonzero_product, coords, np.where(values == 0, 1, values))
+    zeros = xp.zeros(out.shape, dtype=_COUNT)
+    xp.add.at(zeros, coords, values == 0)
+    nonzero_product = xp.ones(out.shape, dtype=out.dtype)
+    xp.multiply.at(nonzero_product, coords, np.where(values == 0, 1, values))
     if include_self:
         zeros += self_data == 0
         nonzero_product *= np.where(self_data == 0, 1, self_data)
@@ -362,7 +379,7 @@ def _product_of_others(grad, out, self_data, values, coords, include_self, which
 def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
     """The slices of x at `index` (a 1-D integer tensor) along `dim`. Gradient: scatter-added back."""
     dim = checks.dim(dim, x.ndim, "index_select")
-    idx = _index_array(index, "index_select")
+    idx = _index_array(index, x, "index_select")
     if idx.ndim > 1:
         raise IndexError(f"index_select(): index must be 1-D, got shape {idx.shape}")
     size = x.shape[dim] if x.ndim else 1
@@ -370,10 +387,11 @@ def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
         raise IndexError(f"index_select(): index out of range for dimension {dim} with size {size}")
     data = x.data if x.ndim else x.data.reshape(1)
     shape = x.data.shape
+    xp = namespace(data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(data.shape, dtype=grad.dtype)
-        np.add.at(np.moveaxis(full, dim, 0), idx.reshape(-1), np.moveaxis(grad.reshape(
+        full = xp.zeros(data.shape, dtype=grad.dtype)
+        xp.add.at(np.moveaxis(full, dim, 0), idx.reshape(-1), np.moveaxis(grad.reshape(
             data.shape[:dim] + (idx.size,) + data.shape[dim + 1:]), dim, 0))
         return full.reshape(shape)
 
@@ -382,7 +400,7 @@ def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
 
 
 def _mask_array(mask: Any, x: Tensor, op: str) -> np.ndarray:
-    data = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
+    data = array_like(mask.data if isinstance(mask, Tensor) else mask, x.data)
     if data.dtype != np.bool_:
         raise RuntimeError(f"{op}(): expected a bool mask, got dtype {data.dtype}")
     try:
@@ -404,7 +422,7 @@ def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
         return record(out, "masked_fill", (x, value),
                       lambda grad: np.where(m, 0, grad),
                       lambda grad: np.where(m, grad, 0).sum(), saved=())
-    out = np.where(m, np.asarray(value).astype(x.dtype), x.data)
+    out = np.where(m, namespace(x.data).asarray(value).astype(x.dtype), x.data)
     return record(out, "masked_fill", (x,), lambda grad: np.where(m, 0, grad), saved=())
 
 
@@ -413,9 +431,10 @@ def masked_select(x: Tensor, mask: Any) -> Tensor:
     m = _mask_array(mask, x, "masked_select")
     shape = np.broadcast_shapes(m.shape, x.shape)
     full_mask = np.broadcast_to(m, shape)
+    xp = namespace(x.data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(shape, dtype=grad.dtype)
+        full = xp.zeros(shape, dtype=grad.dtype)
         full[full_mask] = grad
         return full
 
@@ -426,21 +445,22 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim."""
     coords = np.nonzero(x.data if x.ndim else x.data.reshape(1))
     if as_tuple:
-        return tuple(Tensor(c.astype(np.int64)) for c in coords)
-    return Tensor(np.stack(coords, axis=1).astype(np.int64) if x.ndim else
-                  np.zeros((len(coords[0]), 0), dtype=np.int64))
+        return tuple(new_leaf(c.astype(np.int64)) for c in coords)
+    return new_leaf(np.stack(coords, axis=1).astype(np.int64) if x.ndim else
+                    namespace(x.data).zeros((len(coords[0]), 0), dtype=np.int64))
 
 
 def take(x: Tensor, index: Any) -> Tensor:
     """x's elements at `index` into its flattened self, in index's shape. Gradient: scatter-added."""
-    idx = _index_array(index, "take")
+    idx = _index_array(index, x, "take")
     if idx.size and (idx.min() < -x.numel() or idx.max() >= x.numel()):
         raise IndexError(f"take(): index out of range for a tensor of {x.numel()} elements")
     shape = x.data.shape
+    xp = namespace(x.data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(x.numel(), dtype=grad.dtype)
-        np.add.at(full, idx.reshape(-1), grad.reshape(-1))
+        full = xp.zeros(x.numel(), dtype=grad.dtype)
+        xp.add.at(full, idx.reshape(-1), grad.reshape(-1))
         return full.reshape(shape)
 
     return record(x.data.reshape(-1)[idx], "take", (x,), vjp, saved=())

@@ -23,9 +23,10 @@ import numpy as np
 
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError
+from tensorgrad.device import namespace
 from tensorgrad.elementwise import sigmoid_array
 from tensorgrad.reduce import log_softmax
-from tensorgrad.tensor import Tensor, ensure_tensor
+from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
 __all__ = [
     "cross_entropy",
@@ -75,11 +76,36 @@ def _floating(x: Any, op: str, argument: str = "input") -> Tensor:
     return x
 
 
-def _constant(weight: Any) -> np.ndarray | None:
-    """A class weight as an array (no gradient flows to it), or None."""
+def _constant(weight: Any, input: Tensor) -> np.ndarray | None:  # noqa: A002
+    """A class weight as an array (no gradient flows to it), or None; a list or a numpy array
+    is copied to `input`'s device."""
     if weight is None:
         return None
-    return weight.data if isinstance(weight, Tensor) else np.asarray(weight)
+    return weight.data if isinstance(weight, Tensor) else namespace(input.data).asarray(weight)
+
+
+def _labels(target: Any, input: Tensor) -> np.ndarray:  # noqa: A002
+    """The array of a target: a tensor's own, or a list or numpy array on `input`'s device."""
+    return target.data if isinstance(target, Tensor) else namespace(input.data).asarray(target)
+
+
+def _operand(value: Any, like: Tensor) -> Tensor:
+    """`value` as a tensor (`ensure_tensor`'s rules) on `like`'s device: a number, list or numpy
+    array given for a target or a weight is host data, copied over where `like` lives."""
+    t = ensure_tensor(value, like)
+    if t is not value and type(t.data) is not type(like.data):
+        t = new_leaf(namespace(like.data).asarray(t.data))
+    return t
+
+
+def _extremes(a: np.ndarray) -> tuple[Any, Any]:
+    """The smallest and the largest element of a non-empty array.
+
+    numpy's ufunc reductions are its quickest; CuPy's ufuncs reduce with add and multiply only.
+    """
+    if type(a) is np.ndarray:
+        return np.minimum.reduce(a, axis=None), np.maximum.reduce(a, axis=None)
+    return a.min(), a.max()
 
 
 # --- cross-entropy and negative log-likelihood --------------------------------------------------
@@ -106,13 +132,13 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 
     ndim = input.ndim
     if ndim == 0:
         raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
-    labels = target.data if isinstance(target, Tensor) else np.asarray(target)
+    labels = _labels(target, input)
     if labels.dtype.kind == "f" and labels.shape == input.shape:  # class probabilities
         if ignore_index >= 0:
             raise RuntimeError(f"{op}: ignore_index is not supported for probability targets "
                                "(floating point target)")
         weights = _class_weight(op, weight, input)
-        return _cross_entropy_probabilities(input, ensure_tensor(target, input), weights, reduction,
+        return _cross_entropy_probabilities(input, _operand(target, input), weights, reduction,
                                             label_smoothing)
     labels, ignored = _class_targets(op, input, labels, ignore_index)
     weights = None if weight is None else _class_weight(op, weight, input)
@@ -132,7 +158,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 
 
 def _batched_cross_entropy(logits: Tensor, labels: np.ndarray, reduction: str) -> Tensor:
     """`cross_entropy` of (N, C) logits and N checked labels: the forward and its gradient."""
-    rows = np.arange(len(labels))
+    rows = namespace(labels).arange(len(labels))
     z = logits.data - logits.data.max(axis=1, keepdims=True)
     probs = np.exp(z)
     total = probs.sum(axis=1, keepdims=True)
@@ -184,7 +210,7 @@ def _along_classes(values: np.ndarray, ndim: int, class_dim: int) -> np.ndarray:
 
 
 def _class_weight(op: str, weight: Any, input: Tensor) -> np.ndarray | None:  # noqa: A002
-    weights = _constant(weight)
+    weights = _constant(weight, input)
     if weights is None:
         return None
     classes = input.shape[0 if input.ndim == 1 else 1]
@@ -208,7 +234,7 @@ def _class_targets(op: str, input: Tensor, labels: np.ndarray,  # noqa: A002
     if labels.size == 0:
         return labels, None
     flat = labels if labels.ndim == 1 else labels.reshape(-1)
-    low, high = np.minimum.reduce(flat), np.maximum.reduce(flat)
+    low, high = _extremes(flat)
     # The common case, checked with plain Python comparisons first: no index can be ignored.
     if (ignore_index < 0 or ignore_index >= classes) and low >= 0 and high < classes:
         return labels, None
@@ -241,8 +267,7 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyT
     _floating(input, op)
     if input.ndim == 0:
         raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
-    labels = target.data if isinstance(target, Tensor) else np.asarray(target)
-    labels, ignored = _class_targets(op, input, labels, ignore_index)
+    labels, ignored = _class_targets(op, input, _labels(target, input), ignore_index)
     return _nll(op, input, labels, ignored, _class_weight(op, weight, input), reduction)
 
 
@@ -270,14 +295,14 @@ def _nll(op: str, log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray | N
         np.put_along_axis(g, index, np.expand_dims(-scale * grad, class_dim), class_dim)
         return g
 
-    return record(np.asarray(out, x.dtype), op, (log_probs,), vjp, saved=())
+    return record(namespace(x).asarray(out, x.dtype), op, (log_probs,), vjp, saved=())
 
 
 def _sample_weights(labels: np.ndarray, ignored: np.ndarray | None, weights: np.ndarray | None,
                     dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     """Each sample's weight (its class's, 0 if ignored), and labels safe to index with."""
     safe = labels if ignored is None else np.where(ignored, 0, labels)  # ignored: any valid index
-    sample_weights = np.ones(labels.shape, dtype) if weights is None else weights[safe]
+    sample_weights = namespace(labels).ones(labels.shape, dtype) if weights is None else weights[safe]
     if ignored is not None:
         sample_weights = sample_weights * ~ignored
     return safe, sample_weights
@@ -298,7 +323,8 @@ def _smoothing_term(log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray |
         return smooth.sum()
     _, sample_weights = _sample_weights(labels, ignored, weights, log_probs.dtype)
     with np.errstate(invalid="ignore", divide="ignore"):  # nothing counted: nan, as in PyTorch
-        return smooth.sum() * np.asarray(1 / np.add.reduce(sample_weights, axis=None), log_probs.dtype)
+        scale = 1 / np.add.reduce(sample_weights, axis=None)
+        return smooth.sum() * new_leaf(namespace(sample_weights).asarray(scale, log_probs.dtype))
 
 
 # --- regression losses --------------------------------------------------------------------------
@@ -307,7 +333,7 @@ def _smoothing_term(log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray |
 def _difference(op: str, input: Tensor, target: Any) -> Tensor:  # noqa: A002
     """input - target, warning as PyTorch does when the shapes differ and so broadcast."""
     _floating(input, op)
-    target = ensure_tensor(target, input)
+    target = _operand(target, input)
     if target.shape != input.shape:
         warnings.warn(f"{op}: using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}); this will likely lead to incorrect results due to "
@@ -323,7 +349,7 @@ def _weighted_reduce(op: str, losses: Tensor, weight: Any, reduction: str, mean_
     """
     if weight is None:
         return _reduce(losses, reduction)
-    weight = ensure_tensor(weight, losses)
+    weight = _operand(weight, losses)
     if weight.shape != losses.shape:
         raise ValueError(f"{op}: weights and input must have the same size: weight of shape "
                          f"{weight.shape}, losses of shape {losses.shape}")
@@ -398,7 +424,7 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",  # noqa: A00
 def _binary_target(op: str, input: Tensor, target: Any) -> Tensor:  # noqa: A002
     """`target` as a tensor of `input`'s shape, `input` checked to be floating point."""
     _floating(input, op)
-    target = ensure_tensor(target, input)
+    target = _operand(target, input)
     if target.shape != input.shape:
         raise ValueError(f"{op}: target shape {target.shape} must equal input shape {input.shape}")
     return target
@@ -416,13 +442,14 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa
     reduction = _reduction(op, reduction, size_average, reduce)
     target = _binary_target(op, input, target)
     x, t = input.data, target.data
-    if x.size and (np.minimum.reduce(x, axis=None) < 0 or np.maximum.reduce(x, axis=None) > 1):
+    low, high = _extremes(x) if x.size else (0, 1)
+    if low < 0 or high > 1:
         raise RuntimeError(f"{op}: all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
         log_x, log_1mx = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
         logit = np.log(x) - np.log1p(-x)
     losses = -(t * log_x + (1 - t) * log_1mx)
-    scale = 1 if weight is None else _constant(weight)
+    scale = 1 if weight is None else _constant(weight, input)
     losses = record((losses * scale).astype(x.dtype, copy=False), op, (input, target),
                     lambda grad: grad * scale * (x - t) / np.maximum(x * (1 - x), 1e-12),
                     lambda grad: grad * scale * -logit)
@@ -443,13 +470,13 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
     target = _binary_target(op, input, target)
     x, t = input.data, target.data
     softplus_neg = np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))  # log(1 + e^-x), stably
-    scale = 1 if weight is None else _constant(weight)
+    scale = 1 if weight is None else _constant(weight, input)
     if pos_weight is None:
         losses = (1 - t) * x + softplus_neg
         vjp_x = lambda grad: grad * scale * (sigmoid_array(x) - t)
         vjp_t = lambda grad: grad * scale * -x
     else:
-        p = _constant(pos_weight)
+        p = _constant(pos_weight, input)
         log_weight = 1 + (p - 1) * t
         losses = (1 - t) * x + log_weight * softplus_neg
         vjp_x = lambda grad: grad * scale * ((1 - t) - log_weight * sigmoid_array(-x))
@@ -473,7 +500,7 @@ def kl_div(input: Tensor, target: Any, size_average: bool | None = None,  # noqa
     elif size_average is not None or reduce is not None:
         reduction = _reduction(op, "mean", size_average, reduce)
     _floating(input, op)
-    target = _floating(ensure_tensor(target, input), op, "target")
+    target = _floating(_operand(target, input), op, "target")
     if reduction == "mean":
         warnings.warn("kl_div: reduction 'mean' divides the total loss by both the batch size and the "
                       "support size; 'batchmean' divides only by the batch size, and matches the "

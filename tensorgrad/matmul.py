@@ -12,6 +12,7 @@ import numpy as np
 
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
+from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor
 
 
@@ -149,7 +150,7 @@ def _raise_linear_error(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
 
 
 def einsum(equation: str, *operands: Tensor) -> Tensor:
-    """Einstein summation, `tg.einsum("ij,jk->ik", a, b)`, through `np.einsum(optimize=True)`.
+    """Einstein summation, `tg.einsum("ij,jk->ik", a, b)`, through `einsum(optimize=True)`.
 
     The gradient of each operand is another einsum: the output's gradient times the other
     operands, summed down to that operand's subscripts. A letter only that operand has (summed
@@ -158,12 +159,13 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
     inputs, output = _parse_einsum(equation, operands)
+    xp = namespace(operands[0].data) if operands else np
     try:
-        out = np.einsum(f"{','.join(inputs)}->{output}", *(t.data for t in operands), optimize=True)
+        out = xp.einsum(f"{','.join(inputs)}->{output}", *(t.data for t in operands), optimize=True)
     except ValueError as error:
         shapes = ", ".join(str(t.shape) for t in operands)
         raise ShapeError(f"einsum('{equation}'): operands of shapes {shapes} don't fit: {error}") from None
-    out = np.asarray(out)
+    out = xp.asarray(out)  # numpy gives a scalar for a full contraction
     vjps = [_einsum_vjp(i, inputs, output, operands) for i in range(len(operands))]
     return record(out, "einsum", tuple(operands), *vjps)
 
@@ -206,17 +208,20 @@ def _einsum_vjp(i: int, inputs: list[str], output: str, operands: tuple[Tensor, 
     reachable = set(output).union(*(set(s) for s, _ in others)) if others else set(output)
     kept = "".join(c for c in unique if c in reachable)
     sizes = dict(zip(sub, operands[i].shape, strict=True))
+    xp = namespace(operands[i].data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         spec = ",".join([output] + [s for s, _ in others]) + "->" + kept
-        g = np.einsum(spec, grad, *(t.data for _, t in others), optimize=True)
+        g = xp.einsum(spec, grad, *(t.data for _, t in others), optimize=True)
         # Letters only this operand had were summed away: every element there gets the gradient.
         g = g.reshape([sizes[c] if c in kept else 1 for c in unique])
         g = np.broadcast_to(g, [sizes[c] for c in unique])
         if unique == sub:
             return g
-        full = np.zeros(operands[i].shape, dtype=grad.dtype)
-        np.einsum(f"{sub}->{unique}", full)[...] = g  # a repeated letter: onto the diagonal (a view)
+        # A repeated letter ("ii->i"): onto the diagonal, each subscript indexed by its letter's
+        # position (an index, not a view, as a GPU's einsum may return a copy).
+        full = xp.zeros(operands[i].shape, dtype=grad.dtype)
+        full[tuple(xp.arange(sizes[c]).reshape([-1 if u == c else 1 for u in unique]) for c in sub)] = g
         return full
 
     return vjp

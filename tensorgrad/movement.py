@@ -19,6 +19,7 @@ from numpy.lib import stride_tricks
 from tensorgrad import checks
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
+from tensorgrad.device import array_like, data_address, is_array, namespace, to_numpy
 from tensorgrad.tensor import Tensor
 
 
@@ -48,7 +49,12 @@ def view(x: Tensor, *shape: int) -> Tensor:
     """Like `reshape`, but never copies: raises when the strides don't allow a view."""
     shape = checks.sizes(shape, "view", allow_infer=True)
     try:
-        data = np.reshape(x.data, shape, copy=False)
+        if type(x.data) is np.ndarray:
+            data = np.reshape(x.data, shape, copy=False)
+        else:  # CuPy's reshape has no copy=False: it copies when it must, which is told apart here
+            data = x.data.reshape(shape)
+            if x.data.size and not np.may_share_memory(data, x.data):
+                raise ValueError("a copy")
     except ValueError:
         if x.data.size == int(np.prod([n for n in shape if n != -1])) or -1 in shape:
             raise RuntimeError(
@@ -114,7 +120,10 @@ def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
             strides.insert(0, 0)
         else:  # an added size-1 dimension: as unsqueeze would insert it
             strides.insert(0, shape[-len(strides)] * strides[0] if strides else data.itemsize)
-    view = stride_tricks.as_strided(data, shape, strides, writeable=False)
+    if type(data) is np.ndarray:
+        view = stride_tricks.as_strided(data, shape, strides, writeable=False)
+    else:  # a GPU array has no read-only flag (`device.writeable` reads its stride 0 instead)
+        view = namespace(data).lib.stride_tricks.as_strided(data, shape, strides)
     return _view(x, view, "expand", lambda grad: grad)
 
 
@@ -140,7 +149,9 @@ def with_unit_dims(data: np.ndarray, dims: Sequence[int], byte_strides: Sequence
     for d, s in zip(dims, byte_strides, strict=True):
         shape.insert(d, 1)
         strides.insert(d, s)
-    return stride_tricks.as_strided(data, shape, strides)
+    if type(data) is np.ndarray:
+        return stride_tricks.as_strided(data, shape, strides)
+    return namespace(data).lib.stride_tricks.as_strided(data, shape, strides)
 
 
 def squeeze(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
@@ -166,7 +177,8 @@ def contiguous(x: Tensor) -> Tensor:
     """x itself if its elements are already in row-major order, else a row-major copy."""
     if x.data.flags.c_contiguous:
         return x
-    return record(np.ascontiguousarray(x.data), "contiguous", (x,), lambda grad: grad, saved=())
+    data = namespace(x.data).ascontiguousarray(x.data)
+    return record(data, "contiguous", (x,), lambda grad: grad, saved=())
 
 
 def clone(x: Tensor) -> Tensor:
@@ -219,8 +231,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 def _storage_of(data: np.ndarray) -> np.ndarray:
     """The array that owns `data`'s memory (up the chain of views, through as_strided's holder)."""
     base = data
-    while isinstance(base.base, np.ndarray) or hasattr(base.base, "__array_interface__"):
-        base = base.base if isinstance(base.base, np.ndarray) else np.asarray(base.base)
+    while is_array(base.base) or hasattr(base.base, "__array_interface__"):
+        base = base.base if is_array(base.base) else np.asarray(base.base)
     return base
 
 
@@ -240,9 +252,10 @@ def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
 def _select_view(x: Tensor, dim: int, part: slice | int, op: str) -> Tensor:
     key = (slice(None),) * dim + (part,)
     shape = x.data.shape
+    xp = namespace(x.data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(shape, dtype=grad.dtype)
+        full = xp.zeros(shape, dtype=grad.dtype)
         full[key] = grad
         return full
 
@@ -327,8 +340,9 @@ def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | Non
     """Elements shifted cyclically along `dims` (of the flattened tensor if None). Gradient: rolled back."""
     if dims is None:
         shape = x.data.shape
+        back = -shifts if isinstance(shifts, int | np.integer) else tuple(-s for s in shifts)
         return record(np.roll(x.data, shifts), "roll", (x,),
-                      lambda grad: np.roll(grad.reshape(-1), np.negative(shifts)).reshape(shape), saved=())
+                      lambda grad: np.roll(grad.reshape(-1), back).reshape(shape), saved=())
     shifts = (shifts,) if isinstance(shifts, int | np.integer) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
     if len(shifts) != len(dims):
@@ -369,16 +383,17 @@ def repeat_interleave(x: Tensor, repeats: Any, dim: int | None = None) -> Tensor
     """
     data = x.data.reshape(-1) if dim is None else x.data
     axis = 0 if dim is None else checks.dim(dim, x.ndim, "repeat_interleave")
-    counts = repeats.data if isinstance(repeats, Tensor) else np.asarray(repeats)
+    counts = array_like(repeats.data if isinstance(repeats, Tensor) else repeats, data)
     if counts.dtype.kind not in "iu" or np.any(counts < 0):
         raise RuntimeError(f"repeat_interleave(): repeats must be non-negative integers, got {counts}")
     counts = np.broadcast_to(counts.reshape(-1) if counts.ndim else counts, (data.shape[axis],))
-    out = np.repeat(data, counts, axis=axis)
+    # (CuPy's repeat takes the counts as a list, not as an array.)
+    out = np.repeat(data, counts if type(data) is np.ndarray else to_numpy(counts).tolist(), axis=axis)
     shape = x.data.shape
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        g = np.zeros(data.shape, dtype=grad.dtype)
+        starts = np.cumsum(counts) - counts  # where each element's run of copies begins
+        g = namespace(data).zeros(data.shape, dtype=grad.dtype)
         nonzero = counts > 0
         if nonzero.any():
             sums = np.add.reduceat(grad, starts[nonzero], axis=axis)
@@ -412,11 +427,11 @@ def _diagonal_of(data: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
     rest = [d for d in range(data.ndim) if d not in (d1, d2)]
     shape = [data.shape[d] for d in rest] + [length]
     strides = [data.strides[d] for d in rest] + [data.strides[d1] + data.strides[d2]]
-    return stride_tricks.as_strided(data[tuple(start)], shape, strides)
+    return namespace(data).lib.stride_tricks.as_strided(data[tuple(start)], shape, strides)
 
 
 def _onto_diagonal(grad: np.ndarray, shape: tuple[int, ...], offset: int, d1: int, d2: int) -> np.ndarray:
-    full = np.zeros(shape, dtype=grad.dtype)
+    full = namespace(grad).zeros(shape, dtype=grad.dtype)
     _diagonal_of(full, offset, d1, d2)[...] = grad
     return full
 
@@ -448,7 +463,7 @@ def _triangle(x: Tensor, diagonal: int, keep, op: str) -> Tensor:
     if x.ndim < 2:
         raise RuntimeError(f"{op}(): expects a tensor with at least 2 dimensions, got shape {x.shape}")
     k = checks.as_int(diagonal, op, "diagonal")
-    mask = keep(np.ones(x.shape[-2:], dtype=bool), k)
+    mask = keep(namespace(x.data).ones(x.shape[-2:], dtype=bool), k)
     return record(np.where(mask, x.data, 0).astype(x.dtype, copy=False), op, (x,),
                   lambda grad: np.where(mask, grad, 0), saved=())
 
@@ -470,16 +485,17 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     shape = data.shape[:dim] + (count,) + data.shape[dim + 1:] + (size,)
     strides = data.strides[:dim] + (data.strides[dim] * step,) + data.strides[dim + 1:] + (data.strides[dim],)
     in_shape = x.data.shape
+    xp = namespace(data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = np.zeros(data.shape, dtype=grad.dtype)
+        full = xp.zeros(data.shape, dtype=grad.dtype)
         moved = np.moveaxis(full, dim, -1)
         windows = np.moveaxis(grad, dim, -2)  # (..., count, size)
         for k in range(size):  # one strided add per window offset, not per element
             moved[..., k:k + step * (count - 1) + 1:step] += windows[..., k]
         return full.reshape(in_shape)
 
-    return _view(x, stride_tricks.as_strided(data, shape, strides), "unfold", vjp)
+    return _view(x, xp.lib.stride_tricks.as_strided(data, shape, strides), "unfold", vjp)
 
 
 def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
@@ -495,7 +511,7 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
         raise RuntimeError(f"as_strided(): size {shape} and stride {steps} must have the same length")
     storage = _storage_of(x.data)
     item = x.data.itemsize
-    base_offset = (x.data.__array_interface__["data"][0] - storage.__array_interface__["data"][0]) // item
+    base_offset = (data_address(x.data) - data_address(storage)) // item
     offset = base_offset if storage_offset is None else checks.as_int(storage_offset, "as_strided", "offset")
     flat = storage.reshape(-1) if storage.flags.c_contiguous else None
     if flat is None:
@@ -505,14 +521,15 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
         raise RuntimeError(f"as_strided(): size {shape}, stride {steps} and offset {offset} reach "
                            "outside "
                            f"the storage of {flat.size} elements")
-    data = stride_tricks.as_strided(flat[offset:], shape, [s * item for s in steps])
-    reads = offset + sum(np.arange(n).reshape((-1,) + (1,) * (len(shape) - i - 1)) * s
+    xp = namespace(x.data)  # (the storage may be a plain view under x's kind of array)
+    data = xp.lib.stride_tricks.as_strided(flat[offset:], shape, [s * item for s in steps])
+    reads = offset + sum(xp.arange(n).reshape((-1,) + (1,) * (len(shape) - i - 1)) * s
                          for i, (n, s) in enumerate(zip(shape, steps, strict=True)))
     x_index = _element_indices(x.data, storage, item)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        total = np.zeros(flat.size, dtype=grad.dtype)
-        np.add.at(total, np.broadcast_to(reads, shape), grad)
+        total = xp.zeros(flat.size, dtype=grad.dtype)
+        xp.add.at(total, np.broadcast_to(reads, shape), grad)
         return total[x_index]
 
     return _view(x, data, "as_strided", vjp)
@@ -520,10 +537,11 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
 
 def _element_indices(data: np.ndarray, storage: np.ndarray, item: int) -> np.ndarray:
     """For each element of the view `data`, its index in the flat `storage`."""
-    start = (data.__array_interface__["data"][0] - storage.__array_interface__["data"][0]) // item
-    index = np.full(data.shape, start, dtype=np.int64)
+    xp = namespace(data)
+    start = (data_address(data) - data_address(storage)) // item
+    index = xp.full(data.shape, start, dtype=np.int64)
     for i, (n, s) in enumerate(zip(data.shape, data.strides, strict=True)):
-        index += np.arange(n).reshape((-1,) + (1,) * (data.ndim - i - 1)) * (s // item)
+        index += xp.arange(n).reshape((-1,) + (1,) * (data.ndim - i - 1)) * (s // item)
     return index
 
 

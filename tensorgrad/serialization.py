@@ -10,6 +10,9 @@ A state dict (`model.state_dict()`) maps names to tensors. Two formats hold one:
   package, which PyTorch users load with `safetensors.torch.load_file`. Needs that package
   (`pip install "scalargrad[safetensors]"`).
 
+A tensor on the GPU is saved from a host copy; `load` gives CPU tensors, or tensors on the
+device named by `map_location` (`tg.load(path, map_location="cuda")`, as `torch.load` takes it).
+
 Nothing is ever unpickled, so loading a file cannot run code from it. `load` accepts only
 arrays of numbers and booleans and refuses anything else (a pickle, a PyTorch checkpoint, a
 single `.npy`, text, object or string arrays, a damaged file) with a message that names what
@@ -34,6 +37,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from tensorgrad.device import as_device, device, is_array, to_device, to_numpy
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["save", "load"]
@@ -96,9 +100,10 @@ def _state_arrays(obj: Any) -> dict[str, np.ndarray]:
 
 
 def _numeric_array(name: str, value: Any) -> np.ndarray:
-    if isinstance(value, Tensor):
-        array = value.data
-    elif isinstance(value, np.ndarray | np.generic | bool | int | float | complex):
+    """A state dict's value as a numeric numpy array (a GPU array's host copy)."""
+    if isinstance(value, Tensor) or is_array(value):
+        array = to_numpy(value.data if isinstance(value, Tensor) else value)
+    elif isinstance(value, np.generic | bool | int | float | complex):
         array = np.asarray(value)  # a Python float stays float64: its value is kept exactly
     else:
         raise TypeError(f"tg.save: {name!r} is a {type(value).__name__}, which is not numeric; a state "
@@ -155,15 +160,29 @@ def _safetensors_numpy() -> Any:
 
 # ---- load ---------------------------------------------------------------------------------------
 
-def load(path: PathOrFile) -> dict[str, Tensor]:
+def load(path: PathOrFile, map_location: str | device | None = None) -> dict[str, Tensor]:
     """Read a state dict from an `.npz` archive or a `.safetensors` file: names to tensors.
 
     The name decides the format, as in `save`: `.safetensors` for a name ending so, an `.npz`
     archive for any other name; a file object without a name may be either. The tensors come
-    in the order the file lists them and do not require grad. Anything else (a pickle, a
+    in the order the file lists them, on the CPU or on the device `map_location` names ("cpu",
+    "cuda", "cuda:1" or a `tg.device`), and do not require grad. Anything else (a pickle, a
     PyTorch checkpoint, a single `.npy`, text, arrays of objects or strings, a damaged file)
     raises a ValueError naming what was found; nothing is ever unpickled.
     """
+    if map_location is not None and not isinstance(map_location, str | device):
+        raise TypeError(f"tg.load: map_location must be a device name such as 'cpu' or 'cuda', or a "
+                        f"tg.device, got {type(map_location).__name__}")
+    target = as_device(map_location)  # checked before the file is read
+    state = _read_state(path)
+    if target.type != "cpu":
+        for value in state.values():
+            value.data = to_device(value.data, target, "tg.load")
+    return state
+
+
+def _read_state(path: PathOrFile) -> dict[str, Tensor]:
+    """The state dict in the file at `path` (or in a file object), as CPU tensors."""
     name = _name_of(path, "tg.load", needs="read")
     label = repr(name) if name is not None else "the file object"
     with _seekable(path) as file:

@@ -67,10 +67,17 @@ def preview(array: Any, count: int) -> str:
 
 
 def host(array: Any) -> np.ndarray:
-    """`array` as a numpy array: a CuPy array (a tensor on the GPU) is copied to the host."""
-    if not isinstance(array, np.ndarray) and hasattr(array, "get"):
-        return array.get()  # CuPy refuses np.asarray, which would copy silently
-    return np.asarray(array)
+    """`array` as a numpy array: a tensor's array on a GPU (CuPy's) is copied to the host.
+
+    Through `tensorgrad.device.to_numpy`, which knows every kind of array a tensor may hold
+    (CuPy refuses `np.asarray`, which would copy silently); imported only when such an array
+    comes, so drawing scalargrad's graphs never imports tensorgrad.
+    """
+    if type(array) is np.ndarray or isinstance(array, float | int | np.generic):
+        return np.asarray(array)
+    from tensorgrad.device import to_numpy
+
+    return to_numpy(array)
 
 
 def value_text(value: Any, count: int) -> str:

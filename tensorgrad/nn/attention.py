@@ -18,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad.device import namespace
 from tensorgrad.dtypes import float32
 from tensorgrad.elementwise import dropout, where
 from tensorgrad.matmul import linear
 from tensorgrad.movement import cat
 from tensorgrad.nn import init
-from tensorgrad.nn.modules import Linear, Module, Parameter, _check_cpu
+from tensorgrad.nn.modules import Linear, Module, Parameter, _place
 from tensorgrad.reduce import softmax
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -50,7 +51,8 @@ def _repeat_heads(t: Tensor, heads: int, op: str) -> Tensor:
     if t.ndim < 3 or heads % t.shape[-3]:
         raise RuntimeError(f"{op}: with enable_gqa, the query's {heads} heads must be a multiple of the "
                            f"heads (dimension -3) of the key and value, got shape {t.shape}")
-    return t[..., np.repeat(np.arange(t.shape[-3]), heads // t.shape[-3]), :, :]
+    xp = namespace(t.data)
+    return t[..., new_leaf(xp.repeat(xp.arange(t.shape[-3]), heads // t.shape[-3])), :, :]
 
 
 def _masked_softmax(scores: Tensor, safe: bool) -> Tensor:
@@ -98,7 +100,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError(f"{op}: an explicit attn_mask should not be set when is_causal=True")
-        attn_mask = new_leaf(np.tril(np.ones((length, source), dtype=bool, like=query.data)))
+        attn_mask = new_leaf(np.tril(namespace(query.data).ones((length, source), dtype=bool)))
     bias = None if attn_mask is None else _additive_mask(attn_mask, query, op, hide_where=False)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     return _attend(query * scale, key, value, bias, dropout_p, safe=True)[0]
@@ -146,7 +148,6 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
-        _check_cpu(device, "MultiheadAttention")
         super().__init__()
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.dropout, self.batch_first = dropout, batch_first
@@ -159,6 +160,7 @@ class MultiheadAttention(Module):
         dtype = float32 if dtype is None else np.dtype(dtype)
         self._make_parameters(bias, add_bias_kv, dtype)
         self.add_zero_attn = add_zero_attn
+        _place(self, device)
 
     def _make_parameters(self, bias: bool, add_bias_kv: bool, dtype: np.dtype) -> None:
         """PyTorch's parameters, under its names (an absent one registered as None)."""
@@ -262,7 +264,7 @@ class MultiheadAttention(Module):
 
         q, k, v = split_heads(q), split_heads(k), split_heads(v)
         if self.add_zero_attn:  # one extra all-zero key and value
-            zeros = new_leaf(np.zeros((batch, heads, 1, head_dim), dtype=k.dtype, like=k.data))
+            zeros = new_leaf(namespace(k.data).zeros((batch, heads, 1, head_dim), dtype=k.dtype))
             k, v = cat([k, zeros], dim=2), cat([v, zeros], dim=2)
         bias = self._score_bias(query, key_padding_mask, attn_mask, length, k.shape[2], batch)
         dropout_p = self.dropout if self.training else 0.0
@@ -293,7 +295,7 @@ class MultiheadAttention(Module):
             padding = _additive_mask(key_padding_mask, query, op, hide_where=True).reshape(batch, 1, 1, -1)
             bias = padding if bias is None else bias + padding
         if bias is not None and extra:  # the added keys are never hidden
-            zeros = new_leaf(np.zeros(bias.shape[:-1] + (extra,), dtype=bias.dtype, like=bias.data))
+            zeros = new_leaf(namespace(bias.data).zeros(bias.shape[:-1] + (extra,), dtype=bias.dtype))
             bias = cat([bias, zeros], dim=-1)
         return bias
 

@@ -18,6 +18,10 @@ Adaptive average pooling and linear interpolation are separable weighted average
 matrix per spatial dimension, applied with tensorgrad's own differentiable `matmul`.
 
 1-D ops are the 2-D ones on a height of 1; an unbatched input (no N) gets a batch of 1.
+
+On a GPU the same lines run on CuPy arrays: the window view is CuPy's `as_strided`, and the
+few small arrays made on the host (averaging and interpolation matrices, pooling divisors,
+padding indices) are copied to the input's device.
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorgrad.autograd import record
+from tensorgrad.device import namespace
 from tensorgrad.matmul import matmul
-from tensorgrad.nn.modules import Module, Parameter, _uniform
+from tensorgrad.nn.modules import Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
@@ -100,9 +105,11 @@ def _windows(xp: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
     oh = _output_size(h, kernel[0], stride[0], dilation[0])
     ow = _output_size(w, kernel[1], stride[1], dilation[1])
     sn, sc, sh, sw = xp.strides
-    return as_strided(xp, (n, c, kernel[0], kernel[1], oh, ow),
-                      (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1]),
-                      writeable=False)
+    shape = (n, c, kernel[0], kernel[1], oh, ow)
+    strides = (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
+    if type(xp) is np.ndarray:
+        return as_strided(xp, shape, strides, writeable=False)
+    return namespace(xp).lib.stride_tricks.as_strided(xp, shape, strides)  # CuPy's has no `writeable`
 
 
 def _fold(grad_windows: np.ndarray, shape: tuple[int, ...], stride: tuple[int, int],
@@ -113,7 +120,7 @@ def _fold(grad_windows: np.ndarray, shape: tuple[int, ...], stride: tuple[int, i
     on rows i*dilation, i*dilation + stride, ... of the input.
     """
     _, _, kh, kw, oh, ow = grad_windows.shape
-    out = np.zeros(shape, dtype=grad_windows.dtype, like=grad_windows)
+    out = namespace(grad_windows).zeros(shape, dtype=grad_windows.dtype)
     for i in range(kh):
         rows = slice(i * dilation[0], i * dilation[0] + stride[0] * (oh - 1) + 1, stride[0])
         for j in range(kw):
@@ -128,7 +135,7 @@ def _pad_array(x: np.ndarray, pads: Pads, value: float = 0.0) -> np.ndarray:
         return x
     (top, bottom), (left, right) = pads
     n, c, h, w = x.shape
-    out = np.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype, like=x)
+    out = namespace(x).full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype)
     out[:, :, top:top + h, left:left + w] = x
     return out
 
@@ -359,13 +366,14 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
         raise RuntimeError(f"{op}: the output would be empty for input of shape {tuple(x.shape)}, "
                            f"weight of shape {tuple(weight.shape)} and padding {pad2[2 - dims:]}")
     pads = ((pad2[0], pad2[0]), (pad2[1], pad2[1]))
-    out = np.ascontiguousarray(_crop(_conv_input_grad(xd, wd, full, stride2, dilation2, groups), pads))
+    out = _crop(_conv_input_grad(xd, wd, full, stride2, dilation2, groups), pads)
+    out = namespace(out).ascontiguousarray(out)
     if bias is not None:
         out += bias.data[:, None, None]
 
     def grad_as_input(grad: np.ndarray) -> np.ndarray:
         """This op's output gradient, padded back to the full size: the convolution's input."""
-        padded = _pad_array(np.ascontiguousarray(grad.reshape(out.shape)), pads)
+        padded = _pad_array(namespace(grad).ascontiguousarray(grad.reshape(out.shape)), pads)
         return padded[:, :, :reach[0], :reach[1]]
 
     def vjp_input(grad: np.ndarray) -> np.ndarray:
@@ -475,7 +483,7 @@ def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad = grad.reshape(out.shape)
-        grad_windows = np.zeros((n, c, kh, kw, oh, ow), dtype=grad.dtype, like=grad)
+        grad_windows = namespace(grad).zeros((n, c, kh, kw, oh, ow), dtype=grad.dtype)
         for k in range(kh * kw):  # each output's gradient to the kernel offset that won
             grad_windows[:, :, k // kw, k % kw] = np.where(argmax == k, grad, 0)
         return _crop(_fold(grad_windows, xp.shape, strides, dilation2), pads).reshape(x.shape)
@@ -484,8 +492,9 @@ def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
     if not return_indices:
         return result
     # Flat index in the input's H x W plane: the window's start plus the winning offset.
-    row = (np.arange(oh) * strides[0] - pads[0][0])[:, None] + (argmax // kw) * dilation2[0]
-    col = (np.arange(ow) * strides[1] - pads[1][0])[None, :] + (argmax % kw) * dilation2[1]
+    arange = namespace(argmax).arange
+    row = (arange(oh) * strides[0] - pads[0][0])[:, None] + (argmax // kw) * dilation2[0]
+    col = (arange(ow) * strides[1] - pads[1][0])[None, :] + (argmax % kw) * dilation2[1]
     indices = (row * xd.shape[3] + col).astype(np.int64)
     return result, new_leaf(indices.reshape(result.shape))
 
@@ -534,6 +543,7 @@ def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
         heights = _avg_divisor(xd.shape[2], oh, kernel[0], strides[0], pad2[0], count_include_pad)
         widths = _avg_divisor(xd.shape[3], ow, kernel[1], strides[1], pad2[1], count_include_pad)
         divisor = np.outer(heights, widths).astype(xd.dtype)
+    divisor = namespace(xd).asarray(divisor)  # made on the host, used where x lives
     xp = _pad_array(xd, pads)
     windows = _windows(xp, kernel, strides, ones)[..., :oh, :ow]
     out = windows.sum(axis=(2, 3)) / divisor
@@ -575,8 +585,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size | Sequence[int | None])
     if oh < 0 or ow < 0 or (h == 0 or w == 0):
         raise RuntimeError(f"{op}: output_size {(oh, ow)} and input shape {tuple(input.shape)} must be "
                            "non-negative and non-empty")
-    rows = new_leaf(_averaging_matrix(h, oh, input.dtype))
-    cols = new_leaf(_averaging_matrix(w, ow, input.dtype).T.copy())
+    on_device = namespace(input.data).asarray  # the matrices are made on the host
+    rows = new_leaf(on_device(_averaging_matrix(h, oh, input.dtype)))
+    cols = new_leaf(on_device(_averaging_matrix(w, ow, input.dtype).T.copy()))
     return matmul(matmul(rows, input), cols)
 
 
@@ -628,7 +639,7 @@ def _pad_constant(x: Tensor, per_dim: list[tuple[int, int]], first: int, value: 
         src[d] = slice(max(-lo, 0), max(-lo, 0) + kept)
         dst[d] = slice(max(lo, 0), max(lo, 0) + kept)
     src_key, dst_key = tuple(src), tuple(dst)
-    out = np.full(out_shape, value, dtype=x.dtype, like=x.data)
+    out = namespace(x.data).full(out_shape, value, dtype=x.dtype)
     out[dst_key] = x.data[src_key]
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -678,12 +689,13 @@ def _pad_by_index(x: Tensor, per_dim: list[tuple[int, int]], first: int, mode: s
                                f"dimension {d} of size {x.shape[d]}, got {per_dim[d - first]} (input "
                                f"shape {tuple(x.shape)})")
         sources.append(start + _source_index(size, lo, hi, mode))  # negative lo, hi: fewer positions
-    index = (Ellipsis, *np.ix_(*sources))
+    arrays = namespace(x.data)  # numpy, or CuPy for a tensor on a GPU
+    index = (Ellipsis, *(arrays.asarray(i) for i in np.ix_(*sources)))  # host-made, used where x lives
     out = x.data[index]
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad_x = np.zeros_like(x.data)
-        np.add.at(grad_x, index, grad)  # a cell copied several times gets the sum
+        arrays.add.at(grad_x, index, grad)  # a cell copied several times gets the sum
         return grad_x
 
     return record(out, "pad", (x,), vjp, saved=())
@@ -736,9 +748,10 @@ def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | S
     # Separable: one (out, in) weight matrix per dimension; x @ M_w^T, then M_h @ that.
     matrices = [_linear_weights(i, o, s, bool(align_corners), input.dtype)
                 for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)]
-    out = matmul(input, new_leaf(np.ascontiguousarray(matrices[-1].T)))
+    on_device = namespace(input.data).asarray  # the matrices are made on the host
+    out = matmul(input, new_leaf(on_device(np.ascontiguousarray(matrices[-1].T))))
     if spatial == 2:
-        out = matmul(new_leaf(matrices[0]), out)
+        out = matmul(new_leaf(on_device(matrices[0])), out)
     return out
 
 
@@ -802,13 +815,15 @@ def _nearest(x: Tensor, out_sizes: tuple[int, ...], scales: tuple, exact: bool) 
     """Nearest-neighbour resize: one gather; its gradient scatter-adds onto the copied cells."""
     in_sizes = x.shape[2:]
     keeps_sizes = len(in_sizes) == 2 and not exact  # PyTorch's 1-D kernel has no such special cases
-    index = (Ellipsis, *np.ix_(*(_nearest_index(i, o, s, exact, keeps_sizes)
-                                 for i, o, s in zip(in_sizes, out_sizes, scales, strict=True))))
+    arrays = namespace(x.data)  # numpy, or CuPy for a tensor on a GPU
+    cells = np.ix_(*(_nearest_index(i, o, s, exact, keeps_sizes)
+                     for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)))
+    index = (Ellipsis, *(arrays.asarray(i) for i in cells))  # made on the host, used where x lives
     out = x.data[index]
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad_x = np.zeros_like(x.data)
-        np.add.at(grad_x, index, grad)
+        arrays.add.at(grad_x, index, grad)
         return grad_x
 
     return record(out, "interpolate", (x,), vjp, saved=())
@@ -905,10 +920,10 @@ def fold(input: Tensor, output_size: Size, kernel_size: Size, dilation: Size = 1
     out = _crop(_fold(grad_windows, full_shape, stride2, dilation2), pads)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        gp = _pad_array(np.ascontiguousarray(grad.reshape(out.shape)), pads)
+        gp = _pad_array(namespace(grad).ascontiguousarray(grad.reshape(out.shape)), pads)
         return _windows(gp, kernel, stride2, dilation2).reshape(input.shape)
 
-    out = np.ascontiguousarray(out)
+    out = namespace(out).ascontiguousarray(out)
     return record(out if input.ndim == 3 else out[0], "fold", (input,), vjp, saved=())
 
 
@@ -930,7 +945,8 @@ class _ConvNd(Module):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
                  padding: Size | str = 0, dilation: Size = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", output_padding: Size = 0, dtype: Any = None) -> None:
+                 padding_mode: str = "zeros", output_padding: Size = 0, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         name, dims = type(self).__name__, self._dims
         if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
@@ -965,6 +981,7 @@ class _ConvNd(Module):
         bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
         self.weight = Parameter(_uniform(bound, (*channels, *self.kernel_size), dtype))
         self.bias = Parameter(_uniform(bound, (out_channels,), dtype)) if bias else None
+        _place(self, device)
 
     def _padded(self, x: Tensor) -> tuple[Tensor, Size | str]:
         """x padded by `padding_mode` (then the convolution pads nothing), or x and the padding."""
@@ -1005,9 +1022,9 @@ class _Conv(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
                  padding: Size | str = 0, dilation: Size = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", dtype: Any = None) -> None:
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype=dtype)
+                         padding_mode, device=device, dtype=dtype)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         x, padding = self._padded(input)
@@ -1039,13 +1056,14 @@ class ConvTranspose2d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
                  padding: Size = 0, output_padding: Size = 0, groups: int = 1, bias: bool = True,
-                 dilation: Size = 1, padding_mode: str = "zeros", dtype: Any = None) -> None:
+                 dilation: Size = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
         if padding_mode != "zeros":
             raise ValueError(f"ConvTranspose2d: only 'zeros' padding mode is supported, got {padding_mode!r}")
         if isinstance(padding, str):
             raise ValueError(f"ConvTranspose2d: padding must be an int or a pair, got {padding!r}")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, output_padding, dtype=dtype)
+                         padding_mode, output_padding, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
         extra = self.output_padding if output_size is None else self._output_padding(input, output_size)

@@ -4,7 +4,8 @@ Each function writes into the tensor in place, without recording a graph (a para
 requires grad can be re-initialised at any time), and returns the same tensor, so
 `model.apply(init_fn)` and `nn.init.zeros_(layer.bias)` read as in PyTorch. Random values come
 from tensorgrad's generator (`tg.manual_seed`) unless a numpy `Generator` is given as
-`generator=`.
+`generator=`; they are drawn on the host and copied to the tensor's device, so a seed gives the
+same numbers on the CPU and on a GPU.
 
 The scaled initialisers keep the variance of activations (Xavier/Glorot) or of gradients
 (Kaiming/He) the same from layer to layer: their spread is gain / sqrt(fan), where the fans are
@@ -23,7 +24,8 @@ import numpy as np
 
 from scalargrad.engine import no_grad
 from tensorgrad.creation import default_generator
-from tensorgrad.tensor import Tensor
+from tensorgrad.device import namespace
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
     "calculate_gain",
@@ -66,11 +68,11 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 def _fill(tensor: Tensor, values: np.ndarray | float, op: str) -> Tensor:
-    """Write `values` into `tensor` in place, outside the graph; returns the tensor."""
+    """Write `values` (made on the host) into `tensor` in place, outside the graph; returns the tensor."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"{op}: expected a Tensor, got {type(tensor).__name__}")
     with no_grad():
-        tensor.copy_(Tensor(np.asarray(values, dtype=tensor.dtype)))
+        tensor.copy_(new_leaf(namespace(tensor.data).asarray(values, dtype=tensor.dtype)))
     return tensor
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from tensorgrad import loss
 from tensorgrad.creation import default_generator
+from tensorgrad.device import as_device, is_array, namespace, to_device, to_numpy
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.matmul import linear
@@ -59,7 +60,10 @@ class Parameter(Tensor):
         # Shares memory with a tensor or array handed in (as torch.nn.Parameter does).
         if data is None:
             data = np.empty(0, np.float32)
-        array = data.data if isinstance(data, Tensor) else to_array(data)
+        if isinstance(data, Tensor):
+            array = data.data
+        else:  # an array on a device is kept as it is; anything else is converted as tg.tensor does
+            array = data if namespace(data) is not np else to_array(data)
         init_node(self, array, requires_grad)
 
     def __repr__(self) -> str:
@@ -363,8 +367,9 @@ class Module:
         dtype, device = _dtype_and_device("Module.to", args, kwargs)
         if dtype is not None and dtype.kind not in "fc":
             raise TypeError(f"Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
-        if device is not None:  # Tensor.to knows the devices (and says when one is missing)
-            self._apply_to_arrays(lambda array: _leaf(array).to(device).data, floats_only=False)
+        if device is not None:  # checked first: without CuPy, "cuda" is a clear error
+            target = as_device(device)
+            self._apply_to_arrays(lambda array: to_device(array, target, "Module.to"), floats_only=False)
         if dtype is not None:
             self._apply_to_arrays(lambda array: array.astype(dtype, copy=False))
         return self
@@ -450,13 +455,6 @@ class Module:
         return f"{type(self).__name__}(\n  " + "\n  ".join(extra + children) + "\n)"
 
 
-def _leaf(array: Any) -> Tensor:
-    """A tensor around `array` itself (no copy), for `Tensor.to` to move."""
-    leaf = Tensor.__new__(Tensor)
-    init_node(leaf, array, False)
-    return leaf
-
-
 def _quoted(keys: list[str]) -> str:
     return ", ".join(f'"{key}"' for key in keys)
 
@@ -464,7 +462,7 @@ def _quoted(keys: list[str]) -> str:
 def _state_value(key: str, value: Any, tensor: Tensor) -> tuple[np.ndarray | None, str | None]:
     """The array to load into `tensor` from a state dict's `value`, or the error to report."""
     try:
-        array = value.data if isinstance(value, Tensor) else np.asarray(value)
+        array = value.data if isinstance(value, Tensor) else value if is_array(value) else np.asarray(value)
     except (TypeError, RuntimeError) as error:  # e.g. a torch tensor that requires grad
         return None, f"While copying the parameter named \"{key}\", could not read its value: {error}"
     if array.dtype.kind not in "biufc":
@@ -476,12 +474,16 @@ def _state_value(key: str, value: Any, tensor: Tensor) -> tuple[np.ndarray | Non
     return array, None
 
 
-def _copy_into(tensor: Tensor, array: np.ndarray, assign: bool) -> None:
-    """Load `array` into `tensor`: in place (optimizers holding it see the new values) or, with
-    `assign`, by taking the array itself, as PyTorch's `assign=True` does."""
+def _copy_into(tensor: Tensor, array: Any, assign: bool) -> None:
+    """Load `array` into `tensor`: in place (optimizers holding it see the new values), across
+    devices if need be, or, with `assign`, by taking a copy of the array on its own device, as
+    PyTorch's `assign=True` does."""
     if assign:
-        tensor.data = np.array(array)
+        tensor.data = array.copy() if is_array(array) else np.array(array)
     else:
+        own = namespace(tensor.data)
+        if namespace(array) is not own:  # a CPU state dict into a model on the GPU, or back
+            array = own.asarray(to_numpy(array))
         tensor.data[...] = array
     tensor._versions[0] += 1
 
@@ -505,10 +507,13 @@ def _dtype_and_device(op: str, args: tuple, kwargs: dict) -> tuple[np.dtype | No
         raise TypeError(f"{op}: {dtype!r} is not a dtype") from error
 
 
-def _check_cpu(device: Any, op: str) -> None:
-    """A layer's `device=` argument: None or the CPU, the one device its parameters live on."""
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"{op}: device {device!r} is not available (tensorgrad runs on 'cpu')")
+def _place(module: Module, device: Any) -> Module:
+    """A layer's `device=` argument: the module, built on the CPU, moved there (None: stays).
+
+    Built on the CPU first, so its random initial values are the same numbers on either device
+    (they come from tensorgrad's numpy generator, `tg.manual_seed`).
+    """
+    return module if device is None else module.to(device)
 
 
 # --- layers ---------------------------------------------------------------------------------------
@@ -518,10 +523,11 @@ class Linear(Module):
     """y = x @ weight.T + bias, weight (out_features, in_features).
 
     PyTorch's default initialisation: weight and bias uniform in ±1/sqrt(in_features), drawn from
-    tensorgrad's generator (`tg.manual_seed`).
+    tensorgrad's generator (`tg.manual_seed`), the same numbers for any `device`.
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None) -> None:
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         self.in_features = check_size("Linear", "in_features", in_features)
         self.out_features = check_size("Linear", "out_features", out_features)
@@ -530,6 +536,7 @@ class Linear(Module):
         self.weight = Parameter(_uniform(bound, (self.out_features, self.in_features), dtype))
         bias_values = _uniform(bound, (self.out_features,), dtype) if bias else None
         self.register_parameter("bias", None if bias_values is None else Parameter(bias_values))
+        _place(self, device)
 
     def forward(self, x: Tensor) -> Tensor:
         return linear(x, self.weight, self.bias)

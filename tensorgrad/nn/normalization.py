@@ -27,7 +27,7 @@ import numpy as np
 from scalargrad.engine import is_grad_enabled
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.dtypes import float32, int64
-from tensorgrad.nn.modules import Module, Parameter, _check_cpu
+from tensorgrad.nn.modules import Module, Parameter, _place
 from tensorgrad.tensor import Tensor
 
 __all__ = [
@@ -333,9 +333,8 @@ def _dim(dim: int, ndim: int, op: str) -> int:
 # --- modules ------------------------------------------------------------------------------------
 
 
-def _param_dtype(dtype: Any, device: Any, op: str) -> np.dtype:
-    """The dtype of a module's parameters (float32 by default); only the CPU device exists here."""
-    _check_cpu(device, op)
+def _param_dtype(dtype: Any) -> np.dtype:
+    """The dtype of a module's parameters (float32 by default)."""
     return float32 if dtype is None else np.dtype(dtype)
 
 
@@ -364,7 +363,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype = _param_dtype(dtype, device, type(self).__name__)
+        dtype = _param_dtype(dtype)
         _affine_parameters(self, (num_features,), affine, bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype)))
@@ -373,6 +372,7 @@ class _BatchNorm(Module):
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
+        _place(self, device)
 
     def reset_running_stats(self) -> None:
         """Running mean 0, running variance 1, no batches seen."""
@@ -442,7 +442,8 @@ class LayerNorm(Module):
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
-        _affine_parameters(self, shape, elementwise_affine, bias, _param_dtype(dtype, device, "LayerNorm"))
+        _affine_parameters(self, shape, elementwise_affine, bias, _param_dtype(dtype))
+        _place(self, device)
 
     def reset_parameters(self) -> None:
         """Weight 1 and bias 0."""
@@ -466,7 +467,8 @@ class GroupNorm(Module):
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
                              f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        _affine_parameters(self, (num_channels,), affine, bias, _param_dtype(dtype, device, "GroupNorm"))
+        _affine_parameters(self, (num_channels,), affine, bias, _param_dtype(dtype))
+        _place(self, device)
 
     def reset_parameters(self) -> None:
         """Weight 1 and bias 0."""

@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.autograd import bump_version, record
+from tensorgrad.device import namespace
 from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn import init
-from tensorgrad.nn.modules import Module, Parameter, _check_cpu
+from tensorgrad.nn.modules import Module, Parameter, _place
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["embedding", "one_hot", "Embedding"]
@@ -104,7 +105,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if idx.size and idx.max() >= num_classes:
         raise RuntimeError(f"one_hot: class values must be smaller than num_classes ({num_classes}), "
                            f"got {idx.max()}")
-    return new_leaf(np.eye(num_classes, dtype=int64, like=idx)[idx])
+    return new_leaf(namespace(idx).eye(num_classes, dtype=int64)[idx])
 
 
 class Embedding(Module):
@@ -119,7 +120,6 @@ class Embedding(Module):
                  sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        _check_cpu(device, "Embedding")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = _padding_index(padding_idx, num_embeddings)
         self.max_norm, self.norm_type = max_norm, norm_type
@@ -133,6 +133,7 @@ class Embedding(Module):
                 raise AssertionError(f"Shape of weight {tuple(_weight.shape)} does not match num_embeddings "
                                      f"and embedding_dim ({num_embeddings}, {embedding_dim})")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
+        _place(self, device)
 
     def reset_parameters(self) -> None:
         """Weight from N(0, 1); the padding row zeroed."""
@@ -179,10 +180,11 @@ _ONE_HOT_LIMIT = 1_000_000
 
 def _rows_added(flat: np.ndarray, row_grads: np.ndarray, rows: int) -> np.ndarray:
     """A (rows, width) array whose row r is the sum of the row_grads at the places flat == r."""
+    xp = namespace(row_grads)
     if flat.size * rows <= _ONE_HOT_LIMIT:
-        one_hot = np.zeros((flat.size, rows), dtype=row_grads.dtype)
-        one_hot[np.arange(flat.size), flat] = 1
+        one_hot = xp.zeros((flat.size, rows), dtype=row_grads.dtype)
+        one_hot[xp.arange(flat.size), flat] = 1
         return (one_hot.T @ row_grads).astype(row_grads.dtype, copy=False)
-    full = np.zeros((rows, row_grads.shape[1]), dtype=row_grads.dtype)
-    np.add.at(full, flat, row_grads)
+    full = xp.zeros((rows, row_grads.shape[1]), dtype=row_grads.dtype)
+    xp.add.at(full, flat, row_grads)
     return full

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from tensorgrad.tensor import Tensor
+from tensorgrad.device import namespace
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
@@ -33,14 +34,17 @@ def _gradients(parameters: Tensor | Iterable[Tensor], op: str) -> list[np.ndarra
 
 
 def _vector_norm(values: np.ndarray, norm_type: float) -> np.ndarray:
-    """The p-norm of all of `values`: max |v| for inf, min |v| for -inf, the non-zero count for 0."""
+    """The p-norm of all of `values`: max |v| for inf, min |v| for -inf, the non-zero count for 0.
+
+    A 0-d array where `values` live (on a GPU, no number comes back to the host here).
+    """
     magnitudes = np.abs(values)
-    if norm_type == math.inf:
-        return np.max(magnitudes, initial=0)
-    if norm_type == -math.inf:
-        return np.min(magnitudes, initial=math.inf)
+    if norm_type in (math.inf, -math.inf):
+        if not values.size:  # the max of nothing is 0, the min infinity, as in PyTorch
+            return namespace(values).asarray(0.0 if norm_type > 0 else math.inf, values.dtype)
+        return magnitudes.max() if norm_type > 0 else magnitudes.min()
     if norm_type == 0:
-        return np.asarray(np.count_nonzero(values), values.dtype)
+        return (values != 0).sum().astype(values.dtype)
     return np.sum(magnitudes**norm_type) ** (1.0 / norm_type)
 
 
@@ -58,9 +62,10 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
     max_norm, norm_type = float(max_norm), float(norm_type)
     if not grads:
         return Tensor(np.asarray(0.0, np.float32))
-    dtype = np.result_type(*grads)
-    per_parameter = np.stack([_vector_norm(g, norm_type).astype(dtype) for g in grads])
-    total = _vector_norm(per_parameter, norm_type).astype(dtype)
+    dtype = np.result_type(*(g.dtype for g in grads))
+    xp = namespace(grads[0])
+    per_parameter = xp.stack([_vector_norm(g, norm_type).astype(dtype) for g in grads])
+    total = xp.asarray(_vector_norm(per_parameter, norm_type).astype(dtype))
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(f"{op}: the total norm of order {norm_type} for gradients from `parameters` "
                            f"is non-finite ({total}), so it cannot be clipped. To disable this error "
@@ -69,8 +74,8 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
     # In the gradients' dtype, as PyTorch computes it (a nan total gives nan gradients).
     coefficient = np.minimum(dtype.type(max_norm) / (total + dtype.type(1e-6)), dtype.type(1.0))
     for g in grads:
-        g *= g.dtype.type(coefficient)
-    return Tensor(total)
+        g *= coefficient.astype(g.dtype)
+    return new_leaf(total)
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,

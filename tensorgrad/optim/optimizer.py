@@ -25,6 +25,7 @@ import numpy as np
 
 from scalargrad.engine import enable_grad
 from tensorgrad.autograd import bump_version
+from tensorgrad.device import is_array, namespace, to_numpy
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["Optimizer"]
@@ -261,7 +262,8 @@ def _gradient(p: Tensor, optimizer: str) -> Any:
 
 
 def _copy_buffer(value: Any, param: Tensor, key: Any) -> Any:
-    """A saved buffer as a fresh tensor, in the parameter's float dtype (`step` stays as saved).
+    """A saved buffer as a fresh tensor on the parameter's device, in its float dtype (`step`
+    stays as saved, on the CPU, where PyTorch keeps it too).
 
     Anything array-like is accepted, so a state saved by PyTorch (its tensors) loads too.
     """
@@ -269,8 +271,11 @@ def _copy_buffer(value: Any, param: Tensor, key: Any) -> Any:
         return {k: _copy_buffer(v, param, k) for k, v in value.items()}
     if key == "step" and isinstance(value, numbers.Real):
         return new_leaf(np.array(value, dtype=np.float32))  # PyTorch keeps the step count as a tensor
-    if isinstance(value, Tensor) or hasattr(value, "__array__"):
-        array = value.data.copy() if isinstance(value, Tensor) else np.asarray(value).copy()
+    if isinstance(value, Tensor) or is_array(value) or hasattr(value, "__array__"):
+        array = value.data if isinstance(value, Tensor) else value if is_array(value) else np.asarray(value)
+        own = np if key == "step" else namespace(param.data)
+        # A buffer saved on another device comes through the host.
+        array = array.copy() if namespace(array) is own else own.asarray(np.array(to_numpy(array)))
         if key != "step" and param.dtype.kind == "f" and array.dtype.kind == "f":
             array = array.astype(param.dtype, copy=False)
         return new_leaf(array)

@@ -15,6 +15,7 @@ expression sees `leaf.expand(shape)`).
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -367,3 +368,47 @@ def _functional_cases() -> list[Case]:
 CASES: list[Case] = (_binary_cases() + _scalar_cases() + _where_cases() + _unary_cases()
                      + _matmul_cases() + _reduction_cases() + _join_cases() + _movement_cases()
                      + _composite_cases() + _functional_cases())
+
+
+# --- layouts: how a case's inputs are laid out in memory ---------------------------------------------
+
+
+def make_inputs(case: Case, layout: str) -> tuple[list[np.ndarray], list]:
+    """Leaf arrays (float64, laid out as `layout` asks) and, per input, what the expression sees.
+
+    The second list holds, for each input, the shape to `expand` the leaf to for the stride-0
+    layout, else None (the expression sees the leaf itself). Deterministic per case and layout.
+    """
+    rng = np.random.default_rng(zlib.crc32(f"{case.name}|{layout}".encode()))
+    leaves, preps = [], []
+    for i, shape in enumerate(case.shapes):
+        domain = case.domain(i)
+        if layout == "transposed" and len(shape) >= 2:
+            values = sample(rng, shape, domain)
+            leaves.append(np.swapaxes(np.ascontiguousarray(np.swapaxes(values, -1, -2)), -1, -2))
+            preps.append(None)
+        elif layout == "expanded" and len(shape) >= 1 and shape[0] > 1:
+            leaves.append(sample(rng, (1,) + shape[1:], domain))
+            preps.append(shape)
+        else:
+            leaves.append(sample(rng, shape, domain))
+            preps.append(None)
+    return leaves, preps
+
+
+def applies(case: Case, layout: str) -> bool:
+    """Whether `layout` changes anything for this case (else it would repeat "contiguous")."""
+    if layout == "contiguous":
+        return True
+    leaves, preps = make_inputs(case, layout)
+    if layout == "transposed":
+        return any(not a.flags.c_contiguous for a in leaves)
+    return any(p is not None for p in preps)
+
+
+def prepared(fn: Callable, preps: list) -> Callable:
+    """`fn` applied to the inputs as the expression sees them (expanded where asked)."""
+    def run(m, *leaves):
+        seen = [leaf if shape is None else leaf.expand(*shape) for leaf, shape in zip(leaves, preps)]
+        return fn(m, *seen)
+    return run

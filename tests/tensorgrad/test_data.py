@@ -1,4 +1,4 @@
-"""`tensorgrad.data`: the toy data sets, the shipped digits, and the DataLoader."""
+"""`tensorgrad.data`: the toy data sets, the shipped digits, and the DataLoader (on a GPU too)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tensorgrad.data import (
     make_spirals,
     random_split,
 )
+from tensorgrad.device import to_numpy
 
 
 def test_make_moons_is_two_half_circles_seeded():
@@ -277,3 +278,21 @@ def test_dataloader_collate_fn_gets_the_list_of_samples():
     assert [b.tolist() for b in DataLoader(tg.arange(3), batch_size=2, collate_fn=tg.stack)] == [[0, 1], [2]]
     with pytest.raises(TypeError, match="collate_fn must be callable"):
         DataLoader(names, collate_fn=3)
+
+
+def test_dataloader_batches_live_where_the_data_set_lives(device):
+    x, y = tg.arange(20.0).reshape(10, 2), tg.arange(10)
+    on_cpu = list(DataLoader(TensorDataset(x, y), batch_size=4, shuffle=True, seed=0))
+    placed = TensorDataset(x.to(device), y.to(device))
+    for loader in (DataLoader(placed, batch_size=4, shuffle=True, seed=0),
+                   DataLoader((x.to(device), y.to(device)), batch_size=4, shuffle=True, seed=0)):
+        batches = list(loader)  # the same shuffle, drawn on the host, on either device
+        assert len(batches) == len(on_cpu) == 3
+        for (xb, yb), (xc, yc) in zip(batches, on_cpu, strict=True):
+            assert xb.device == yb.device == tg.device(device)
+            np.testing.assert_array_equal(to_numpy(xb.data), xc.data)
+            np.testing.assert_array_equal(to_numpy(yb.data), yc.data)
+    xb, yb = on_cpu[0]
+    assert xb.to(device).device == tg.device(device)  # a CPU batch goes over as the user moves it
+    samples = list(DataLoader(placed, batch_size=None))  # unbatched: one row at a time
+    assert samples[3][0].device == tg.device(device) and samples[3][1].item() == 3

@@ -4,7 +4,8 @@ scaled_dot_product_attention: each option that changes the math (masks of both k
 scale, grouped-query heads, a query that sees no key) against PyTorch in float64, values and
 gradients of every input, and against finite differences; dropout by its structure.
 MultiheadAttention: PyTorch's module and ours with the same state dict (loaded either way),
-over the layouts, masks and options, comparing outputs, weights and every gradient.
+over the layouts, masks and options, comparing outputs, weights and every gradient. The
+comparisons with PyTorch run on the CPU, and on a GPU where there is one.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
+from tensorgrad.device import to_numpy
 from tensorgrad.nn.attention import MultiheadAttention, scaled_dot_product_attention
 
 RNG = np.random.default_rng(0)
@@ -32,10 +34,11 @@ SDPA = [
 ]
 
 
-def _call(lib, tensors, options):
+def _call(lib, tensors, options, device="cpu"):
     options = dict(options)
     if "attn_mask" in options:
-        options["attn_mask"] = lib.tensor(options["attn_mask"])
+        mask = options["attn_mask"]
+        options["attn_mask"] = tg.tensor(mask, device=device) if lib is tg else lib.tensor(mask)
     if len(tensors) == 4:  # the fourth input is a float mask, with its own gradient
         options["attn_mask"] = tensors[3]
     sdpa = scaled_dot_product_attention if lib is tg else lib.nn.functional.scaled_dot_product_attention
@@ -45,20 +48,22 @@ def _call(lib, tensors, options):
 def _same_input_gradients(torch, out, expected, seed, ours, theirs):
     """Both outputs backward with one random gradient (from `seed`); then each input's gradient."""
     g = np.random.default_rng(seed).standard_normal(out.shape)
-    out.backward(g)
+    out.backward(tg.tensor(g, device=out.device))
     expected.backward(torch.tensor(g))
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=f"input {i}")
+        np.testing.assert_allclose(to_numpy(a.grad), b.grad.numpy(), rtol=1e-9, atol=1e-11,
+                                   err_msg=f"input {i}")
 
 
 @pytest.mark.parametrize(("name", "shapes", "options"), SDPA, ids=[row[0] for row in SDPA])
-def test_sdpa_matches_torch(name, shapes, options):
+def test_sdpa_matches_torch(name, shapes, options, device):
     torch = pytest.importorskip("torch")
     arrays = [np.random.default_rng(1).standard_normal(shape) for shape in shapes]
-    ours = [tg.tensor(a, requires_grad=True) for a in arrays]
+    ours = [tg.tensor(a, requires_grad=True, device=device) for a in arrays]
     theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
-    out, expected = _call(tg, ours, options), _call(torch, theirs, options)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    out, expected = _call(tg, ours, options, device), _call(torch, theirs, options)
+    assert out.device == tg.device(device)
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
     _same_input_gradients(torch, out, expected, 2, ours, theirs)
 
 
@@ -137,39 +142,41 @@ def _inputs(options, batched=True):
     return [rng.standard_normal((n, 2, d)) for n, d in zip(lengths, dims)]
 
 
-def _pair(torch, options):
+def _pair(torch, options, device="cpu"):
+    """PyTorch's layer, and ours on `device` holding its weights (copied across by loading)."""
     torch.manual_seed(0)
     theirs = torch.nn.MultiheadAttention(E, H, dtype=torch.float64, **options)
-    ours = MultiheadAttention(E, H, dtype=tg.float64, **options)
+    ours = MultiheadAttention(E, H, dtype=tg.float64, device=device, **options)
     assert list(ours.state_dict()) == list(theirs.state_dict())
     ours.load_state_dict(theirs.state_dict())
     return ours, theirs
 
 
-def _compare(torch, ours, theirs, arrays, masks, forward):
-    a = [tg.tensor(x, requires_grad=True) for x in arrays]
+def _compare(torch, ours, theirs, arrays, masks, forward, device="cpu"):
+    a = [tg.tensor(x, requires_grad=True, device=device) for x in arrays]
     b = [torch.tensor(x, requires_grad=True) for x in arrays]
-    mine = {k: (v if isinstance(v, bool) else tg.tensor(v)) for k, v in masks.items()}
+    mine = {k: (v if isinstance(v, bool) else tg.tensor(v, device=device)) for k, v in masks.items()}
     reference = {k: (v if isinstance(v, bool) else torch.tensor(v)) for k, v in masks.items()}
     out, weights = ours(*a, **mine, **forward)
     expected, expected_weights = theirs(*b, **reference, **forward)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
     if expected_weights is None:
         assert weights is None
     else:
-        np.testing.assert_allclose(weights.data, expected_weights.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(to_numpy(weights.data), expected_weights.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
     _same_input_gradients(torch, out, expected, 5, a, b)
     for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(p.grad, q.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=name)
+        np.testing.assert_allclose(to_numpy(p.grad), q.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=name)
 
 
 @pytest.mark.parametrize(("name", "options", "forward", "masks"), MHA, ids=[row[0] for row in MHA])
-def test_multihead_attention_matches_torch(name, options, forward, masks):
+def test_multihead_attention_matches_torch(name, options, forward, masks, device):
     torch = pytest.importorskip("torch")
-    ours, theirs = _pair(torch, options)
+    ours, theirs = _pair(torch, options, device)
     if options.get("dropout"):
         ours.eval(), theirs.eval()
-    _compare(torch, ours, theirs, _inputs(options), MASKS[masks], forward)
+    _compare(torch, ours, theirs, _inputs(options), MASKS[masks], forward, device)
 
 
 def test_multihead_attention_takes_one_unbatched_sequence():

@@ -2,7 +2,8 @@
 
 One table of cases, each the same call in `tensorgrad.nn.functional` and `torch.nn.functional`
 over the options that change the math; each case is checked twice: values and the gradient of
-every input in float64 against PyTorch, and backward against finite differences (`gradcheck`).
+every input in float64 against PyTorch (on the CPU, and on a GPU where there is one), and backward
+against finite differences (`gradcheck`).
 Then the layers (state dicts both ways, padding modes), dtypes, the no-copy window view, and
 bad arguments (PyTorch's exception types, messages naming the op and the shapes).
 """
@@ -15,6 +16,7 @@ import pytest
 import tensorgrad as tg
 import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
 from tensorgrad import nn
+from tensorgrad.device import to_numpy
 from tensorgrad.nn import conv
 
 RNG = np.random.default_rng(0)
@@ -115,25 +117,26 @@ def _first(out):
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_values_and_gradients_match_pytorch(name):
+def test_values_and_gradients_match_pytorch(name, device):
     torch = pytest.importorskip("torch")
     import torch.nn.functional as torch_F  # noqa: N812
 
     f, arrays = CASES[name]
-    ours = [tg.tensor(a, dtype=tg.float64, requires_grad=True) for a in arrays]
+    ours = [tg.tensor(a, dtype=tg.float64, requires_grad=True, device=device) for a in arrays]
     theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
     out, expected = f(F, *ours), f(torch_F, *theirs)
     if isinstance(expected, tuple):  # the argmax indices of max pooling
-        np.testing.assert_array_equal(out[1].numpy(), expected[1].numpy())
-        assert out[1].dtype == np.int64
+        np.testing.assert_array_equal(to_numpy(out[1].data), expected[1].numpy())
+        assert out[1].dtype == np.int64 and out[1].device == out[0].device
     out, expected = _first(out), _first(expected)
-    assert out.shape == tuple(expected.shape)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
-    weights = RNG.standard_normal(out.shape)
-    out.backward(weights)
+    assert out.shape == tuple(expected.shape) and out.device == tg.device(device)
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    weights = np.random.default_rng(len(name)).standard_normal(out.shape)
+    out.backward(tg.tensor(weights, device=device))
     expected.backward(torch.from_numpy(weights))
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
-        np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=f"input {i}")
+        np.testing.assert_allclose(to_numpy(a.grad), b.grad.numpy(), rtol=1e-10, atol=1e-12,
+                                   err_msg=f"input {i}")
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -235,27 +238,30 @@ LAYERS = {
 
 @pytest.mark.parametrize("name", LAYERS)
 @pytest.mark.parametrize("direction", ["torch to ours", "ours to torch"])
-def test_layers_load_state_dicts_both_ways_and_match_pytorch(name, direction):
+def test_layers_load_state_dicts_both_ways_and_match_pytorch(name, direction, device):
     torch = pytest.importorskip("torch")
     make, shape = LAYERS[name]
-    ours, theirs = make(nn).double(), make(torch.nn).double()  # float64 before any values move
+    # float64 before any values move; on a GPU, the CPU state dict is copied across by loading.
+    ours, theirs = make(nn).double().to(device), make(torch.nn).double()
     assert [k for k, _ in ours.named_parameters()] == [k for k, _ in theirs.named_parameters()]
     if direction == "torch to ours":
         ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     else:
-        theirs.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in ours.state_dict().items()})
+        theirs.load_state_dict({k: torch.from_numpy(to_numpy(v.data)) for k, v in ours.state_dict().items()})
     assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert all(p.device == tg.device(device) for p in ours.parameters())
     x = _data(*shape)
-    x_ours, x_theirs = tg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    x_ours, x_theirs = tg.tensor(x, requires_grad=True, device=device), torch.tensor(x, requires_grad=True)
     out, expected = ours(x_ours), theirs(x_theirs)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
-    weights = RNG.standard_normal(out.shape)
-    out.backward(weights)
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    weights = np.random.default_rng(len(name)).standard_normal(out.shape)
+    out.backward(tg.tensor(weights, device=device))
     expected.backward(torch.from_numpy(weights))
-    np.testing.assert_allclose(x_ours.grad, x_theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(x_ours.grad), x_theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
     their_params = dict(theirs.named_parameters())
     for key, param in ours.named_parameters():
-        np.testing.assert_allclose(param.grad, their_params[key].grad.numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(to_numpy(param.grad), their_params[key].grad.numpy(), rtol=1e-10,
+                                   atol=1e-12)
 
 
 def test_conv_layers_use_pytorchs_initialisation_bounds_and_the_seed():

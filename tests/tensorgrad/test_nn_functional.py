@@ -1,9 +1,9 @@
 """`tensorgrad.nn.functional`: what the op table does not cover.
 
 The op table checks every function's forward and gradient (finite differences and torch);
-here: float32 in gives float32 out, losses stay finite at extreme logits, the fused ops keep
-one node (and one array) where the chain of plain ops keeps several, and gradients reach leaves
-in the leaves' own memory layout.
+here: float32 in gives float32 out, losses stay finite at extreme logits (on a GPU too, where
+there is one), the fused ops keep one node (and one array) where the chain of plain ops keeps
+several, and gradients reach leaves in the leaves' own memory layout.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 import tensorgrad as tg
 import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
 from scalargrad.engine import topological_order
+from tensorgrad.device import to_numpy
 
 
 def test_linear_is_x_at_weight_transposed_plus_bias():
@@ -44,26 +45,26 @@ def test_float32_stays_float32(loss):
     assert t.grad is None or t.grad.dtype == np.float32
 
 
-def test_cross_entropy_is_finite_for_huge_logits_and_matches_the_exact_value():
-    z = tg.tensor([[1e4, 0.0, -1e4], [0.0, 1e4, 1e4]], dtype=tg.float64, requires_grad=True)
+def test_cross_entropy_is_finite_for_huge_logits_and_matches_the_exact_value(device):
+    z = tg.tensor([[1e4, 0.0, -1e4], [0.0, 1e4, 1e4]], dtype=tg.float64, requires_grad=True, device=device)
     loss = F.cross_entropy(z, [1, 2], reduction="none")
     # Row 0: logsumexp = 1e4, so the loss is 1e4 - 0; row 1: logsumexp = 1e4 + log 2.
-    np.testing.assert_allclose(loss.data, [1e4, np.log(2)])
+    np.testing.assert_allclose(to_numpy(loss.data), [1e4, np.log(2)])
     loss.sum().backward()
-    np.testing.assert_allclose(z.grad, [[1, -1, 0], [0, 0.5, -0.5]], atol=1e-12)
+    np.testing.assert_allclose(to_numpy(z.grad), [[1, -1, 0], [0, 0.5, -0.5]], atol=1e-12)
 
 
-def test_bce_with_logits_is_finite_for_huge_logits():
-    x = tg.tensor([1e4, -1e4, 1e4], dtype=tg.float64, requires_grad=True)
+def test_bce_with_logits_is_finite_for_huge_logits(device):
+    x = tg.tensor([1e4, -1e4, 1e4], dtype=tg.float64, requires_grad=True, device=device)
     loss = F.binary_cross_entropy_with_logits(x, [0.0, 0.0, 1.0], reduction="none")
-    np.testing.assert_allclose(loss.data, [1e4, 0, 0])
+    np.testing.assert_allclose(to_numpy(loss.data), [1e4, 0, 0])
     loss.sum().backward()
-    np.testing.assert_allclose(x.grad, [1, 0, 0])
+    np.testing.assert_allclose(to_numpy(x.grad), [1, 0, 0])
 
 
-def test_cross_entropy_takes_labels_as_tensor_array_or_list():
-    z = tg.randn(3, 4)
-    expected = F.cross_entropy(z, tg.tensor([1, 0, 3])).item()
+def test_cross_entropy_takes_labels_as_tensor_array_or_list(device):
+    z = tg.randn(3, 4, device=device)
+    expected = F.cross_entropy(z, tg.tensor([1, 0, 3], device=device)).item()
     assert F.cross_entropy(z, np.array([1, 0, 3], dtype=np.int32)).item() == expected
     assert F.cross_entropy(z, [1, 0, 3]).item() == expected
 

@@ -1,5 +1,6 @@
 """`nn.init` against PyTorch: gains, fans, the spread of each initialiser, and the contract
-(in place, no graph, the same tensor back, seeded by `tg.manual_seed` or `generator=`)."""
+(in place, no graph, the same tensor back, seeded by `tg.manual_seed` or `generator=`, the same
+numbers on the CPU and on a GPU)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 import tensorgrad as tg
 from tensorgrad import nn
+from tensorgrad.device import to_numpy
 
 init = nn.init
 
@@ -98,15 +100,17 @@ def test_initialisers_write_in_place_without_a_graph_and_return_the_tensor():
     assert init.ones_(tg.zeros(3)).dtype == np.float32  # the tensor keeps its dtype
 
 
-def test_the_seed_and_a_generator_make_initialisation_repeatable():
+def test_the_seed_and_a_generator_make_initialisation_repeatable(device):
     tg.manual_seed(3)
-    first = init.xavier_uniform_(tg.zeros(4, 6)).data.copy()
+    first = init.xavier_uniform_(tg.zeros(4, 6)).data.copy()  # on the CPU
     tg.manual_seed(3)
-    np.testing.assert_array_equal(init.xavier_uniform_(tg.zeros(4, 6)).data, first)
-    a = init.normal_(tg.zeros(5), generator=np.random.default_rng(7)).data
-    b = init.normal_(tg.zeros(5), generator=np.random.default_rng(7)).data
+    again = init.xavier_uniform_(tg.zeros(4, 6, device=device))
+    assert again.device == tg.device(device)
+    np.testing.assert_array_equal(to_numpy(again.data), first)  # the same numbers on either device
+    a = to_numpy(init.normal_(tg.zeros(5, device=device), generator=np.random.default_rng(7)).data)
+    b = to_numpy(init.normal_(tg.zeros(5, device=device), generator=np.random.default_rng(7)).data)
     np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(a, init.normal_(tg.zeros(5)).data)
+    assert not np.array_equal(a, to_numpy(init.normal_(tg.zeros(5, device=device)).data))
 
 
 def test_apply_initialises_every_linear_of_a_model():

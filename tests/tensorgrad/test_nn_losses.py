@@ -2,7 +2,8 @@
 
 Each case builds its inputs once; floating ones (logits, probabilities, targets) require grad,
 while class indices and class weights are constants. Values and the gradient of every floating
-input are compared with `torch.nn.functional`, and finite differences check the same gradients.
+input are compared with `torch.nn.functional` (on the CPU, and on a GPU where there is one), and
+finite differences check the same gradients.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 import tensorgrad as tg
 import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
 from tensorgrad import nn
+from tensorgrad.device import to_numpy
 
 RNG = np.random.default_rng(12)
 
@@ -251,15 +253,16 @@ def _run(case: Case, lib: Any, functional: Any, as_tensor: Callable) -> tuple[np
         loss = case.call(functional, **floats, **constants)
     (loss * as_tensor(np.linspace(0.5, 1.5, loss.numel()).reshape(tuple(loss.shape)), False)).sum().backward()
     grads = {
-        k: (t.grad.numpy() if hasattr(t.grad, "numpy") else np.asarray(t.grad)) for k, t in floats.items()
+        k: (t.grad.numpy() if hasattr(t.grad, "numpy") else to_numpy(t.grad)) for k, t in floats.items()
     }
-    return np.asarray(loss.detach().numpy()), grads
+    return np.asarray(loss.detach().cpu().numpy()), grads
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_loss_values_and_gradients_match_pytorch(case):
+def test_loss_values_and_gradients_match_pytorch(case, device):
     torch = pytest.importorskip("torch")
-    ours, our_grads = _run(case, tg, F, lambda a, g: tg.tensor(a, requires_grad=g and a.dtype.kind == "f"))
+    ours, our_grads = _run(case, tg, F, lambda a, g: tg.tensor(a, requires_grad=g and a.dtype.kind == "f",
+                                                               device=device))
     theirs, their_grads = _run(
         case,
         torch,
@@ -423,21 +426,21 @@ MODULE_CASES = [
 @pytest.mark.parametrize(
     ("name", "options", "x", "target"), MODULE_CASES, ids=lambda v: v if isinstance(v, str) else ""
 )
-def test_loss_modules_match_pytorch_with_their_state_dict(name, options, x, target):
+def test_loss_modules_match_pytorch_with_their_state_dict(name, options, x, target, device):
     torch = pytest.importorskip("torch")
     ours = getattr(nn, name)(
-        **{k: tg.tensor(v) if isinstance(v, np.ndarray) else v for k, v in options.items()}
+        **{k: tg.tensor(v, device=device) if isinstance(v, np.ndarray) else v for k, v in options.items()}
     )
     theirs = getattr(torch.nn, name)(
         **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in options.items()}
     )
     assert list(ours.state_dict()) == list(theirs.state_dict())  # class weights are buffers
-    x_ours, x_theirs = tg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
-    out, expected = ours(x_ours, tg.tensor(target)), theirs(x_theirs, torch.tensor(target))
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10)
+    x_ours, x_theirs = tg.tensor(x, requires_grad=True, device=device), torch.tensor(x, requires_grad=True)
+    out, expected = ours(x_ours, tg.tensor(target, device=device)), theirs(x_theirs, torch.tensor(target))
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10)
     out.sum().backward()
     expected.sum().backward()
-    np.testing.assert_allclose(x_ours.grad, x_theirs.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(x_ours.grad), x_theirs.grad.numpy(), rtol=1e-9, atol=1e-12)
     assert name in repr(ours)
     ours.double()  # the weight buffers cast with the module
     ours.load_state_dict(theirs.state_dict())

@@ -1,4 +1,4 @@
-"""`tensorgrad.nn` modules: registration, names, modes, state, and the layers against PyTorch."""
+"""`tensorgrad.nn` modules: registration, names, modes, state, devices, and the layers against PyTorch."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 import tensorgrad as tg
 import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
 from tensorgrad import nn
+from tensorgrad.device import to_numpy
 
 
 class TwoLayer(nn.Module):
@@ -148,7 +149,7 @@ def test_parameter_is_a_leaf_tensor_and_ops_on_it_give_plain_tensors():
     assert "Parameter containing" in repr(p)
 
 
-def test_a_model_matches_the_same_model_in_pytorch():
+def test_a_model_matches_the_same_model_in_pytorch(device):
     torch = pytest.importorskip("torch")
     tg.manual_seed(1)
     ours = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 6), nn.Tanh(), nn.Linear(6, 3),
@@ -158,14 +159,49 @@ def test_a_model_matches_the_same_model_in_pytorch():
                                  torch.nn.Tanh(), torch.nn.Linear(6, 3), torch.nn.Sigmoid())
     theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()})
     assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert ours.to(device) is ours and all(p.device == tg.device(device) for p in ours.parameters())
     x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
-    out, expected = ours(tg.from_numpy(x)), theirs(torch.from_numpy(x))
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-5, atol=1e-6)
-    labels = [0, 2, 1, 1, 0]
+    out, expected = ours(tg.from_numpy(x).to(device)), theirs(torch.from_numpy(x))
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-5, atol=1e-6)
+    labels = [0, 2, 1, 1, 0]  # a list: made where the logits live
     F.cross_entropy(out, labels).backward()
     torch.nn.functional.cross_entropy(expected, torch.tensor(labels)).backward()
     for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
-        np.testing.assert_allclose(p.grad, q.grad.numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(to_numpy(p.grad), q.grad.numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+# Every layer that takes PyTorch's `device=` argument.
+DEVICE_LAYERS = {
+    "Linear": lambda **kw: nn.Linear(3, 4, **kw),
+    "Conv1d": lambda **kw: nn.Conv1d(2, 3, 3, **kw),
+    "Conv2d": lambda **kw: nn.Conv2d(2, 3, 3, padding_mode="reflect", **kw),
+    "ConvTranspose2d": lambda **kw: nn.ConvTranspose2d(2, 3, 3, **kw),
+    "BatchNorm1d": lambda **kw: nn.BatchNorm1d(3, **kw),
+    "BatchNorm2d": lambda **kw: nn.BatchNorm2d(3, **kw),
+    "LayerNorm": lambda **kw: nn.LayerNorm(3, **kw),
+    "GroupNorm": lambda **kw: nn.GroupNorm(1, 3, **kw),
+    "Embedding": lambda **kw: nn.Embedding(5, 3, padding_idx=0, **kw),
+    "MultiheadAttention": lambda **kw: nn.MultiheadAttention(4, 2, add_bias_kv=True, **kw),
+}
+
+
+@pytest.mark.parametrize("name", DEVICE_LAYERS)
+def test_a_layer_made_on_a_device_holds_the_values_the_seed_gives_on_the_cpu(name, device):
+    tg.manual_seed(0)
+    on_cpu = DEVICE_LAYERS[name]()
+    tg.manual_seed(0)
+    placed = DEVICE_LAYERS[name](device=tg.device(device))  # a string or a tg.device
+    assert list(placed.state_dict()) == list(on_cpu.state_dict())
+    for key, value in placed.state_dict().items():
+        assert value.device == tg.device(device), key
+        np.testing.assert_array_equal(to_numpy(value.data), on_cpu.state_dict()[key].data, err_msg=key)
+
+
+@pytest.mark.skipif(tg.cuda.is_available(), reason="CuPy and a GPU are here: the layers are made there")
+@pytest.mark.parametrize("name", DEVICE_LAYERS)
+def test_a_layer_asked_for_cuda_without_cupy_is_a_clear_error(name):
+    with pytest.raises(RuntimeError, match="CuPy"):
+        DEVICE_LAYERS[name](device="cuda")
 
 
 # --- buffers --------------------------------------------------------------------------------------

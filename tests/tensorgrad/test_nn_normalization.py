@@ -3,7 +3,8 @@
 One table of calls drives the functional checks: finite differences in float64 for every input
 that takes a gradient, and PyTorch's values and gradients for the same call. The modules are
 checked by loading PyTorch's state dict into ours (and back) and stepping both in train and
-eval mode: outputs, gradients and running statistics must agree at every step.
+eval mode: outputs, gradients and running statistics must agree at every step. The comparisons
+with PyTorch run on the CPU, and on a GPU where there is one.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
+from tensorgrad.device import to_numpy
 from tensorgrad.nn import normalization as N
 
 # (id, input shapes, call(F, *inputs), indices of inputs that must be positive, indices without grad)
@@ -63,19 +65,21 @@ def test_gradients_match_finite_differences(name, shapes, call, positive, consta
 
 
 @pytest.mark.parametrize(("name", "shapes", "call", "positive", "constant"), TABLE, ids=IDS)
-def test_values_and_gradients_match_torch(name, shapes, call, positive, constant):
+def test_values_and_gradients_match_torch(name, shapes, call, positive, constant, device):
     torch = pytest.importorskip("torch")
     arrays = _arrays(shapes, positive, 1)
-    ours = [tg.tensor(a, dtype=tg.float64, requires_grad=i not in constant) for i, a in enumerate(arrays)]
+    ours = [tg.tensor(a, dtype=tg.float64, requires_grad=i not in constant, device=device)
+            for i, a in enumerate(arrays)]
     theirs = [torch.tensor(a, requires_grad=i not in constant) for i, a in enumerate(arrays)]
     out, expected = call(N, *ours), call(torch.nn.functional, *theirs)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
     weights = np.random.default_rng(2).standard_normal(out.shape)
-    out.backward(weights)
+    out.backward(tg.tensor(weights, device=device))
     expected.backward(torch.tensor(weights))
     for i, (a, b) in enumerate(zip(ours, theirs)):
         if i not in constant:
-            np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=f"input {i}")
+            np.testing.assert_allclose(to_numpy(a.grad), b.grad.numpy(), rtol=1e-9, atol=1e-11,
+                                       err_msg=f"input {i}")
 
 
 def test_batch_norm_training_updates_the_running_statistics_in_place():
@@ -156,33 +160,35 @@ def test_bad_arguments_raise_pytorchs_error(call, error, words):
 # --- modules --------------------------------------------------------------------------------------
 
 
-def _pair(torch, name, *args, **kwargs):
-    """Our module and PyTorch's, built with the same arguments, ours loaded from PyTorch's state."""
+def _pair(torch, name, *args, device="cpu", **kwargs):
+    """Our module (on `device`) and PyTorch's, built with the same arguments, ours loaded from
+    PyTorch's state."""
     theirs = getattr(torch.nn, name)(*args, **kwargs, dtype=torch.float64)
     with torch.no_grad():  # non-default parameters, so that a missed weight or bias shows
         for p in theirs.parameters():
             p.copy_(torch.randn(p.shape, dtype=torch.float64))
-    ours = getattr(N, name)(*args, **kwargs, dtype=tg.float64)
+    ours = getattr(N, name)(*args, **kwargs, dtype=tg.float64, device=device)
     ours.load_state_dict(theirs.state_dict())
     return ours, theirs
 
 
-def _step_both(torch, ours, theirs, x):
+def _step_both(torch, ours, theirs, x, device="cpu"):
     """One forward and backward through both; compare output, input and parameter gradients, state."""
-    a, b = tg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    a, b = tg.tensor(x, requires_grad=True, device=device), torch.tensor(x, requires_grad=True)
     out, expected = ours(a), theirs(b)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
     weights = np.cos(np.arange(out.data.size)).reshape(out.shape)
-    out.backward(weights)
+    out.backward(tg.tensor(weights, device=device))
     expected.backward(torch.tensor(weights))
-    np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(to_numpy(a.grad), b.grad.numpy(), rtol=1e-9, atol=1e-11)
     for (name, p), (name_t, pt) in zip(ours.named_parameters(), theirs.named_parameters()):
         assert name == name_t
-        np.testing.assert_allclose(p.grad, pt.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=name)
+        np.testing.assert_allclose(to_numpy(p.grad), pt.grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=name)
     state, state_t = ours.state_dict(), theirs.state_dict()
     assert list(state) == list(state_t)
     for key in state:
-        np.testing.assert_allclose(state[key].data, state_t[key].numpy(), rtol=1e-12, err_msg=key)
+        assert state[key].device == tg.device(device), key
+        np.testing.assert_allclose(to_numpy(state[key].data), state_t[key].numpy(), rtol=1e-12, err_msg=key)
 
 
 @pytest.mark.parametrize(("name", "shape", "options"), [
@@ -194,14 +200,14 @@ def _step_both(torch, ours, theirs, x):
     ("BatchNorm2d", (2, 3, 2, 2), {"affine": False, "track_running_stats": False}),
     ("BatchNorm2d", (2, 3, 2, 2), {"bias": False}),
 ], ids=["1d", "1d cumulative", "1d no affine", "1d no running stats", "2d", "2d bare", "2d no bias"])
-def test_batchnorm_trains_and_evaluates_as_pytorchs(name, shape, options):
+def test_batchnorm_trains_and_evaluates_as_pytorchs(name, shape, options, device):
     torch = pytest.importorskip("torch")
-    ours, theirs = _pair(torch, name, 3, **options)
+    ours, theirs = _pair(torch, name, 3, device=device, **options)
     rng = np.random.default_rng(4)
     for _ in range(3):
-        _step_both(torch, ours, theirs, rng.standard_normal(shape) * 3 + 2)
+        _step_both(torch, ours, theirs, rng.standard_normal(shape) * 3 + 2, device)
     ours.eval(), theirs.eval()
-    _step_both(torch, ours, theirs, rng.standard_normal(shape))
+    _step_both(torch, ours, theirs, rng.standard_normal(shape), device)
 
 
 @pytest.mark.parametrize(("name", "args", "options", "shape"), [
@@ -213,10 +219,10 @@ def test_batchnorm_trains_and_evaluates_as_pytorchs(name, shape, options):
     ("GroupNorm", (3, 6), {"bias": False}, (2, 6, 3)),
 ], ids=["LayerNorm", "LayerNorm 2d no bias", "LayerNorm bare", "GroupNorm", "GroupNorm bare",
         "GroupNorm no bias"])
-def test_layer_and_group_norm_modules_match_pytorchs(name, args, options, shape):
+def test_layer_and_group_norm_modules_match_pytorchs(name, args, options, shape, device):
     torch = pytest.importorskip("torch")
-    ours, theirs = _pair(torch, name, *args, **options)
-    _step_both(torch, ours, theirs, np.random.default_rng(5).standard_normal(shape))
+    ours, theirs = _pair(torch, name, *args, device=device, **options)
+    _step_both(torch, ours, theirs, np.random.default_rng(5).standard_normal(shape), device)
 
 
 @pytest.mark.parametrize(("name", "args"), [("BatchNorm1d", (3,)), ("BatchNorm2d", (4,)),

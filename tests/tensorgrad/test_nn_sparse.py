@@ -2,7 +2,8 @@
 
 Each option that changes the math (padding_idx, scale_grad_by_freq, max_norm, index shapes,
 repeated indices) is checked against PyTorch in float64, the weight's gradient also against
-finite differences; the layer's initialisation, state dict (both ways) and errors follow.
+finite differences; the layer's initialisation, state dict (both ways) and errors follow. The
+comparisons with PyTorch run on the CPU, and on a GPU where there is one.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
+from tensorgrad.device import to_numpy
 from tensorgrad.nn import sparse as S
 
 INDICES = [[0, 3, 3], [5, 0, 3]]  # repeats: row 3 three times, row 0 twice; rows 1, 2, 4 unused
@@ -29,18 +31,20 @@ OPTIONS = [
 
 
 @pytest.mark.parametrize(("name", "indices", "options"), OPTIONS, ids=[o[0] for o in OPTIONS])
-def test_embedding_matches_torch(name, indices, options):
+def test_embedding_matches_torch(name, indices, options, device):
     torch = pytest.importorskip("torch")
     table = np.random.default_rng(0).standard_normal((6, 4)) * 2
-    weight, weight_t = tg.tensor(table, requires_grad=True), torch.tensor(table, requires_grad=True)
-    out = S.embedding(tg.tensor(indices), weight, **options)
+    weight = tg.tensor(table, requires_grad=True, device=device)
+    weight_t = torch.tensor(table, requires_grad=True)
+    out = S.embedding(tg.tensor(indices, device=device), weight, **options)
     expected = torch.nn.functional.embedding(torch.tensor(indices), weight_t, **options)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
-    np.testing.assert_allclose(weight.data, weight_t.detach().numpy(), rtol=1e-12)  # max_norm's renorm
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-12)
+    renormed = weight_t.detach().numpy()  # max_norm rescales the looked-up rows in place
+    np.testing.assert_allclose(to_numpy(weight.data), renormed, rtol=1e-12)
     grad = np.random.default_rng(1).standard_normal(out.shape)
-    out.backward(grad)
+    out.backward(tg.tensor(grad, device=device))
     expected.backward(torch.tensor(grad))
-    np.testing.assert_allclose(weight.grad, weight_t.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(to_numpy(weight.grad), weight_t.grad.numpy(), rtol=1e-12)
 
 
 # Only the plain lookups: padding_idx and scale_grad_by_freq change the gradient on purpose (it is
@@ -85,12 +89,12 @@ def test_bad_arguments_raise_pytorchs_error(call, error, words):
 
 @pytest.mark.parametrize(("indices", "num_classes"),
                          [([3, 0, 1], -1), ([[1, 2], [0, 0]], 5), ([], 3), (2, 4)])
-def test_one_hot_matches_torch(indices, num_classes):
+def test_one_hot_matches_torch(indices, num_classes, device):
     torch = pytest.importorskip("torch")
-    out = S.one_hot(tg.tensor(np.array(indices, dtype=np.int64)), num_classes)
+    out = S.one_hot(tg.tensor(np.array(indices, dtype=np.int64), device=device), num_classes)
     expected = torch.nn.functional.one_hot(torch.tensor(indices, dtype=torch.long), num_classes)
-    assert out.dtype == tg.int64 and out.shape == tuple(expected.shape)
-    np.testing.assert_array_equal(out.data, expected.numpy())
+    assert out.dtype == tg.int64 and out.shape == tuple(expected.shape) and out.device == tg.device(device)
+    np.testing.assert_array_equal(to_numpy(out.data), expected.numpy())
 
 
 # --- the layer ----------------------------------------------------------------------------------
@@ -107,21 +111,21 @@ def test_embedding_layer_starts_standard_normal_with_the_padding_row_zero_and_se
     np.testing.assert_array_equal(S.Embedding(2000, 50, padding_idx=7).weight.data, layer.weight.data)
 
 
-def test_embedding_layer_matches_torch_and_loads_state_both_ways():
+def test_embedding_layer_matches_torch_and_loads_state_both_ways(device):
     torch = pytest.importorskip("torch")
     theirs = torch.nn.Embedding(6, 3, padding_idx=2, dtype=torch.float64)
-    ours = S.Embedding(6, 3, padding_idx=2, dtype=tg.float64)
+    ours = S.Embedding(6, 3, padding_idx=2, dtype=tg.float64, device=device)
     assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight"]
     ours.load_state_dict(theirs.state_dict())
     idx = [[0, 2, 5], [2, 2, 1]]
-    out, expected = ours(tg.tensor(idx)), theirs(torch.tensor(idx))
-    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    out, expected = ours(tg.tensor(idx, device=device)), theirs(torch.tensor(idx))
+    np.testing.assert_array_equal(to_numpy(out.data), expected.detach().numpy())
     out.sum().backward()
     expected.sum().backward()
-    np.testing.assert_array_equal(ours.weight.grad, theirs.weight.grad.numpy())
+    np.testing.assert_array_equal(to_numpy(ours.weight.grad), theirs.weight.grad.numpy())
     back = torch.nn.Embedding(6, 3, dtype=torch.float64)
-    back.load_state_dict({k: torch.from_numpy(v.data.copy()) for k, v in ours.state_dict().items()})
-    np.testing.assert_array_equal(back.weight.detach().numpy(), ours.weight.data)
+    back.load_state_dict({k: torch.from_numpy(to_numpy(v.data).copy()) for k, v in ours.state_dict().items()})
+    np.testing.assert_array_equal(back.weight.detach().numpy(), to_numpy(ours.weight.data))
 
 
 def test_from_pretrained_shares_the_table_and_freezes_it_by_default():

@@ -1,4 +1,4 @@
-"""`nn.utils.clip_grad_norm_` and `clip_grad_value_` against PyTorch."""
+"""`nn.utils.clip_grad_norm_` and `clip_grad_value_` against PyTorch (on a GPU too, where there is one)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,18 @@ import pytest
 
 import tensorgrad as tg
 from tensorgrad import nn
+from tensorgrad.device import to_numpy
 
 RNG = np.random.default_rng(5)
 GRADS = [RNG.standard_normal((3, 4)), RNG.standard_normal(4), RNG.standard_normal((2, 2, 2))]
 
 
-def _with_grads(make, dtype):
+def _with_grads(make, dtype, device=None):
+    if device is not None:  # tensorgrad's tensors on `device`, their gradients set as tensors there
+        params = [tg.zeros(g.shape, dtype=dtype, device=device) for g in GRADS]
+        for p, g in zip(params, GRADS):
+            p.grad = tg.tensor(g.astype(dtype), device=device)
+        return params
     params = [make(np.zeros_like(g, dtype=dtype)) for g in GRADS]
     for p, g in zip(params, GRADS):
         p.grad = make(g.astype(dtype)) if make is not tg.tensor else g.astype(dtype)
@@ -24,18 +30,19 @@ def _with_grads(make, dtype):
 @pytest.mark.parametrize("norm_type", [2.0, 1.0, 3, math.inf])
 @pytest.mark.parametrize("max_norm", [0.5, 1e3])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_clip_grad_norm_matches_pytorch(norm_type, max_norm, dtype):
+def test_clip_grad_norm_matches_pytorch(norm_type, max_norm, dtype, device):
     torch = pytest.importorskip("torch")
-    ours = _with_grads(tg.tensor, dtype)
+    ours = _with_grads(tg.tensor, dtype, device)
     theirs = _with_grads(torch.tensor, dtype)
     total = nn.utils.clip_grad_norm_(ours, max_norm, norm_type=norm_type)
     expected = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type=norm_type)
     assert isinstance(total, tg.Tensor) and total.shape == () and total.dtype == dtype
+    assert total.device == tg.device(device)
     rtol = 1e-12 if dtype == np.float64 else 1e-5
     np.testing.assert_allclose(total.item(), expected.item(), rtol=rtol)
     for p, q in zip(ours, theirs):
-        np.testing.assert_allclose(p.grad, q.grad.numpy(), rtol=rtol)
-    clipped = np.linalg.norm(np.concatenate([p.grad.ravel() for p in ours]), ord=norm_type)
+        np.testing.assert_allclose(to_numpy(p.grad), q.grad.numpy(), rtol=rtol)
+    clipped = np.linalg.norm(np.concatenate([to_numpy(p.grad).ravel() for p in ours]), ord=norm_type)
     assert clipped == pytest.approx(min(max_norm, total.item()), rel=1e-4)
 
 

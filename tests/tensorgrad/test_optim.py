@@ -1,5 +1,6 @@
 """`tensorgrad.optim`: every optimizer follows PyTorch's update step for step, in groups, and
-resumes bit for bit from its state dict; bad arguments are PyTorch's errors with clear words."""
+resumes bit for bit from its state dict (on the CPU, and on a GPU where there is one); bad
+arguments are PyTorch's errors with clear words."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 import tensorgrad as tg
 from tensorgrad import optim
+from tensorgrad.device import to_numpy
 
 STEPS = 7
 
@@ -16,6 +18,8 @@ def quadratic_loss(lib, params, step):
     """A loss whose gradient changes from step to step, so momentum and the moments matter."""
     w, b, c = params
     x = lib.from_numpy(np.linspace(-1, 1, 12).reshape(4, 3) * (1 + step))
+    if lib is tg:
+        x = x.to(w.device)
     return ((x @ w + b) ** 2).sum() + (w * w * w).sum() + (c * c).sum() * 0.5
 
 
@@ -24,8 +28,9 @@ def initial_values():
     return [rng.standard_normal((3, 2)), rng.standard_normal(2), rng.standard_normal(4)]
 
 
-def make_params(lib, values=None):
-    return [lib.tensor(v, requires_grad=True) for v in (values or initial_values())]
+def make_params(lib, values=None, device="cpu"):
+    place = {"device": device} if lib is tg else {}  # tensorgrad's on `device`, PyTorch's on the CPU
+    return [lib.tensor(v, requires_grad=True, **place) for v in (values or initial_values())]
 
 
 def train(lib, opt, params, steps, start=0):
@@ -33,11 +38,11 @@ def train(lib, opt, params, steps, start=0):
         opt.zero_grad()
         quadratic_loss(lib, params, step).backward()
         opt.step()
-    return [p.detach().numpy().copy() for p in params]
+    return [np.array(to_numpy(p.data)) if lib is tg else p.detach().numpy().copy() for p in params]
 
 
-def run(lib, make_optimizer, steps=STEPS, grouped=False):
-    params = make_params(lib)
+def run(lib, make_optimizer, steps=STEPS, grouped=False, device="cpu"):
+    params = make_params(lib, device=device)
     # Two groups: the bias and the extra vector train at their own rate.
     groups = [{"params": params[:1]}, {"params": params[1:], "lr": 0.02}] if grouped else params
     return train(lib, make_optimizer(lib.optim, groups), params, steps)
@@ -74,12 +79,13 @@ IDS = [f"{name}-{kwargs}" for name, kwargs in SETTINGS]
 
 
 @pytest.mark.parametrize(("name", "kwargs"), SETTINGS, ids=IDS)
-def test_matches_pytorch_step_for_step(name, kwargs):
+def test_matches_pytorch_step_for_step(name, kwargs, device):
     torch = pytest.importorskip("torch")
-    ours = run(tg, lambda o, params: getattr(o, name)(params, **kwargs))
+    ours = run(tg, lambda o, params: getattr(o, name)(params, **kwargs), device=device)
     theirs = run(torch, lambda o, params: getattr(o, name)(params, **kwargs))
+    rtol = 1e-12 if device == "cpu" else 1e-9  # a GPU sums in another order
     for a, b in zip(ours, theirs):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-14)
     assert not np.allclose(ours[0], initial_values()[0])  # it did move
 
 
@@ -93,10 +99,11 @@ def test_parameter_groups_with_their_own_options_match_pytorch(name, kwargs):
 
 
 @pytest.mark.parametrize(("name", "kwargs"), SETTINGS, ids=IDS)
-def test_resuming_from_a_state_dict_is_bit_identical(name, kwargs):
-    straight = run(tg, lambda o, params: getattr(o, name)(params, **kwargs), steps=8, grouped=True)
+def test_resuming_from_a_state_dict_is_bit_identical(name, kwargs, device):
+    straight = run(tg, lambda o, params: getattr(o, name)(params, **kwargs), steps=8, grouped=True,
+                   device=device)
 
-    params = make_params(tg)
+    params = make_params(tg, device=device)
     make = lambda params: getattr(optim, name)(  # noqa: E731
         [{"params": params[:1]}, {"params": params[1:], "lr": 0.02}], **kwargs)
     opt = make(params)
@@ -104,7 +111,7 @@ def test_resuming_from_a_state_dict_is_bit_identical(name, kwargs):
     saved = opt.state_dict()
     del opt  # nothing of the first optimizer survives but its state dict
 
-    resumed_params = make_params(tg, halfway)
+    resumed_params = make_params(tg, halfway, device=device)
     resumed = make(resumed_params)
     resumed.load_state_dict(saved)
     final = train(tg, resumed, resumed_params, steps=3, start=5)

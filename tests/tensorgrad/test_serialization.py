@@ -2,7 +2,8 @@
 
 Round trips first (any key, every numeric dtype, views), then every file mistake a user can
 make, each refused with the exception type and a message naming what was found, then the
-round trip with PyTorch through safetensors.
+round trip with PyTorch through safetensors, and tensors on a GPU (saved from host copies,
+loaded onto the device `map_location` names).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 
 import tensorgrad as tg
 from tensorgrad import nn
+from tensorgrad.device import to_numpy
 
 FORMATS = ["model.npz", "model.safetensors"]
 
@@ -577,3 +579,32 @@ def test_bfloat16_from_pytorch_is_refused_with_the_way_out(tmp_path, torch_safet
     safetensors_torch.save_file({"w": torch.ones(2, dtype=torch.bfloat16)}, tmp_path / "bf16.safetensors")
     with pytest.raises(ValueError, match=r"'w' has dtype BF16.*\.float\(\)"):
         tg.load(tmp_path / "bf16.safetensors")
+
+
+# ---- devices -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("filename", FORMATS)
+def test_tensors_on_a_device_save_host_copies_and_load_where_map_location_says(tmp_path, filename, device):
+    tg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2)).to(device)
+    path = tmp_path / filename
+    tg.save(model.state_dict(), path)
+    on_cpu, placed = tg.load(path), tg.load(path, map_location=tg.device(device))
+    assert sorted(on_cpu) == sorted(placed) == sorted(model.state_dict())
+    for key, value in model.state_dict().items():
+        assert on_cpu[key].device == tg.device("cpu") and placed[key].device == tg.device(device)
+        np.testing.assert_array_equal(on_cpu[key].data, to_numpy(value.data))
+        np.testing.assert_array_equal(to_numpy(placed[key].data), to_numpy(value.data))
+    assert tg.load(path, map_location="cpu")["0.weight"].device == tg.device("cpu")
+
+
+def test_map_location_names_a_device(tmp_path):
+    path = tmp_path / "model.npz"
+    tg.save({"w": tg.ones(2)}, path)
+    with pytest.raises(TypeError, match="map_location must be a device name"):
+        tg.load(path, map_location={"cuda:0": "cpu"})
+    with pytest.raises(RuntimeError, match="device"):
+        tg.load(path, map_location="tpu")
+    if not tg.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CuPy"):
+            tg.load(path, map_location="cuda")

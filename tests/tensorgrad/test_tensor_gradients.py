@@ -4,63 +4,54 @@ Oracle one, always: the forward value against a NumPy float64 reference, and the
 every input against float64 finite differences (`tg.gradcheck`, a few random directions per
 input). Oracle two, where PyTorch is installed: the same expression in torch float64, comparing
 the output and every input's gradient. Each case runs on contiguous inputs, on non-contiguous
-(transposed) leaves, and on stride-0 (expanded) views of smaller leaves.
+(transposed) leaves, and on stride-0 (expanded) views of smaller leaves; on the CPU, and again
+on a GPU ("cuda") where CuPy sees one (skipped elsewhere, saying so).
 """
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 import pytest
-from op_table import CASES, Case, sample
+from conftest import DEVICES
+from op_table import CASES, Case, applies, make_inputs, prepared
 
 import tensorgrad as tg
+from tensorgrad.device import device_of, to_numpy
 
 
-def make_inputs(case: Case, layout: str) -> tuple[list[np.ndarray], list]:
-    """Leaf arrays (float64, laid out as `layout` asks) and, per input, what the expression sees.
+def _on(device: str):
+    """The module the table's expressions use (`m`): tensorgrad, with `m.tensor(...)` (the masks
+    and indices of the table) made on `device`, as user code on a GPU makes them."""
+    if device == "cpu":
+        return tg
 
-    The second list holds, for each input, a function of the leaf (`expand` to the case's shape
-    for the stride-0 layout, else the leaf itself). Deterministic per case and layout.
-    """
-    rng = np.random.default_rng(zlib.crc32(f"{case.name}|{layout}".encode()))
-    leaves, preps = [], []
-    for i, shape in enumerate(case.shapes):
-        domain = case.domain(i)
-        if layout == "transposed" and len(shape) >= 2:
-            values = sample(rng, shape, domain)
-            leaves.append(np.swapaxes(np.ascontiguousarray(np.swapaxes(values, -1, -2)), -1, -2))
-            preps.append(None)
-        elif layout == "expanded" and len(shape) >= 1 and shape[0] > 1:
-            leaves.append(sample(rng, (1,) + shape[1:], domain))
-            preps.append(shape)
-        else:
-            leaves.append(sample(rng, shape, domain))
-            preps.append(None)
-    return leaves, preps
+    class OnDevice:
+        def __getattr__(self, name: str):
+            return getattr(tg, name)
+
+        @staticmethod
+        def tensor(data, **kwargs):
+            return tg.tensor(data, device=device, **kwargs)
+
+    return OnDevice()
 
 
-def _applies(case: Case, layout: str) -> bool:
-    """Whether `layout` changes anything for this case (else it would repeat "contiguous")."""
-    if layout == "contiguous":
-        return True
-    leaves, preps = make_inputs(case, layout)
-    if layout == "transposed":
-        return any(not a.flags.c_contiguous for a in leaves)
-    return any(p is not None for p in preps)
+def _leaf(array: np.ndarray, device: str) -> tg.Tensor:
+    """A leaf that requires grad, on `device`, holding `array` (the array itself on the CPU)."""
+    return tg.from_numpy(array).to(device).requires_grad_()
 
 
-PARAMS = [pytest.param(case, layout, id=f"{case.name}-{layout}")
-          for case in CASES for layout in case.layouts if _applies(case, layout)]
+def _weights(seed: int, shape: tuple[int, ...], device: str):
+    """The output's gradient for backward: an array on the CPU, a tensor on the device elsewhere."""
+    weights = np.random.default_rng(seed).standard_normal(shape)
+    return weights if device == "cpu" else tg.from_numpy(weights).to(device)
 
 
-def _prepared(fn, preps):
-    """`fn` applied to the inputs as the expression sees them (expanded where asked)."""
-    def run(m, *leaves):
-        seen = [leaf if shape is None else leaf.expand(*shape) for leaf, shape in zip(leaves, preps)]
-        return fn(m, *seen)
-    return run
+# The CPU ids are the table's own ("add(3, 4)&(4,)-contiguous"); the other devices add theirs.
+PARAMS = [pytest.param(case, layout, device.values[0],
+                       id=f"{case.name}-{layout}" + ("" if device.id == "cpu" else f"-{device.id}"),
+                       marks=device.marks)
+          for device in DEVICES for case in CASES for layout in case.layouts if applies(case, layout)]
 
 
 def _copy_layout(a: np.ndarray) -> np.ndarray:
@@ -73,55 +64,60 @@ def _copy_layout(a: np.ndarray) -> np.ndarray:
 
 def test_table_has_every_layout():
     """The table covers non-contiguous and stride-0 inputs, not only contiguous ones."""
-    layouts = [p.values[1] for p in PARAMS]
+    layouts = [p.values[1] for p in PARAMS if p.values[2] == "cpu"]
     assert layouts.count("transposed") > 50
     assert layouts.count("expanded") > 50
     assert len(CASES) > 200
 
 
-@pytest.mark.parametrize(("case", "layout"), PARAMS)
-def test_forward_and_finite_differences(case: Case, layout: str):
+@pytest.mark.parametrize(("case", "layout", "device"), PARAMS)
+def test_forward_and_finite_differences(case: Case, layout: str, device: str):
     leaf_arrays, preps = make_inputs(case, layout)
-    leaves = [tg.from_numpy(a).requires_grad_() for a in leaf_arrays]
-    if layout == "transposed":
+    leaves = [_leaf(a, device) for a in leaf_arrays]
+    if layout == "transposed" and device == "cpu":
         assert any(not leaf.is_contiguous() for leaf in leaves)
-    run = _prepared(case.fn, preps)
+    run = prepared(case.fn, preps)
+    m = _on(device)
 
-    out = run(tg, *leaves)
+    out = run(m, *leaves)
     seen = [a if shape is None else np.broadcast_to(a, shape) for a, shape in zip(leaf_arrays, preps)]
     expected = np.asarray(case.ref(*seen))
     assert out.shape == expected.shape
     assert out.dtype == tg.float64
-    np.testing.assert_allclose(out.data, expected, rtol=1e-12, atol=1e-12)
+    assert out.device.type == device
+    np.testing.assert_allclose(to_numpy(out.data), expected, rtol=1e-12, atol=1e-12)
 
-    out.backward(np.random.default_rng(1).standard_normal(out.shape))
+    out.backward(_weights(1, out.shape, device))
     for leaf in leaves:
         assert leaf.grad is not None
         assert leaf.grad.shape == leaf.shape
         assert leaf.grad.dtype == np.float64
+        assert device_of(leaf.grad) == device_of(leaf.data)
         leaf.grad = None
 
-    assert tg.gradcheck(lambda *ts: run(tg, *ts), leaves)
+    assert tg.gradcheck(lambda *ts: run(m, *ts), leaves)
 
 
-@pytest.mark.parametrize(("case", "layout"), PARAMS)
-def test_matches_torch(case: Case, layout: str):
+@pytest.mark.parametrize(("case", "layout", "device"), PARAMS)
+def test_matches_torch(case: Case, layout: str, device: str):
     torch = pytest.importorskip("torch")
     leaf_arrays, preps = make_inputs(case, layout)
-    ours = [tg.from_numpy(_copy_layout(a)).requires_grad_() for a in leaf_arrays]
+    ours = [_leaf(_copy_layout(a), device) for a in leaf_arrays]
     theirs = [torch.from_numpy(_copy_layout(a)).requires_grad_() for a in leaf_arrays]
-    for a, b in zip(ours, theirs):
-        assert a.stride() == b.stride()
+    if device == "cpu":
+        for a, b in zip(ours, theirs):
+            assert a.stride() == b.stride()
 
-    out = _prepared(case.fn, preps)(tg, *ours)
-    expected = _prepared(case.torch_fn or case.fn, preps)(torch, *theirs)
+    out = prepared(case.fn, preps)(_on(device), *ours)
+    expected = prepared(case.torch_fn or case.fn, preps)(torch, *theirs)
     assert out.shape == tuple(expected.shape)
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
 
     weights = np.random.default_rng(2).standard_normal(out.shape)
-    out.backward(weights)
+    out.backward(_weights(2, out.shape, device))
     expected.backward(torch.from_numpy(weights))
     for i, (a, b) in enumerate(zip(ours, theirs)):
         assert b.grad is not None, f"input {i}"
         assert a.grad is not None, f"input {i} got no gradient"
-        np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=f"input {i}")
+        np.testing.assert_allclose(to_numpy(a.grad), b.grad.numpy(), rtol=1e-10, atol=1e-12,
+                                   err_msg=f"input {i}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from scalargrad import Value  # noqa: E402
 from scalargrad.engine import topological_order  # noqa: E402
 from scalargrad.nn import MLP  # noqa: E402
 from tensorgrad import nn  # noqa: E402
+from tensorgrad.device import register_namespace  # noqa: E402
 from visualize import dot as dot_module  # noqa: E402
 from visualize import draw_dot, render, style  # noqa: E402
 
@@ -86,16 +88,14 @@ def test_gradients_are_written_with_significant_digits_in_ascii():
 
 
 def test_a_device_array_is_previewed_from_its_host_copy():
-    class DeviceArray:  # what a CuPy array offers: no implicit conversion, .get() to the host
+    class DeviceArray:  # what a CuPy array offers: no implicit conversion; its module copies to the host
         def __init__(self, values):
             self.values = np.asarray(values)
-
-        def get(self):
-            return self.values
 
         def __array__(self, *args, **kwargs):
             raise TypeError("implicit conversion to a NumPy array is not allowed")
 
+    register_namespace(DeviceArray, SimpleNamespace(asnumpy=lambda array: array.values))
     assert style.preview(DeviceArray([1.0, -2.5, 3e-5, 4.0]), 3) == "[1.0 -2.5 3e-05 ...]"
 
 

@@ -1,0 +1,26 @@
+"""Fixtures shared by tensorgrad's tests: the devices a test runs on.
+
+`DEVICES` holds `"cpu"` and `"cuda"` as pytest parameters; `"cuda"` is skipped, with its reason,
+where CuPy sees no GPU, so a CPU-only run reports it rather than hiding it. Tests take the
+`device` fixture, or parametrize with `DEVICES` next to their other parameters
+(`from conftest import DEVICES`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import tensorgrad as tg
+
+NO_GPU = "no CUDA GPU with CuPy here"
+
+DEVICES = [
+    pytest.param("cpu", id="cpu"),
+    pytest.param("cuda", id="cuda", marks=pytest.mark.skipif(not tg.cuda.is_available(), reason=NO_GPU)),
+]
+
+
+@pytest.fixture(params=DEVICES)
+def device(request: pytest.FixtureRequest) -> str:
+    """The device a test runs on: "cpu", then "cuda" (skipped without a GPU)."""
+    return request.param
