@@ -78,9 +78,16 @@ def mlp_step(name: str, batch: int) -> Callable[[], object]:
     tx, ty = on_gpu(lib, x), on_gpu(lib, y)
     params = [on_gpu(lib, p, requires_grad=True) for p in cpu_bench.init_params()]
     optimizer = lib.optim.SGD(params, lr=cpu_bench.LR)
+    return training_step(lambda: cpu_bench.functional_loss(lib.nn.functional, tx, ty, params),
+                         optimizer, synchronize)
+
+
+def training_step(loss_of: Callable[[], object], optimizer,
+                  synchronize: Callable[[], None]) -> Callable[[], object]:
+    """A step: the loss, its gradients, the update, then a wait for the GPU; returns the loss."""
 
     def step():
-        loss = cpu_bench.functional_loss(lib.nn.functional, tx, ty, params)
+        loss = loss_of()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -133,16 +140,7 @@ def cnn_step(name: str, batch: int) -> Callable[[], object]:
     rng = np.random.default_rng(1)
     x = on_gpu(lib, rng.random((batch, 1, 8, 8), dtype=np.float32))
     y = on_gpu(lib, rng.integers(0, 10, batch))
-
-    def step():
-        loss = lib.nn.functional.cross_entropy(model(x), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        synchronize()
-        return loss
-
-    return step
+    return training_step(lambda: lib.nn.functional.cross_entropy(model(x), y), optimizer, synchronize)
 
 
 STEPS = {"mlp": mlp_step, "conv": conv_step, "cnn": cnn_step}
