@@ -54,7 +54,7 @@ class Tensor:
     )
 
     _grad_init = None
-    _backward_takes_node = False  # the engine calls a Tensor's backward closure as `_backward(grad)`
+    _backward_takes_node = False  # the engine calls a Tensor's backward as `_backward(grad)`
     _kept_grad_adds_up = True  # a retain_grad() gradient accumulates across passes, as in PyTorch
     # Make `ndarray + Tensor` call Tensor.__radd__ instead of numpy broadcasting over objects.
     __array_priority__ = 1000
