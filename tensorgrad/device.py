@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided as _numpy_as_strided
 
 __all__ = ["device", "as_device", "namespace", "register_namespace", "is_array", "to_numpy",
-           "array_like", "writeable", "data_address", "device_of", "to_device", "cuda_available"]
+           "array_like", "strided_view", "writeable", "data_address", "device_of", "to_device",
+           "cuda_available"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -114,7 +117,7 @@ def namespace(array: Any) -> Any:
     module = _namespaces.get(kind)
     if module is not None:
         return module
-    if kind.__module__.partition(".")[0] == "cupy":
+    if _is_cupy_type(kind):
         cupy = _cupy("namespace")
         register_namespace(kind, cupy)
         return cupy
@@ -124,7 +127,12 @@ def namespace(array: Any) -> Any:
 def is_array(value: Any) -> bool:
     """Whether `value` is an array a tensor can hold: numpy's, or one of a registered kind."""
     return isinstance(value, np.ndarray) or type(value) in _namespaces or (
-        type(value).__module__.partition(".")[0] == "cupy" and hasattr(value, "__cuda_array_interface__"))
+        _is_cupy_type(type(value)) and hasattr(value, "__cuda_array_interface__"))
+
+
+def _is_cupy_type(kind: type) -> bool:
+    """Whether a type comes from CuPy (asked without importing CuPy)."""
+    return kind.__module__.partition(".")[0] == "cupy"
 
 
 def to_numpy(array: Any) -> np.ndarray:
@@ -155,6 +163,15 @@ def array_like(values: Any, like: Any, dtype: Any = None) -> Any:
     place = getattr(like, "device", None)  # a CuPy array's GPU, made current while copying there
     with place if hasattr(place, "__enter__") else contextlib.nullcontext():
         return module.asarray(values, dtype)
+
+
+def strided_view(array: Any, shape: Sequence[int], strides: Sequence[int], read_only: bool = False) -> Any:
+    """A view of `array`'s memory with the given shape and strides (in bytes): numpy's or the GPU
+    module's `as_strided`. `read_only` marks a numpy view read-only (windows, expand); a GPU
+    array has no such flag, and `writeable` reads its stride 0 instead."""
+    if type(array) is np.ndarray:
+        return _numpy_as_strided(array, shape, strides, writeable=not read_only)
+    return namespace(array).lib.stride_tricks.as_strided(array, shape, strides)
 
 
 def writeable(array: Any) -> bool:

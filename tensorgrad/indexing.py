@@ -79,7 +79,7 @@ def _integer_selects_first(key: Any, ndim: int) -> tuple[tuple, tuple] | None:
 
 def _is_mask(k: Any) -> bool:
     """Whether an index entry is a bool array (which takes as many dimensions as it has)."""
-    return (isinstance(k, np.ndarray) or is_array(k)) and k.dtype == np.bool_
+    return is_array(k) and k.dtype == np.bool_
 
 
 def _check_index_types(key: Any, x: Tensor) -> None:

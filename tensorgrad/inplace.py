@@ -34,6 +34,7 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
     if grad_mode.enabled and (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
         return apply_inplace(x, op, other, name=name)
     data = x.data
+    # (numpy's flag read inline: an optimizer runs this once per parameter per step)
     if not (data.flags.writeable if type(data) is np.ndarray else writeable(data)):
         _raise_read_only(name)
     values = other.data if isinstance(other, Tensor) else other

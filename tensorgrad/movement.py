@@ -14,12 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numpy.lib import stride_tricks
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
-from tensorgrad.device import array_like, data_address, is_array, namespace, to_numpy
+from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy
 from tensorgrad.tensor import Tensor
 
 
@@ -120,11 +119,7 @@ def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
             strides.insert(0, 0)
         else:  # an added size-1 dimension: as unsqueeze would insert it
             strides.insert(0, shape[-len(strides)] * strides[0] if strides else data.itemsize)
-    if type(data) is np.ndarray:
-        view = stride_tricks.as_strided(data, shape, strides, writeable=False)
-    else:  # a GPU array has no read-only flag (`device.writeable` reads its stride 0 instead)
-        view = namespace(data).lib.stride_tricks.as_strided(data, shape, strides)
-    return _view(x, view, "expand", lambda grad: grad)
+    return _view(x, strided_view(data, shape, strides, read_only=True), "expand", lambda grad: grad)
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
@@ -149,9 +144,7 @@ def with_unit_dims(data: np.ndarray, dims: Sequence[int], byte_strides: Sequence
     for d, s in zip(dims, byte_strides, strict=True):
         shape.insert(d, 1)
         strides.insert(d, s)
-    if type(data) is np.ndarray:
-        return stride_tricks.as_strided(data, shape, strides)
-    return namespace(data).lib.stride_tricks.as_strided(data, shape, strides)
+    return strided_view(data, shape, strides)
 
 
 def squeeze(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
@@ -427,7 +420,7 @@ def _diagonal_of(data: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
     rest = [d for d in range(data.ndim) if d not in (d1, d2)]
     shape = [data.shape[d] for d in rest] + [length]
     strides = [data.strides[d] for d in rest] + [data.strides[d1] + data.strides[d2]]
-    return namespace(data).lib.stride_tricks.as_strided(data[tuple(start)], shape, strides)
+    return strided_view(data[tuple(start)], shape, strides)
 
 
 def _onto_diagonal(grad: np.ndarray, shape: tuple[int, ...], offset: int, d1: int, d2: int) -> np.ndarray:
@@ -495,7 +488,7 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
             moved[..., k:k + step * (count - 1) + 1:step] += windows[..., k]
         return full.reshape(in_shape)
 
-    return _view(x, xp.lib.stride_tricks.as_strided(data, shape, strides), "unfold", vjp)
+    return _view(x, strided_view(data, shape, strides), "unfold", vjp)
 
 
 def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
@@ -521,7 +514,8 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
         raise RuntimeError(f"as_strided(): size {shape}, stride {steps} and offset {offset} reach "
                            "outside "
                            f"the storage of {flat.size} elements")
-    xp = namespace(x.data)  # (the storage may be a plain view under x's kind of array)
+    # x's module, not the storage's: under x's kind of array the storage may be a plain buffer.
+    xp = namespace(x.data)
     data = xp.lib.stride_tricks.as_strided(flat[offset:], shape, [s * item for s in steps])
     reads = offset + sum(xp.arange(n).reshape((-1,) + (1,) * (len(shape) - i - 1)) * s
                          for i, (n, s) in enumerate(zip(shape, steps, strict=True)))

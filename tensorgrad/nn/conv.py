@@ -31,10 +31,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from tensorgrad.autograd import record
-from tensorgrad.device import namespace
+from tensorgrad.device import namespace, strided_view
 from tensorgrad.matmul import matmul
 from tensorgrad.nn.modules import Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
@@ -107,9 +106,7 @@ def _windows(xp: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
     sn, sc, sh, sw = xp.strides
     shape = (n, c, kernel[0], kernel[1], oh, ow)
     strides = (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
-    if type(xp) is np.ndarray:
-        return as_strided(xp, shape, strides, writeable=False)
-    return namespace(xp).lib.stride_tricks.as_strided(xp, shape, strides)  # CuPy's has no `writeable`
+    return strided_view(xp, shape, strides, read_only=True)
 
 
 def _fold(grad_windows: np.ndarray, shape: tuple[int, ...], stride: tuple[int, int],
