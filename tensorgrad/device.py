@@ -6,12 +6,15 @@ A tensor's device is read from its array's type: a numpy array is on the CPU.
 
 The ops never import CuPy. Most of their array calls need nothing from here: numpy hands a
 CuPy array to CuPy by itself (`np.exp(a)`, `a.sum()`, `np.zeros_like(a)`, `np.concatenate`).
-Where numpy's dispatch does not reach (a new array from a shape, `ufunc.at` scatters, stride
-tricks, moving to the host), an op asks `namespace(array)` for the module that makes arrays of
-that kind and calls it by numpy's name: `namespace(x).zeros(shape, dtype)`,
-`namespace(x).add.at(target, index, values)`, `namespace(x).lib.stride_tricks.as_strided(...)`.
-CuPy spells all of these as numpy does. `register_namespace` adds a third kind of array; the
-tests use it to run every op on a stand-in for CuPy's arrays, without a GPU.
+Where numpy's dispatch does not reach (a new array from a shape, stride tricks, moving to the
+host), an op asks `namespace(array)` for the module that makes arrays of that kind and calls it
+by numpy's name: `namespace(x).zeros(shape, dtype)`, `namespace(x).einsum(...)`. CuPy spells all
+of these as numpy does. Two ufunc methods CuPy has only in part go through helpers here:
+`ufunc_at` (scatters such as `np.add.at`: CuPy has no `multiply.at`, and its atomics skip some
+dtypes) and `accumulate` (running extremes: CuPy accumulates only add and multiply); where the
+GPU module refuses, both fall back to a log-step scan that any array module can run.
+`register_namespace` adds a third kind of array; the tests use it to run every op on a stand-in
+for CuPy's arrays, with CuPy's gaps, without a GPU.
 
 Host data reaches an op's arrays through `array_like(values, like)` (random numbers drawn on the
 CPU, index arrays from Python lists, the gradient given to `backward`), and leaves them through
@@ -30,8 +33,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _numpy_as_strided
 
 __all__ = ["device", "as_device", "namespace", "register_namespace", "is_array", "to_numpy",
-           "array_like", "strided_view", "writeable", "data_address", "device_of", "to_device",
-           "cuda_available"]
+           "array_like", "strided_view", "ufunc_at", "accumulate", "writeable", "data_address",
+           "device_of", "to_device", "cuda_available"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -172,6 +175,80 @@ def strided_view(array: Any, shape: Sequence[int], strides: Sequence[int], read_
     if type(array) is np.ndarray:
         return _numpy_as_strided(array, shape, strides, writeable=not read_only)
     return namespace(array).lib.stride_tricks.as_strided(array, shape, strides)
+
+
+def ufunc_at(ufunc: np.ufunc, target: Any, index: Any, values: Any) -> None:
+    """`ufunc.at(target, index, values)`: combine `values` into `target[index]` in place, a place
+    named several times getting each of its values in turn (`np.add.at` is a scatter-add).
+
+    numpy's own on the CPU. On a GPU, its module's `ufunc.at` where that has one for this ufunc
+    and target dtype (CuPy's atomic scatters: add, maximum, minimum and a few more, not multiply,
+    and no add into bool, int8, int16 or complex arrays); else `_scatter_by_segments`.
+    """
+    if type(target) is np.ndarray:
+        ufunc.at(target, index, values)
+        return
+    try:
+        getattr(namespace(target), ufunc.__name__).at(target, index, values)
+    except (NotImplementedError, TypeError):  # CuPy's answers for a ufunc or dtype it lacks
+        _scatter_by_segments(ufunc, target, index, values)
+
+
+def _scatter_by_segments(ufunc: np.ufunc, target: Any, index: Any, values: Any) -> None:
+    """`ufunc.at` from whole-array operations: sort the written places, combine each place's
+    values with a segmented log-step scan, then combine each total with the target once.
+
+    log2(n) steps for n values however often a place repeats. The values are combined as a tree
+    rather than one after another, which for floats can round differently in the last bit.
+    """
+    xp = namespace(target)
+    picked = xp.arange(target.size).reshape(target.shape)[index]  # each written place, by numpy's rules
+    if picked.size == 0:
+        return
+    values = xp.broadcast_to(array_like(values, target, target.dtype), picked.shape).reshape(-1)
+    places = picked.reshape(-1)
+    order = xp.argsort(places, kind="stable")  # stable: a place's values keep their order
+    places, values = places[order], values[order]
+    totals = _log_step_scan(ufunc, values, 0, segments=places)
+    last = xp.concatenate((places[1:] != places[:-1], xp.ones(1, dtype=bool)))  # a place's last value
+    places, totals = places[last], totals[last]
+    work = target if target.flags.c_contiguous else xp.ascontiguousarray(target)
+    flat = work.reshape(-1)
+    flat[places] = ufunc(flat[places], totals)
+    if work is not target:
+        target[...] = work
+
+
+def accumulate(ufunc: np.ufunc, array: Any, axis: int) -> Any:
+    """`ufunc.accumulate(array, axis=axis)`: the running combination along `axis` (for
+    `np.maximum`, the running maximum). numpy's own on the CPU, the GPU module's where it has one
+    (CuPy: add and multiply), else `_log_step_scan`."""
+    if type(array) is np.ndarray:
+        return ufunc.accumulate(array, axis=axis)
+    try:
+        return ufunc.accumulate(array, axis=axis)
+    except NotImplementedError:  # CuPy's answer for maximum, minimum, logaddexp
+        return _log_step_scan(ufunc, array, axis)
+
+
+def _log_step_scan(ufunc: np.ufunc, array: Any, axis: int, segments: Any = None) -> Any:
+    """The inclusive scan of `array` along `axis` with the associative `ufunc`, by doubling
+    (Hillis and Steele): after the step with shift s each element combines the 2s elements that
+    end at it. log2(n) whole-array steps where a loop takes n, each one kernel on a GPU.
+
+    With `segments` (1-D, sorted, one label per element), a scan restarts at each new label.
+    """
+    xp = namespace(array)
+    out = xp.moveaxis(array, axis, -1).copy()  # a new array, as accumulate's, even when n < 2
+    length, shift = out.shape[-1], 1
+    while shift < length:
+        earlier, later = out[..., :-shift], out[..., shift:]
+        combined = ufunc(earlier, later)  # earlier first: the order accumulate combines in
+        if segments is not None:
+            combined = xp.where(segments[:-shift] == segments[shift:], combined, later)
+        out = xp.concatenate((out[..., :shift], combined.astype(out.dtype, copy=False)), axis=-1)
+        shift *= 2
+    return xp.moveaxis(out, -1, axis)
 
 
 def writeable(array: Any) -> bool:

@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
-from tensorgrad.device import array_like, is_array, namespace
+from tensorgrad.device import array_like, is_array, namespace, ufunc_at
 from tensorgrad.movement import with_unit_dims
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -152,7 +152,7 @@ def _advanced(x: Tensor, key: Any) -> Tensor:
     def vjp(grad: np.ndarray) -> np.ndarray:
         xp = np if type(grad) is np.ndarray else namespace(grad)
         full = xp.zeros(shape, dtype=grad.dtype)
-        xp.add.at(full, key, grad)  # scatter-add: repeated indices accumulate
+        ufunc_at(np.add, full, key, grad)  # scatter-add: repeated indices accumulate
         return full
 
     return record(data, "index", (x,), vjp, saved=())
@@ -230,7 +230,7 @@ def gather(x: Tensor, dim: int, index: Any) -> Tensor:
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         full = xp.zeros(shape, dtype=grad.dtype)
-        xp.add.at(full, coords, grad)
+        ufunc_at(np.add, full, coords, grad)
         return full
 
     return record(x.data[coords], "gather", (x,), vjp, saved=())
@@ -260,7 +260,7 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
     values = value if src is None else src.data[part]
     xp = namespace(x.data)
     if reduce == "multiply":
-        xp.multiply.at(out, coords, values)
+        ufunc_at(np.multiply, out, coords, values)
         return record(out, "scatter", (x,), None)
     out[coords] = values
     written = xp.zeros(x.data.shape, dtype=bool)
@@ -293,7 +293,8 @@ def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
 # repeated places combine) and its identity.
 _SCATTER_REDUCTIONS = {"sum": ("add", 0), "mean": ("add", 0), "prod": ("multiply", 1),
                        "amax": ("maximum", -np.inf), "amin": ("minimum", np.inf)}
-# Counts of contributions per place: int32, as a GPU's add.at (an atomic add) has no int64.
+# Counts of contributions per place: int32, which every GPU's atomic add takes (CuPy's before
+# version 14 had none for int64).
 _COUNT = np.int32
 
 
@@ -317,11 +318,11 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
     values = src.data[part]
     xp = namespace(x.data)
     touched = xp.zeros(x.data.shape, dtype=_COUNT)
-    xp.add.at(touched, coords, 1)
+    ufunc_at(np.add, touched, coords, 1)
     counts = touched + (1 if include_self else 0)
     name, start = _SCATTER_REDUCTIONS[reduce]
     out = x.data.copy() if include_self else np.where(touched > 0, xp.asarray(start, dtype=x.dtype), x.data)
-    getattr(xp, name).at(out, coords, values)
+    ufunc_at(getattr(np, name), out, coords, values)
     if reduce == "mean":
         out = np.where(touched > 0, out / np.maximum(counts, 1), out).astype(x.dtype)
     src_shape = src.data.shape
@@ -332,7 +333,7 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
             return np.where(touched > 0, grad / np.maximum(counts, 1), grad)
         if reduce in ("amax", "amin"):
             winners = xp.zeros(out.shape, dtype=_COUNT) + ((x.data == out) & include_self)
-            xp.add.at(winners, coords, values == out[coords])
+            ufunc_at(np.add, winners, coords, values == out[coords])
             return grad / np.maximum(winners, 1)
         return grad
 
@@ -360,9 +361,9 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
 def _product_of_others(xp, grad, out, self_data, values, coords, include_self, which):
     """d(prod)/d(element) = the product of the other elements of its place, exact where some are 0."""
     zeros = xp.zeros(out.shape, dtype=_COUNT)
-    xp.add.at(zeros, coords, values == 0)
+    ufunc_at(np.add, zeros, coords, values == 0)
     nonzero_product = xp.ones(out.shape, dtype=out.dtype)
-    xp.multiply.at(nonzero_product, coords, np.where(values == 0, 1, values))
+    ufunc_at(np.multiply, nonzero_product, coords, np.where(values == 0, 1, values))
     if include_self:
         zeros += self_data == 0
         nonzero_product *= np.where(self_data == 0, 1, self_data)
@@ -391,7 +392,7 @@ def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         full = xp.zeros(data.shape, dtype=grad.dtype)
-        xp.add.at(np.moveaxis(full, dim, 0), idx.reshape(-1), np.moveaxis(grad.reshape(
+        ufunc_at(np.add, np.moveaxis(full, dim, 0), idx.reshape(-1), np.moveaxis(grad.reshape(
             data.shape[:dim] + (idx.size,) + data.shape[dim + 1:]), dim, 0))
         return full.reshape(shape)
 
@@ -460,7 +461,7 @@ def take(x: Tensor, index: Any) -> Tensor:
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         full = xp.zeros(x.numel(), dtype=grad.dtype)
-        xp.add.at(full, idx.reshape(-1), grad.reshape(-1))
+        ufunc_at(np.add, full, idx.reshape(-1), grad.reshape(-1))
         return full.reshape(shape)
 
     return record(x.data.reshape(-1)[idx], "take", (x,), vjp, saved=())

@@ -18,7 +18,7 @@ import numpy as np
 from tensorgrad import checks
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
-from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy
+from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
 from tensorgrad.tensor import Tensor
 
 
@@ -523,7 +523,7 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         total = xp.zeros(flat.size, dtype=grad.dtype)
-        xp.add.at(total, np.broadcast_to(reads, shape), grad)
+        ufunc_at(np.add, total, np.broadcast_to(reads, shape), grad)
         return total[x_index]
 
     return _view(x, data, "as_strided", vjp)

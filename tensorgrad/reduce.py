@@ -16,7 +16,7 @@ import numpy as np
 
 from tensorgrad import checks, elementwise, return_types
 from tensorgrad.autograd import record
-from tensorgrad.device import namespace
+from tensorgrad.device import accumulate, namespace, ufunc_at
 from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
@@ -544,22 +544,21 @@ def _scatter_add_along(grad: np.ndarray, index: np.ndarray, axis: int, shape: tu
     where = [np.arange(n, like=index).reshape((-1,) + (1,) * (index.ndim - d - 1))
              for d, n in enumerate(index.shape)]
     where[axis] = index
-    namespace(full).add.at(full, tuple(where), grad)  # add, not assign: several outputs may share an index
+    ufunc_at(np.add, full, tuple(where), grad)  # add, not assign: several outputs may share an index
     return full
 
 
 def _cumulative_extreme(x: Tensor, dim: int, op: str) -> tuple[Tensor, Tensor]:
     """cummax or cummin: the running extreme and the index it came from (the latest on ties)."""
     data, axis = _scan_input(x, dim, op)
-    accumulate = np.maximum.accumulate if op == "cummax" else np.minimum.accumulate
-    values = accumulate(data, axis=axis)
+    values = accumulate(np.maximum if op == "cummax" else np.minimum, data, axis)
     # Where x reaches the running extreme (or is nan, which the extreme then stays), the index
     # moves there; elsewhere it keeps the latest such place.
     reached = data == values
     if data.dtype.kind in "fc":
         reached |= np.isnan(data)
     positions = np.arange(data.shape[axis], like=data).reshape((-1,) + (1,) * (data.ndim - axis - 1))
-    indices = np.maximum.accumulate(np.where(reached, positions, 0), axis=axis).astype(np.int64, copy=False)
+    indices = accumulate(np.maximum, np.where(reached, positions, 0), axis).astype(np.int64, copy=False)
     shape = data.shape
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -586,7 +585,7 @@ def cummin(x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
 
 def _reverse_logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
     """log(sum(exp(a[i:]))) along `axis`, for each i."""
-    return np.flip(np.logaddexp.accumulate(np.flip(a, axis), axis=axis), axis)
+    return np.flip(accumulate(np.logaddexp, np.flip(a, axis), axis), axis)
 
 
 def logcumsumexp(x: Tensor, dim: int) -> Tensor:
@@ -601,7 +600,7 @@ def logcumsumexp(x: Tensor, dim: int) -> Tensor:
                                   f"(dtype {x.dtype}); use .float() first")
     data, axis = _scan_input(x, dim, "logcumsumexp")
     with np.errstate(invalid="ignore"):  # inf - inf inside a slice of infinities: nan, as in PyTorch
-        out = np.logaddexp.accumulate(data, axis=axis)
+        out = accumulate(np.logaddexp, data, axis)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad = grad.reshape(data.shape)

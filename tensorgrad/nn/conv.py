@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.autograd import record
-from tensorgrad.device import namespace, strided_view
+from tensorgrad.device import namespace, strided_view, ufunc_at
 from tensorgrad.matmul import matmul
 from tensorgrad.nn.modules import Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
@@ -692,7 +692,7 @@ def _pad_by_index(x: Tensor, per_dim: list[tuple[int, int]], first: int, mode: s
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad_x = np.zeros_like(x.data)
-        arrays.add.at(grad_x, index, grad)  # a cell copied several times gets the sum
+        ufunc_at(np.add, grad_x, index, grad)  # a cell copied several times gets the sum
         return grad_x
 
     return record(out, "pad", (x,), vjp, saved=())
@@ -820,7 +820,7 @@ def _nearest(x: Tensor, out_sizes: tuple[int, ...], scales: tuple, exact: bool) 
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad_x = np.zeros_like(x.data)
-        arrays.add.at(grad_x, index, grad)
+        ufunc_at(np.add, grad_x, index, grad)
         return grad_x
 
     return record(out, "interpolate", (x,), vjp, saved=())

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.autograd import bump_version, record
-from tensorgrad.device import namespace
+from tensorgrad.device import namespace, ufunc_at
 from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn import init
 from tensorgrad.nn.modules import Module, Parameter, _place
@@ -186,5 +186,5 @@ def _rows_added(flat: np.ndarray, row_grads: np.ndarray, rows: int) -> np.ndarra
         one_hot[xp.arange(flat.size), flat] = 1
         return (one_hot.T @ row_grads).astype(row_grads.dtype, copy=False)
     full = xp.zeros((rows, row_grads.shape[1]), dtype=row_grads.dtype)
-    xp.add.at(full, flat, row_grads)
+    ufunc_at(np.add, full, flat, row_grads)
     return full

@@ -17,11 +17,19 @@ CPU and breaks on a GPU. Without a GPU, `ForeignArray` makes that mistake visibl
   tricks make `ForeignArray`s and the ufuncs (numpy's, `.at` included) dispatch on them, plus
   `asnumpy(a)`, a plain numpy copy.
 
+It also has CuPy's gaps, as CuPy 14 documents and implements them, so that code which would
+stop there stops here too:
+
+- `ufunc.reduce` and `ufunc.accumulate` only for add and multiply, `ufunc.reduceat` only for
+  add (`NotImplementedError`); the array methods (`a.max()`, `a.all()`) reduce natively;
+- `ufunc.at` only for add, subtract, maximum, minimum and the bitwise ufuncs, each on the target
+  dtypes its atomic operation has (`NotImplementedError` for another ufunc, `TypeError` for
+  another dtype: `add.at` into a bool, int8 or complex array, `maximum.at` into a float16 one);
+- `a.max()`/`a.min()` take no `initial=` or `where=` (`TypeError`).
+
 Importing this module registers the namespace with `tensorgrad.device`; `foreign(a)` turns a
-numpy array into a `ForeignArray` copy. What it does not model: CuPy's own gaps (`ufunc.reduce`
-and `ufunc.accumulate` beyond add and multiply, `max(initial=...)`, `add.at` on int64); a plain
-numpy index array, which CuPy accepts in `a[idx]` (copying it to the GPU); and a 0-d numpy
-array, which CuPy's kernels refuse as well (they take numbers and numpy scalars).
+numpy array into a `ForeignArray` copy. What it does not model: a plain numpy index array,
+which CuPy accepts in `a[idx]` (copying it to the GPU).
 """
 
 from __future__ import annotations
@@ -76,11 +84,48 @@ def _rebuilt(sequence: list | tuple, items: list) -> Any:
     return type(sequence)(*items) if hasattr(sequence, "_fields") else type(sequence)(items)
 
 
+# The ufunc methods CuPy has beyond `__call__` and `outer`: the ufuncs each one takes.
+_CUPY_METHODS = {"reduce": {"add", "multiply"}, "accumulate": {"add", "multiply"}, "reduceat": {"add"}}
+# `ufunc.at`: the target dtypes of each ufunc's atomic operation in CuPy (all others refused).
+_INTEGERS = {"int32", "int64", "uint32", "uint64"}
+_CUPY_AT = {"add": _INTEGERS | {"float16", "float32", "float64"}, "subtract": {"int32", "uint32"},
+            "maximum": _INTEGERS | {"float32", "float64"}, "minimum": _INTEGERS | {"float32", "float64"},
+            "bitwise_and": _INTEGERS, "bitwise_or": _INTEGERS, "bitwise_xor": _INTEGERS}
+
+
+def _refuse_method(ufunc: np.ufunc, method: str, inputs: tuple) -> None:
+    """Raise as CuPy does for a ufunc method it lacks, or an `at` on a dtype it has no atomic for."""
+    name = ufunc.__name__
+    if method == "at":
+        if name not in _CUPY_AT:
+            raise NotImplementedError(f"`{name}.at` is not supported yet")
+        if inputs[0].dtype.name not in _CUPY_AT[name]:
+            raise TypeError(f"{name}.at only supports {', '.join(sorted(_CUPY_AT[name]))} as data type")
+    elif method in _CUPY_METHODS and name not in _CUPY_METHODS[method]:
+        raise NotImplementedError(f"`{name}.{method}` is not supported yet")
+
+
+def _native_reduction(name: str) -> Any:
+    """The array method `name` (`a.max()`), run by numpy on the plain array: CuPy reduces natively
+    where its `ufunc.reduce` would refuse, but takes no `initial=` or `where=`."""
+    def method(self: np.ndarray, *args: Any, **kwargs: Any) -> Any:
+        for unsupported in ("initial", "where"):
+            if unsupported in kwargs:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{unsupported}'")
+        return _wrap(getattr(self.view(np.ndarray), name)(*_plain(args), **_plain(kwargs)))
+
+    method.__name__ = name
+    return method
+
+
 class ForeignArray(np.ndarray):
     """A numpy array that behaves like a GPU array: it refuses plain numpy operands."""
 
+    max, min, all, any = (_native_reduction(name) for name in ("max", "min", "all", "any"))
+
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        _refuse_method(ufunc, method, inputs)
         out = kwargs.get("out", ())
         # `ufunc.at(a, index, values)`: the index may be any integer array (CuPy copies it over).
         operands = (inputs[0],) + inputs[2:] if method == "at" else inputs
