@@ -13,13 +13,14 @@ plain method per op, which calls the op in its module, so "jump to definition" l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from scalargrad import engine
 from tensorgrad import checks
-from tensorgrad.dtypes import bool_, float32, float64, int64
+from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 
 __all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array"]
 
@@ -919,9 +920,73 @@ class Tensor:
         """A float64 copy (or self, if already float64)."""
         return _cast(self, float64)
 
+    def half(self) -> Tensor:
+        """A float16 copy (or self, if already float16)."""
+        return _cast(self, float16)
+
     def long(self) -> Tensor:
-        """An int64 copy, cut from the graph."""
+        """An int64 copy, cut from the graph (or self, if already int64)."""
         return _cast(self, int64)
+
+    def int(self) -> Tensor:
+        """An int32 copy, cut from the graph (or self, if already int32); floats are truncated."""
+        return _cast(self, int32)
+
+    def short(self) -> Tensor:
+        """An int16 copy, cut from the graph (or self, if already int16)."""
+        return _cast(self, int16)
+
+    def char(self) -> Tensor:
+        """An int8 copy, cut from the graph (or self, if already int8)."""
+        return _cast(self, int8)
+
+    def byte(self) -> Tensor:
+        """A uint8 copy, cut from the graph (or self, if already uint8)."""
+        return _cast(self, uint8)
+
+    def bool(self) -> Tensor:
+        """A bool copy (True where nonzero), cut from the graph (or self, if already bool)."""
+        return _cast(self, bool_)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        """This tensor in `other`'s dtype and on its device (self if it is both already)."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"type_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
+        return self.to(other)
+
+    # --- new tensors in this one's dtype and on its device ---------------------------------------
+
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
+                   requires_grad: bool = False) -> Tensor:
+        """A copy of `data` (a new leaf), in this tensor's dtype and on its device unless given."""
+        return creation.tensor(data.detach() if isinstance(data, Tensor) else data,
+                               **self._new_options(dtype, device, requires_grad))
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+        """Zeros of `size` (`new_zeros(2, 3)` or `new_zeros((2, 3))`), in this tensor's dtype and on
+        its device unless given."""
+        return creation.zeros(*size, **self._new_options(dtype, device, requires_grad))
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        """Ones of `size`, in this tensor's dtype and on its device unless given."""
+        return creation.ones(*size, **self._new_options(dtype, device, requires_grad))
+
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+        """An uninitialised tensor of `size`, in this tensor's dtype and on its device unless given."""
+        return creation.empty(*size, **self._new_options(dtype, device, requires_grad))
+
+    def new_full(self, size: Sequence[int], fill_value: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        """`fill_value` in every element of `size`, in this tensor's dtype and on its device unless given."""
+        return creation.full(size, fill_value, **self._new_options(dtype, device, requires_grad))
+
+    def _new_options(self, dtype: Any, device: Any, requires_grad: bool) -> dict[str, Any]:
+        """The new_* methods' keywords: this tensor's dtype and device where none is given."""
+        return {"dtype": self.dtype if dtype is None else dtype,
+                "device": self.device if device is None else device, "requires_grad": requires_grad}
 
     # --- more shape ops and indexing ops (views where PyTorch gives views) -----------------------
 

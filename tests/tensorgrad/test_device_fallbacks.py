@@ -38,26 +38,28 @@ def test_the_stand_in_refuses_what_cupy_lacks():
 def _scatter_cases():
     """(ufunc, target, index, values) on numpy arrays: places repeat, dtypes CuPy's atomics lack."""
     rng = np.random.default_rng(0)
+    normal = rng.standard_normal
     repeats = np.array([3, 0, 3, 1, 3, 0, 2])
     rows, cols = np.array([0, 2, 0, 1, 0]), np.array([1, 1, 1, 0, 1])
-    with_nan = rng.standard_normal(7).astype(np.float16)
+    with_nan = normal(7).astype(np.float16)
     with_nan[2] = np.nan
+    flags = np.array([0, 1, 0, 0, 1, 0, 0], bool)
+    small = rng.integers(-50, 50, 7).astype(np.int16)
     return {
-        "multiply float64": (np.multiply, rng.standard_normal(4), repeats, rng.standard_normal(7)),
-        "multiply float64, many repeats": (np.multiply, rng.standard_normal(5), rng.integers(0, 5, 40),
-                                           1 + rng.standard_normal(40) / 4),
+        "multiply float64": (np.multiply, normal(4), repeats, normal(7)),
+        "multiply float64, many repeats": (np.multiply, normal(5), rng.integers(0, 5, 40),
+                                           1 + normal(40) / 4),
         "multiply int64, a number": (np.multiply, np.arange(1, 5), repeats, 3),
         "add int8 wraps": (np.add, np.full(4, 100, np.int8), repeats, np.full(7, 100, np.int8)),
-        "add bool": (np.add, np.array([False, True, False, False]), repeats, np.array([0, 1, 0, 0, 1, 0, 0], bool)),
-        "add complex128": (np.add, np.zeros(4, np.complex128), repeats,
-                           rng.standard_normal(7) + 1j * rng.standard_normal(7)),
+        "add bool": (np.add, np.array([False, True, False, False]), repeats, flags),
+        "add complex128": (np.add, np.zeros(4, np.complex128), repeats, normal(7) + 1j * normal(7)),
         "maximum float16 with nan": (np.maximum, np.zeros(4, np.float16), repeats, with_nan),
-        "minimum int16": (np.minimum, np.zeros(4, np.int16), repeats, rng.integers(-50, 50, 7).astype(np.int16)),
-        "multiply 2-D, tuple index": (np.multiply, rng.standard_normal((3, 2)), (rows, cols), rng.standard_normal(5)),
-        "multiply with a slice": (np.multiply, rng.standard_normal((4, 3)), (slice(None), np.array([2, 0, 2])),
-                                  rng.standard_normal((4, 3))),
-        "multiply broadcast values": (np.multiply, rng.standard_normal((4, 3)), np.array([1, 1, 3]), rng.standard_normal(3)),
-        "multiply nothing": (np.multiply, rng.standard_normal(4), np.array([], dtype=np.int64), 2.0),
+        "minimum int16": (np.minimum, np.zeros(4, np.int16), repeats, small),
+        "multiply 2-D, tuple index": (np.multiply, normal((3, 2)), (rows, cols), normal(5)),
+        "multiply with a slice": (np.multiply, normal((4, 3)), (slice(None), np.array([2, 0, 2])),
+                                  normal((4, 3))),
+        "multiply broadcast values": (np.multiply, normal((4, 3)), np.array([1, 1, 3]), normal(3)),
+        "multiply nothing": (np.multiply, normal(4), np.array([], dtype=np.int64), 2.0),
     }
 
 
@@ -117,14 +119,19 @@ def _on_foreign(array: np.ndarray, **kwargs) -> tg.Tensor:
     return tg.from_numpy(foreign(array)).requires_grad_(kwargs.get("requires_grad", False))
 
 
+def _rows(values: list, dtype) -> np.ndarray:
+    return np.array(values, dtype).reshape(2, 3)
+
+
 OPS_ON_GAPS = {
     # (inputs, op): ops whose scatters or scans CuPy lacks for these dtypes
     "scatter_add into int8": ([np.full((2, 3), 120, np.int8), np.full((2, 3), 7, np.int8)],
                               lambda x, s, idx: x.scatter_add(0, idx, s)),
-    "scatter_reduce amax in float16": ([np.zeros((2, 3), np.float16), np.arange(-3, 3).reshape(2, 3).astype(np.float16)],
+    "scatter_reduce amax in float16": ([np.zeros((2, 3), np.float16), _rows(range(-3, 3), np.float16)],
                                        lambda x, s, idx: x.scatter_reduce(0, idx, s, "amax")),
-    "scatter_reduce prod in int64": ([np.arange(1, 7).reshape(2, 3), np.arange(2, 8).reshape(2, 3)],
-                                     lambda x, s, idx: x.scatter_reduce(0, idx, s, "prod", include_self=False)),
+    "scatter_reduce prod in int64": ([_rows(range(1, 7), np.int64), _rows(range(2, 8), np.int64)],
+                                     lambda x, s, idx: x.scatter_reduce(0, idx, s, "prod",
+                                                                        include_self=False)),
     "cummax of int32": ([np.array([[4, 1, 9, 9, 2, 11]], np.int32)], lambda x, idx: x.cummax(1)),
     "cummin of float32": ([np.array([[4, 1, 9, -2, 2, -2]], np.float32)], lambda x, idx: x.cummin(1)),
 }

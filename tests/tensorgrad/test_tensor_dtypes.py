@@ -150,3 +150,62 @@ def test_mask_from_a_comparison_routes_gradient_through_where_only():
     y.sum().backward()
     np.testing.assert_array_equal(x.grad, [0.5, 3.0, 0.5, 3.0])
     assert x.grad.dtype == np.float32
+
+
+CONVERSIONS = ["float", "double", "half", "long", "int", "short", "char", "byte", "bool"]
+
+
+@pytest.mark.parametrize("method", CONVERSIONS)
+def test_conversion_methods_match_torch(method):
+    torch = pytest.importorskip("torch")
+    values = [[1.7, -2.5, 0.0], [3.2, 0.5, -0.9]]  # truncation toward zero, and bool of nonzero
+    ours = getattr(tg.tensor(values, dtype=tg.float64), method)()
+    theirs = getattr(torch.tensor(values, dtype=torch.float64), method)()
+    assert str(ours.dtype) == str(theirs.dtype).removeprefix("torch.")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    same = tg.zeros(2, dtype=ours.dtype)
+    assert getattr(same, method)() is same  # already that dtype: the tensor itself, as in PyTorch
+
+
+def test_half_keeps_the_graph_and_integer_conversions_cut_it():
+    x = tg.tensor([1.5, -2.0], dtype=tg.float64, requires_grad=True)
+    (x.half() * 2).sum().backward()
+    assert x.grad.dtype == np.float64 and x.grad.tolist() == [2.0, 2.0]
+    for method in ("int", "short", "char", "byte", "bool"):
+        assert not getattr(x, method)().requires_grad
+
+
+def test_type_as_takes_the_other_tensors_dtype():
+    labels, scores = tg.tensor([0, 2]), tg.tensor([0.5], dtype=tg.float64)
+    assert labels.type_as(scores).dtype == tg.float64 and labels.type_as(scores).tolist() == [0.0, 2.0]
+    assert scores.type_as(scores) is scores
+    with pytest.raises(TypeError, match="type_as"):
+        labels.type_as(tg.float64)
+
+
+def test_new_tensors_take_this_ones_dtype_and_device_like_torch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = tg.zeros(1, dtype=tg.float64), torch.zeros(1, dtype=torch.float64)
+    pairs = [
+        (ours.new_zeros(2, 3), theirs.new_zeros(2, 3)),
+        (ours.new_zeros((2, 3)), theirs.new_zeros((2, 3))),
+        (ours.new_ones(2), theirs.new_ones(2)),
+        (ours.new_full((2,), 7), theirs.new_full((2,), 7)),
+        (ours.new_tensor([1, 2]), theirs.new_tensor([1, 2])),  # ints become this tensor's float64
+        (ours.new_zeros(2, dtype=tg.int32), theirs.new_zeros(2, dtype=torch.int32)),
+    ]
+    for mine, torchs in pairs:
+        assert str(mine.dtype) == str(torchs.dtype).removeprefix("torch.")
+        assert mine.shape == tuple(torchs.shape)
+        np.testing.assert_array_equal(mine.numpy(), torchs.numpy())
+        assert mine.device == ours.device and not mine.requires_grad
+    assert ours.new_empty(4).shape == (4,) and ours.new_empty(4).dtype == tg.float64
+    assert ours.new_ones(2, requires_grad=True).requires_grad
+
+
+def test_new_tensor_copies_and_detaches():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    y = x.new_tensor(x)
+    assert not y.requires_grad and y.is_leaf
+    y.data[0] = 5.0
+    assert x.tolist() == [1.0, 2.0]
