@@ -165,6 +165,30 @@ from tensorgrad.creation import (
     zeros_like,
 )
 from tensorgrad.dtypes import bool_, float32, float64, int32, int64
+from tensorgrad.elementwise import (  # more of PyTorch's elementwise names
+    absolute,
+    arctan2,
+    atan2,
+    clamp_max,
+    clamp_min,
+    deg2rad,
+    float_power,
+    fmax,
+    fmin,
+    hypot,
+    logaddexp2,
+    logit,
+    nan_to_num,
+    negative,
+    positive,
+    rad2deg,
+    sgn,
+    sinc,
+    true_divide,
+    xlogy,
+)
+from tensorgrad.matmul import bmm, dot, mm, mv, outer
+from tensorgrad.movement import moveaxis, ravel, select, swapdims, t
 from tensorgrad.reduce import (  # the reductions and scans of PyTorch
     all,
     any,
@@ -174,14 +198,18 @@ from tensorgrad.reduce import (  # the reductions and scans of PyTorch
     cummin,
     cumprod,
     cumsum,
+    diff,
     logcumsumexp,
     median,
+    nanmean,
+    nansum,
     norm,
     prod,
     sort,
     std,
     std_mean,
     topk,
+    trace,
     var,
     var_mean,
 )
@@ -216,6 +244,10 @@ __all__ = [
     "matmul", "cat", "stack", "reshape", "transpose", "permute", "expand", "broadcast_to", "unsqueeze",
     "squeeze", "flatten", "clone", "index_put", "nn", "optim", "data", "save", "load",
     "selu", "celu", "layer_norm", "group_norm", "cosine_similarity", "device", "cuda",
+    "absolute", "arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "float_power", "fmax", "fmin",
+    "hypot", "logaddexp2", "logit", "nan_to_num", "negative", "positive", "rad2deg", "sgn", "sinc",
+    "true_divide", "xlogy", "bmm", "dot", "mm", "mv", "outer", "moveaxis", "ravel", "select",
+    "swapdims", "t", "diff", "nanmean", "nansum", "trace",
 ]
 
 from tensorgrad import cuda, data, nn, optim  # noqa: E402 - after the ops they are built from

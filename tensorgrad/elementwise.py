@@ -721,8 +721,7 @@ def copysign(a: Operand, b: Operand) -> Tensor:
 def logaddexp(a: Operand, b: Operand) -> Tensor:
     """ln(e**a + e**b), without overflow. d/da = 1 / (1 + e**(b - a)), d/db = 1 / (1 + e**(a - b))."""
     a, b = _operands(a, b)
-    if a.data.dtype.kind != "f" and b.data.dtype.kind != "f":
-        _require_dtype(a, "f", "logaddexp", "floating")
+    _require_floating_result(a, b, "logaddexp")
     return record(_quietly(_binary, np.logaddexp, a, b, "logaddexp"), "logaddexp", (a, b),
                   _quiet(lambda grad: grad / (1 + np.exp(b.data - a.data))),
                   _quiet(lambda grad: grad / (1 + np.exp(a.data - b.data))))
@@ -795,6 +794,196 @@ def _clip_vjps(x: Tensor, lo: Tensor | None, hi: Tensor | None) -> list[Callable
         vjps.append(lambda grad: np.where((x.data > hi.data) | (False if lo is None else hi.data < lo.data),
                                           grad, 0))
     return vjps
+
+
+# --- more two-argument math: atan2, hypot, fmax, fmin, xlogy, logaddexp2, float_power -----------
+
+
+def atan2(a: Operand, b: Operand) -> Tensor:
+    """The angle of the point (b, a), in (-pi, pi]. d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+
+    Integer operands give the default float dtype, as in PyTorch (`arctan2` is the same op).
+    """
+    a, b = _operands(a, b)
+    out = _quietly(_binary, np.arctan2, a, b, "atan2", True)
+
+    def inverse_square_radius() -> np.ndarray:
+        """1 / (a^2 + b^2), 0 at the origin (where PyTorch's gradient is 0)."""
+        square = a.data * a.data + b.data * b.data
+        return np.where(square == 0, 0, 1 / np.where(square == 0, 1, square))
+
+    return record(out, "atan2", (a, b),
+                  lambda grad: grad * b.data * inverse_square_radius(),
+                  lambda grad: -grad * a.data * inverse_square_radius())
+
+
+arctan2 = atan2
+
+
+def hypot(a: Operand, b: Operand) -> Tensor:
+    """sqrt(a^2 + b^2), without overflow. d/da = a / out, d/db = b / out. Floating tensors only."""
+    a, b = _operands(a, b)
+    _require_floating_result(a, b, "hypot")
+    out = _binary(np.hypot, a, b, "hypot")
+    return record(out, "hypot", (a, b),
+                  _quiet(lambda grad: grad * a.data / out), _quiet(lambda grad: grad * b.data / out),
+                  saves_output=True)
+
+
+def fmax(a: Operand, b: Operand) -> Tensor:
+    """Elementwise max that ignores nan (nan only where both are). The gradient goes to a where
+    a >= b or b is nan, else to b (all of it to a on ties, as PyTorch's formula)."""
+    a, b = _operands(a, b)
+    return record(_binary(np.fmax, a, b, "fmax"), "fmax", (a, b),
+                  lambda grad: np.where((a.data >= b.data) | _nan(b.data), grad, 0),
+                  lambda grad: np.where((a.data >= b.data) | _nan(b.data), 0, grad))
+
+
+def fmin(a: Operand, b: Operand) -> Tensor:
+    """Elementwise min that ignores nan (nan only where both are). The gradient goes to a where
+    a <= b or b is nan, else to b."""
+    a, b = _operands(a, b)
+    return record(_binary(np.fmin, a, b, "fmin"), "fmin", (a, b),
+                  lambda grad: np.where((a.data <= b.data) | _nan(b.data), grad, 0),
+                  lambda grad: np.where((a.data <= b.data) | _nan(b.data), 0, grad))
+
+
+def _require_floating_result(a: Tensor, b: Tensor, op: str) -> None:
+    """Raise for two integer or bool operands: ops that PyTorch computes only in floating point."""
+    if a.data.dtype.kind != "f" and b.data.dtype.kind != "f":
+        _require_dtype(a, "f", op, "floating")
+
+
+def _nan(data: np.ndarray) -> np.ndarray | bool:
+    """Where `data` is nan (False for integers, which have none)."""
+    return np.isnan(data) if data.dtype.kind in "fc" else False
+
+
+def xlogy(a: Operand, b: Operand) -> Tensor:
+    """a * log(b), 0 where a is 0 (even where b is 0), nan where b is nan.
+
+    d/da = log(b) (0 where a = 0 and b <= 0), d/db = a / b. Integers give the default float dtype.
+    """
+    a, b = _operands(a, b)
+    x, y = _promoted(a.data, b.data, floating=True)
+    with np.errstate(all="ignore"):
+        out = np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(x.dtype, copy=False)
+    return record(out, "xlogy", (a, b),
+                  _quiet(lambda grad: np.where(((grad == 0) & ~np.isnan(y)) | ((x == 0) & (y <= 0)),
+                                               0, grad * np.log(y))),
+                  _quiet(lambda grad: grad * x / y))
+
+
+def logaddexp2(a: Operand, b: Operand) -> Tensor:
+    """log2(2**a + 2**b), without overflow. d/da = 1 / (1 + 2**(b - a)), d/db = 1 / (1 + 2**(a - b))."""
+    a, b = _operands(a, b)
+    _require_floating_result(a, b, "logaddexp2")
+    return record(_quietly(_binary, np.logaddexp2, a, b, "logaddexp2"), "logaddexp2", (a, b),
+                  _quiet(lambda grad: grad / (1 + np.exp2(b.data - a.data))),
+                  _quiet(lambda grad: grad / (1 + np.exp2(a.data - b.data))))
+
+
+def float_power(a: Operand, b: Operand) -> Tensor:
+    """a ** b computed in float64 whatever the operands' dtypes (PyTorch's double precision power).
+    Gradient: as `pow`'s, cast back to each operand's dtype."""
+    a, b = _operands(a, b)
+    return pow(a.double(), b.double())
+
+
+# --- unary math: sinc, logit, nan_to_num, angle conversions, and PyTorch's alias names ----------
+
+
+def sinc(x: Tensor) -> Tensor:
+    """sin(pi x) / (pi x), 1 at 0. Derivative: (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0."""
+    data = _floating(x)
+    out = np.sinc(data)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            angle = np.pi * data
+            slope = (np.cos(angle) * angle - np.sin(angle)) / (angle * data)
+        return grad * np.where(data == 0, 0, slope)
+
+    return record(out, "sinc", (x,), vjp)
+
+
+def logit(x: Tensor, eps: float | None = None) -> Tensor:
+    """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.
+
+    Derivative: 1 / (x (1 - x)); with eps, 0 where x was clamped; without, nan outside [0, 1].
+    """
+    data = _floating(x)
+    z = data if eps is None else np.clip(data, eps, 1 - eps)
+    with np.errstate(all="ignore"):
+        out = np.log(z / (1 - z))
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            slope = grad / (data * (1 - data))
+        if eps is None:
+            return np.where((data < 0) | (data > 1), np.nan, slope)
+        return np.where((data < eps) | (data > 1 - eps), 0, slope)
+
+    return record(out, "logit", (x,), vjp)
+
+
+def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """x with nan, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values
+    unless given). Derivative: 1 where x is finite, 0 where it was replaced."""
+    data = x.data
+    if data.dtype.kind not in "fc":
+        return record(data.copy(), "nan_to_num", (x,), lambda grad: grad, saved=())
+    out = np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf)
+    return record(out, "nan_to_num", (x,), lambda grad: np.where(np.isfinite(data), grad, 0))
+
+
+def deg2rad(x: Tensor) -> Tensor:
+    """Degrees to radians: x * pi / 180 (integers give the default float dtype)."""
+    return mul(x, np.pi / 180)
+
+
+def rad2deg(x: Tensor) -> Tensor:
+    """Radians to degrees: x * 180 / pi (integers give the default float dtype)."""
+    return mul(x, 180 / np.pi)
+
+
+def sgn(x: Tensor) -> Tensor:
+    """The sign of x (for real tensors, `sign`). Derivative: 0."""
+    return sign(x)
+
+
+def negative(x: Tensor) -> Tensor:
+    """-x (`neg` by its NumPy name)."""
+    return neg(x)
+
+
+def positive(x: Tensor) -> Tensor:
+    """x itself (unary +); a bool tensor is refused, as in PyTorch."""
+    if x.data.dtype.kind == "b":
+        raise UnsupportedDtypeError("positive: the + operator on a bool tensor is not supported; "
+                                    "use logical ops instead")
+    return x
+
+
+def absolute(x: Tensor) -> Tensor:
+    """|x| (`abs` by its NumPy name)."""
+    return abs(x)
+
+
+def true_divide(a: Operand, b: Operand) -> Tensor:
+    """a / b in floating point (`div` without a rounding mode)."""
+    return div(a, b)
+
+
+def clamp_min(x: Tensor, min: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+    """max(x, min): `clamp(x, min=min)`."""
+    return clamp(x, min=min)
+
+
+def clamp_max(x: Tensor, max: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+    """min(x, max): `clamp(x, max=max)`."""
+    return clamp(x, max=max)
 
 
 # --- bitwise ops: integer and bool tensors, no gradient ----------------------------------------

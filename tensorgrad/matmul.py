@@ -95,6 +95,67 @@ def _vector_vjps(a_data: np.ndarray, b_data: np.ndarray):
     return vjp_a, vjp_b
 
 
+# --- matmul's fixed-rank forms: mm, bmm, mv, dot and outer ------------------------------------
+# Each checks the ranks and sizes its name promises, with PyTorch's words, then is `matmul` (or,
+# for outer, a broadcast product), so its gradient is matmul's.
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    """The product of two matrices (2-D only; `matmul` broadcasts). Gradient: as matmul's."""
+    _require_ranks("mm", (a, "self", 2), (b, "mat2", 2))
+    if a.shape[1] != b.shape[0]:
+        raise ShapeError(f"mm: mat1 and mat2 shapes cannot be multiplied "
+                         f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    return matmul(a, b)
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    """Batched matrix products of two 3-D tensors with one batch size (no broadcasting)."""
+    _require_ranks("bmm", (a, "batch1", 3), (b, "batch2", 3))
+    if b.shape[:2] != (a.shape[0], a.shape[2]):
+        raise ShapeError(f"bmm: expected size for first two dimensions of batch2 tensor to be: "
+                         f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]")
+    return matmul(a, b)
+
+
+def mv(a: Tensor, v: Tensor) -> Tensor:
+    """A matrix times a vector: (n, m) @ (m,) gives (n,)."""
+    _require_ranks("mv", (a, "self", 2), (v, "vec", 1))
+    if a.shape[1] != v.shape[0]:
+        raise ShapeError(f"mv: size mismatch, got mat ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
+    return matmul(a, v)
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    """The inner product of two 1-D tensors of one size and one dtype: a 0-d tensor."""
+    if a.ndim != 1 or b.ndim != 1:
+        raise ShapeError(f"dot: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape != b.shape:
+        raise ShapeError(f"dot: inconsistent tensor size, expected tensors of the same number of "
+                         f"elements, but got {a.shape[0]} and {b.shape[0]}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"dot: expected both vectors to have same dtype, but found {a.dtype} "
+                           f"and {b.dtype}")
+    return matmul(a, b)
+
+
+def outer(a: Tensor, b: Tensor) -> Tensor:
+    """The outer product of two 1-D tensors: out[i, j] = a[i] * b[j], in their promoted dtype.
+    Gradient: d/da = grad @ b, d/db = grad^T @ a (through the broadcast product)."""
+    _require_ranks("outer", (a, "self", 1), (b, "vec2", 1))
+    return a.unsqueeze(1) * b.unsqueeze(0)
+
+
+def _require_ranks(op: str, *operands: tuple[Tensor, str, int]) -> None:
+    """Raise PyTorch's RuntimeError unless each (tensor, name, rank) has that many dimensions."""
+    words = {1: "a vector", 2: "a matrix", 3: "a 3D tensor"}
+    for tensor, name, rank in operands:
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(tensor).__name__}")
+        if tensor.ndim != rank:
+            raise ShapeError(f"{op}: {name} must be {words[rank]}, got a tensor of shape {tensor.shape}")
+
+
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight.T + bias, as one node (PyTorch's `F.linear`; `nn.Linear` calls it).
 

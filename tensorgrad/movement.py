@@ -322,6 +322,43 @@ def swapaxes(x: Tensor, axis0: int, axis1: int) -> Tensor:
     return transpose(x, axis0, axis1)
 
 
+swapdims = swapaxes
+moveaxis = movedim
+
+
+def t(x: Tensor) -> Tensor:
+    """A matrix's transpose (a view); a 0-d or 1-D tensor comes back as a view of itself."""
+    if x.ndim > 2:
+        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D "
+                         f"(shape {x.shape}); use transpose(dim0, dim1) or .mT")
+    return T(x)
+
+
+def mT(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+    """The transpose of the last two dimensions (of a matrix or a batch of matrices; a view)."""
+    if x.ndim < 2:
+        raise ShapeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                         f"Got {x.ndim}-D tensor.")
+    return transpose(x, -2, -1)
+
+
+def ravel(x: Tensor) -> Tensor:
+    """All elements in one dimension, in row-major order (a view when strides allow)."""
+    return _reshape(x, (x.data.size,), "ravel")
+
+
+def select(x: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at `index` along `dim`, that dimension removed (a view): `x[:, index]` for dim 1."""
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = checks.dim(dim, x.ndim, "select")
+    size = x.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} "
+                         f"at dimension {dim}")
+    return x[(slice(None),) * dim + (index,)]
+
+
 def flip(x: Tensor, dims: int | Sequence[int]) -> Tensor:
     """The elements in reverse order along `dims` (a copy, as in PyTorch). Gradient: flipped back."""
     axes = checks.dims(dims, x.ndim, "flip")

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import checks, elementwise, return_types
+from tensorgrad import checks, elementwise, movement, return_types
 from tensorgrad.autograd import record
+from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
 from tensorgrad.device import accumulate, namespace, ufunc_at
 from tensorgrad.tensor import Tensor, _cast, new_leaf
 
@@ -497,6 +498,61 @@ def _scan_input(x: Tensor, dim: int, op: str) -> tuple[np.ndarray, int]:
 def _reverse_cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     """Sums from each element to the end along `axis`: the transpose of cumsum."""
     return np.flip(np.cumsum(np.flip(a, axis), axis=axis), axis)
+
+
+def nansum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """Sum over `dim` counting nan as 0. Derivative: 1, and 0 at the nans."""
+    if x.data.dtype.kind not in "fc":
+        return sum(x, dim, keepdim)  # integers hold no nan
+    data = x.data
+    axes = checks.dims(dim, x.ndim, "nansum")
+    kept = _kept_shape(data.shape, axes)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        # Times the mask rather than a `where`: an infinite grad at a nan gives nan, as in PyTorch
+        # (nanmean of an all-nan slice), silently.
+        with np.errstate(invalid="ignore"):
+            return _spread(grad, kept, data.shape) * ~np.isnan(data)
+
+    return record(np.nansum(data, axis=axes, keepdims=keepdim), "nansum", (x,), vjp)
+
+
+def nanmean(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """Mean over `dim` of the elements that are not nan (nan where all are).
+    Derivative: 1 / (the number of non-nan elements averaged), 0 at the nans."""
+    if x.data.dtype.kind not in "fc":
+        raise UnsupportedDtypeError(f"nanmean(): expected input to have floating point dtype but got "
+                                    f"{x.dtype} (shape {x.shape})")
+    present = sum(elementwise.logical_not(elementwise.isnan(x)), dim, keepdim)
+    return elementwise.div(nansum(x, dim, keepdim), present.to(x.dtype))
+
+
+def trace(x: Tensor) -> Tensor:
+    """The sum of a matrix's diagonal (integers summed in int64). Derivative: 1 on the diagonal."""
+    if x.ndim != 2:
+        raise ShapeError(f"trace: expected a matrix, but got tensor with dim {x.ndim} (shape {x.shape})")
+    return sum(x.diagonal())
+
+
+def diff(x: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The n-th forward difference along `dim`: out[i] = x[i + 1] - x[i], n times (for bool
+    tensors, x[i + 1] != x[i]), after putting `prepend` before x and `append` after it.
+    Derivative: through the subtractions (the difference of shifted slices)."""
+    if x.ndim == 0:
+        raise ShapeError("diff: expected at least one dimension, got a 0-d tensor")
+    if n < 0:
+        raise ArgumentValueError(f"diff: order must be non-negative but got {n}")
+    dim = checks.dim(dim, x.ndim, "diff")
+    pieces = [t for t in (prepend, x, append) if t is not None]
+    out = movement.cat(pieces, dim) if len(pieces) > 1 else x
+    for _ in range(n):
+        length = out.shape[dim]
+        if length == 0:
+            break
+        later, earlier = out.narrow(dim, 1, length - 1), out.narrow(dim, 0, length - 1)
+        out = elementwise.ne(later, earlier) if out.dtype.kind == "b" else elementwise.sub(later, earlier)
+    return out
 
 
 def cumsum(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:

@@ -121,6 +121,22 @@ class Tensor:
         """The number of elements."""
         return self._data.size
 
+    def nelement(self) -> int:
+        """The number of elements (PyTorch's older name for `numel`)."""
+        return self._data.size
+
+    def element_size(self) -> int:
+        """The size of one element in bytes (4 for float32)."""
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating point one (float16, float32, float64)."""
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        """Whether the dtype is a complex one."""
+        return self._data.dtype.kind == "c"
+
     def __len__(self) -> int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -359,6 +375,30 @@ class Tensor:
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return elementwise.ne(self, other)
+
+    def eq(self, other: Any) -> Tensor:
+        """self == other, elementwise: a bool tensor."""
+        return elementwise.eq(self, other)
+
+    def ne(self, other: Any) -> Tensor:
+        """self != other, elementwise: a bool tensor."""
+        return elementwise.ne(self, other)
+
+    def lt(self, other: Any) -> Tensor:
+        """self < other, elementwise: a bool tensor."""
+        return elementwise.lt(self, other)
+
+    def le(self, other: Any) -> Tensor:
+        """self <= other, elementwise: a bool tensor."""
+        return elementwise.le(self, other)
+
+    def gt(self, other: Any) -> Tensor:
+        """self > other, elementwise: a bool tensor."""
+        return elementwise.gt(self, other)
+
+    def ge(self, other: Any) -> Tensor:
+        """self >= other, elementwise: a bool tensor."""
+        return elementwise.ge(self, other)
 
     def add(self, other: Any) -> Tensor:
         """self + other, broadcasting."""
@@ -602,6 +642,85 @@ class Tensor:
         """self + weight * (end - self)."""
         return elementwise.lerp(self, end, weight)
 
+    def atan2(self, other: Any) -> Tensor:
+        """The angle of the point (other, self)."""
+        return elementwise.atan2(self, other)
+
+    arctan2 = atan2
+
+    def hypot(self, other: Any) -> Tensor:
+        """sqrt(self^2 + other^2), without overflow."""
+        return elementwise.hypot(self, other)
+
+    def fmax(self, other: Any) -> Tensor:
+        """Elementwise max, ignoring nan."""
+        return elementwise.fmax(self, other)
+
+    def fmin(self, other: Any) -> Tensor:
+        """Elementwise min, ignoring nan."""
+        return elementwise.fmin(self, other)
+
+    def xlogy(self, other: Any) -> Tensor:
+        """self * log(other), 0 where self is 0."""
+        return elementwise.xlogy(self, other)
+
+    def logaddexp2(self, other: Any) -> Tensor:
+        """log2(2**self + 2**other), computed stably."""
+        return elementwise.logaddexp2(self, other)
+
+    def float_power(self, exponent: Any) -> Tensor:
+        """self ** exponent, in float64."""
+        return elementwise.float_power(self, exponent)
+
+    def true_divide(self, other: Any) -> Tensor:
+        """self / other, in floating point."""
+        return elementwise.true_divide(self, other)
+
+    def sinc(self) -> Tensor:
+        """sin(pi self) / (pi self), 1 at 0."""
+        return elementwise.sinc(self)
+
+    def logit(self, eps: float | None = None) -> Tensor:
+        """log(self / (1 - self)), self clamped to [eps, 1 - eps] if eps is given."""
+        return elementwise.logit(self, eps)
+
+    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+                   neginf: float | None = None) -> Tensor:
+        """nan, +inf and -inf replaced by finite numbers."""
+        return elementwise.nan_to_num(self, nan, posinf, neginf)
+
+    def deg2rad(self) -> Tensor:
+        """Degrees to radians."""
+        return elementwise.deg2rad(self)
+
+    def rad2deg(self) -> Tensor:
+        """Radians to degrees."""
+        return elementwise.rad2deg(self)
+
+    def sgn(self) -> Tensor:
+        """The sign of each element (`sign`, for real tensors)."""
+        return elementwise.sgn(self)
+
+    def negative(self) -> Tensor:
+        """-self."""
+        return elementwise.negative(self)
+
+    def positive(self) -> Tensor:
+        """self (unary +)."""
+        return elementwise.positive(self)
+
+    def absolute(self) -> Tensor:
+        """|self|."""
+        return elementwise.absolute(self)
+
+    def clamp_min(self, min: Any) -> Tensor:  # noqa: A002
+        """max(self, min)."""
+        return elementwise.clamp_min(self, min)
+
+    def clamp_max(self, max: Any) -> Tensor:  # noqa: A002
+        """min(self, max)."""
+        return elementwise.clamp_max(self, max)
+
     def clip(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         """self limited to [min, max] (numbers or tensors)."""
         return elementwise.clip(self, min, max)
@@ -749,6 +868,23 @@ class Tensor:
 
     # --- more reductions and scans (each calls its op in `tensorgrad.reduce`) -------------------
 
+    def nansum(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """Sum over `dim`, counting nan as 0."""
+        return reduce.nansum(self, dim, keepdim)
+
+    def nanmean(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """Mean over `dim` of the elements that are not nan."""
+        return reduce.nanmean(self, dim, keepdim)
+
+    def trace(self) -> Tensor:
+        """The sum of a matrix's diagonal."""
+        return reduce.trace(self)
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+             append: Tensor | None = None) -> Tensor:
+        """The n-th forward difference along `dim`."""
+        return reduce.diff(self, n, dim, prepend, append)
+
     def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Product over `dim` (one int, or None for all); int64 for bool and integer tensors."""
         return reduce.prod(self, dim, keepdim, dtype=dtype)
@@ -845,6 +981,59 @@ class Tensor:
     def expand_as(self, other: Tensor) -> Tensor:
         """`expand` to other's shape."""
         return movement.expand(self, other.shape)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        """`view` to other's shape (a view)."""
+        return movement.view(self, other.shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """`reshape` to other's shape (a view when strides allow)."""
+        return movement.reshape(self, other.shape)
+
+    def t(self) -> Tensor:
+        """A matrix's transpose (a view); 0-d and 1-D tensors as they are."""
+        return movement.t(self)
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """The last two dimensions swapped (a view)."""
+        return movement.mT(self)
+
+    def ravel(self) -> Tensor:
+        """All elements in one dimension (a view when strides allow)."""
+        return movement.ravel(self)
+
+    def select(self, dim: int, index: int) -> Tensor:
+        """The slice at `index` along `dim`, that dimension removed (a view)."""
+        return movement.select(self, dim, index)
+
+    def swapdims(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dimensions (a view): `transpose`."""
+        return movement.transpose(self, dim0, dim1)
+
+    def moveaxis(self, source: Any, destination: Any) -> Tensor:
+        """Move dimensions to new positions (a view): `movedim`."""
+        return movement.movedim(self, source, destination)
+
+    def mm(self, other: Tensor) -> Tensor:
+        """self @ other for two matrices."""
+        return matmul.mm(self, other)
+
+    def bmm(self, other: Tensor) -> Tensor:
+        """Batched matrix products of two 3-D tensors."""
+        return matmul.bmm(self, other)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        """A matrix times a vector."""
+        return matmul.mv(self, vec)
+
+    def dot(self, other: Tensor) -> Tensor:
+        """The inner product of two 1-D tensors."""
+        return matmul.dot(self, other)
+
+    def outer(self, other: Tensor) -> Tensor:
+        """The outer product of two 1-D tensors."""
+        return matmul.outer(self, other)
 
     def broadcast_to(self, shape: Any) -> Tensor:
         """Broadcast to `shape` (a view)."""
@@ -1151,6 +1340,124 @@ class Tensor:
     def copy_(self, src: Any) -> Tensor:
         """Copy src's values (broadcast to self's shape) into self, in place."""
         return inplace.apply_inplace(self, inplace.copy, ensure_tensor(src, self), name="copy_")
+
+    # Unary math and the other ops' in-place forms: the out-of-place op, written back (see
+    # `inplace.apply_inplace`), as PyTorch derives them.
+
+    def exp_(self) -> Tensor:
+        """self = exp(self), in place."""
+        return inplace.apply_inplace(self, elementwise.exp, name="exp_")
+
+    def log_(self) -> Tensor:
+        """self = log(self), in place."""
+        return inplace.apply_inplace(self, elementwise.log, name="log_")
+
+    def sqrt_(self) -> Tensor:
+        """self = sqrt(self), in place."""
+        return inplace.apply_inplace(self, elementwise.sqrt, name="sqrt_")
+
+    def square_(self) -> Tensor:
+        """self = self ** 2, in place."""
+        return inplace.apply_inplace(self, elementwise.square, name="square_")
+
+    def pow_(self, exponent: Any) -> Tensor:
+        """self = self ** exponent, in place."""
+        return inplace.apply_inplace(self, elementwise.pow, exponent, name="pow_")
+
+    def abs_(self) -> Tensor:
+        """self = |self|, in place."""
+        return inplace.apply_inplace(self, elementwise.abs, name="abs_")
+
+    def neg_(self) -> Tensor:
+        """self = -self, in place."""
+        return inplace.apply_inplace(self, elementwise.neg, name="neg_")
+
+    def reciprocal_(self) -> Tensor:
+        """self = 1 / self, in place."""
+        return inplace.apply_inplace(self, elementwise.reciprocal, name="reciprocal_")
+
+    def sin_(self) -> Tensor:
+        """self = sin(self), in place."""
+        return inplace.apply_inplace(self, elementwise.sin, name="sin_")
+
+    def cos_(self) -> Tensor:
+        """self = cos(self), in place."""
+        return inplace.apply_inplace(self, elementwise.cos, name="cos_")
+
+    def tanh_(self) -> Tensor:
+        """self = tanh(self), in place."""
+        return inplace.apply_inplace(self, elementwise.tanh, name="tanh_")
+
+    def sigmoid_(self) -> Tensor:
+        """self = sigmoid(self), in place."""
+        return inplace.apply_inplace(self, elementwise.sigmoid, name="sigmoid_")
+
+    def relu_(self) -> Tensor:
+        """self = max(self, 0), in place."""
+        return inplace.apply_inplace(self, elementwise.relu, name="relu_")
+
+    def floor_(self) -> Tensor:
+        """self rounded down, in place."""
+        return inplace.apply_inplace(self, elementwise.floor, name="floor_")
+
+    def ceil_(self) -> Tensor:
+        """self rounded up, in place."""
+        return inplace.apply_inplace(self, elementwise.ceil, name="ceil_")
+
+    def round_(self, *, decimals: int = 0) -> Tensor:
+        """self rounded half to even (to `decimals` places), in place."""
+        return inplace.apply_inplace(self, lambda x: elementwise.round(x, decimals=decimals), name="round_")
+
+    def trunc_(self) -> Tensor:
+        """self rounded toward zero, in place."""
+        return inplace.apply_inplace(self, elementwise.trunc, name="trunc_")
+
+    def sign_(self) -> Tensor:
+        """self = sign(self), in place."""
+        return inplace.apply_inplace(self, elementwise.sign, name="sign_")
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        """self limited to [min, max], in place."""
+        return inplace.apply_inplace(self, elementwise.clamp, min, max, name="clamp_")
+
+    def clamp_min_(self, min: Any) -> Tensor:  # noqa: A002
+        """self = max(self, min), in place."""
+        return inplace.apply_inplace(self, elementwise.clamp_min, min, name="clamp_min_")
+
+    def clamp_max_(self, max: Any) -> Tensor:  # noqa: A002
+        """self = min(self, max), in place."""
+        return inplace.apply_inplace(self, elementwise.clamp_max, max, name="clamp_max_")
+
+    def fmod_(self, other: Any) -> Tensor:
+        """self = fmod(self, other), in place."""
+        return inplace.apply_inplace(self, elementwise.fmod, other, name="fmod_")
+
+    def remainder_(self, other: Any) -> Tensor:
+        """self = self % other, in place."""
+        return inplace.apply_inplace(self, elementwise.remainder, other, name="remainder_")
+
+    def lerp_(self, end: Tensor, weight: Any) -> Tensor:
+        """self = self + weight * (end - self), in place."""
+        return inplace.apply_inplace(self, elementwise.lerp, end, weight, name="lerp_")
+
+    def nan_to_num_(self, nan: float = 0.0, posinf: float | None = None,
+                    neginf: float | None = None) -> Tensor:
+        """nan, +inf and -inf replaced by finite numbers, in place."""
+        return inplace.apply_inplace(self, elementwise.nan_to_num, nan, posinf, neginf, name="nan_to_num_")
+
+    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
+        """`value` where mask is True, in place."""
+        return inplace.apply_inplace(self, indexing.masked_fill, mask, value, name="masked_fill_")
+
+    def scatter_(self, dim: int, index: Any, src: Any = None, value: Any = None,
+                 reduce: str | None = None) -> Tensor:
+        """`scatter`, in place."""
+        return inplace.apply_inplace(self, lambda x: indexing.scatter(x, dim, index, src, value=value,
+                                                                      reduce=reduce), name="scatter_")
+
+    def scatter_add_(self, dim: int, index: Any, src: Tensor) -> Tensor:
+        """`scatter_add`, in place."""
+        return inplace.apply_inplace(self, indexing.scatter_add, dim, index, src, name="scatter_add_")
 
     __iadd__ = add_
     __isub__ = sub_

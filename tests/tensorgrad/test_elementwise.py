@@ -91,6 +91,18 @@ UNARY = [
     ("abs()", lambda m, x: abs(x), "nonzero"),
     ("clip", lambda m, x: m.clip(x, -0.5, 0.8), "grid"),
     ("clip(max=)", lambda m, x: x.clip(max=0.5), "grid"),
+    ("sinc", lambda m, x: m.sinc(x), "real"),
+    ("logit", lambda m, x: m.logit(x.sigmoid()), "real"),
+    ("logit(eps)", lambda m, x: x.sigmoid().logit(eps=0.3), "real"),
+    ("nan_to_num", lambda m, x: m.nan_to_num(x.log()), "positive"),
+    ("deg2rad", lambda m, x: m.deg2rad(x), "real"),
+    ("rad2deg", lambda m, x: x.rad2deg(), "real"),
+    ("sgn", lambda m, x: m.sgn(x) * x, "nonzero"),
+    ("negative", lambda m, x: x.negative(), "real"),
+    ("positive", lambda m, x: m.positive(x) * 2, "real"),
+    ("absolute", lambda m, x: m.absolute(x), "nonzero"),
+    ("clamp_min", lambda m, x: m.clamp_min(x, 0.2), "grid"),
+    ("clamp_max", lambda m, x: x.clamp_max(-0.3), "grid"),
 ]
 
 BINARY = [
@@ -108,6 +120,15 @@ BINARY = [
     ("clip(min tensor)", lambda m, a, b: m.clip(a, min=b), ("grid", "low")),
     ("clip(max tensor)", lambda m, a, b: a.clip(max=b), ("grid", "high")),
     ("clip(min, max)", lambda m, a, b: m.clip(a, b, b * 0.5 + 1.01), ("grid", "low")),
+    ("atan2", lambda m, a, b: m.atan2(a, b), ("real", "nonzero")),
+    ("arctan2", lambda m, a, b: a.arctan2(b), ("nonzero", "real")),
+    ("hypot", lambda m, a, b: m.hypot(a, b), ("nonzero", "nonzero")),
+    ("fmax", lambda m, a, b: m.fmax(a, b), ("real", "real")),
+    ("fmin", lambda m, a, b: a.fmin(b), ("real", "real")),
+    ("xlogy", lambda m, a, b: m.xlogy(a, b), ("real", "positive")),
+    ("logaddexp2", lambda m, a, b: a.logaddexp2(b), ("real", "real")),
+    ("float_power", lambda m, a, b: m.float_power(a, b), ("positive", "real")),
+    ("true_divide", lambda m, a, b: a.true_divide(b), ("real", "nonzero")),
 ]
 PAIRINGS = [((3, 4), (4,)), ((4,), (3, 4)), ((2, 1, 4), (3, 1)), ((), (3, 4)), ((3, 4), ())]
 

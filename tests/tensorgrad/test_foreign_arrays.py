@@ -198,6 +198,15 @@ BREADTH = [
     ("to(float32)/double", [(3, 4)], lambda m, a: a.float().double() * 2.0),
     ("linear", [(5, 4), (3, 4), (3,)], lambda m, x, w, b: m.nn.functional.linear(x, w, b)),
     ("matmul(vector)", [(4,), (4, 3)], lambda m, a, b: a @ b),
+    ("atan2/hypot/xlogy", [(3, 4), (3, 4)],
+     lambda m, a, b: (m.atan2(a, b), m.hypot(a, b), m.xlogy(a, b.abs()))),
+    ("fmax/fmin/logaddexp2", [(3, 4), (4,)], lambda m, a, b: (m.fmax(a, b), a.fmin(b), m.logaddexp2(a, b))),
+    ("sinc/logit/nan_to_num", [(3, 4)], lambda m, a: (m.sinc(a), a.sigmoid().logit(eps=0.4),
+                                                     m.nan_to_num(a.log()))),
+    ("nansum/nanmean", [(3, 4)], lambda m, a: (m.nansum(a.log(), 1), a.log().nanmean())),
+    ("diff/trace", [(3, 4)], lambda m, a: (a.diff(), m.diff(a, 2, 0, prepend=a[:1]), a.trace())),
+    ("mm/mv/dot/outer", [(3, 4), (4,)], lambda m, a, b: (m.mm(a, a.T), a.mv(b), b.dot(b), m.outer(b, b))),
+    ("t/select/ravel", [(3, 4)], lambda m, a: (a.t() * 2, a.select(1, 2), a.T.ravel())),
 ]
 
 
