@@ -48,11 +48,17 @@ def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = Fal
     """
     x, y = a._data, b._data  # the array slots: `_binary` runs in every binary op
     if x.dtype is not y.dtype or floating:
+        if op == "-" and "b" in (x.dtype.kind, y.dtype.kind):
+            _raise_bool_subtraction(a, b)
         x, y = _promoted(x, y, floating)
     try:
         return ufunc(x, y)
     except ValueError as error:
         _raise_binary_error(op, ufunc, a, b, error)
+    except TypeError:
+        if op == "-":  # numpy refuses bool - bool with a message of its own
+            _raise_bool_subtraction(a, b)
+        raise
 
 
 def _promoted(x: np.ndarray, y: np.ndarray, floating: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -61,6 +67,13 @@ def _promoted(x: np.ndarray, y: np.ndarray, floating: bool) -> tuple[np.ndarray,
     if floating:
         dtype = float_dtype(dtype)
     return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
+
+
+def _raise_bool_subtraction(a: Tensor, b: Tensor) -> None:
+    """PyTorch refuses `-` with a bool operand: `1 - mask` is usually a mask inverted by mistake."""
+    raise UnsupportedDtypeError(
+        f"-: subtraction with a bool tensor is not supported (shapes {a.shape} {a.dtype} and {b.shape} "
+        f"{b.dtype}), as in PyTorch; to invert a mask use ~ or logical_not(), to compare two use ^")
 
 
 def _raise_binary_error(op: str, ufunc: np.ufunc, a: Tensor, b: Tensor, error: ValueError) -> None:
@@ -167,7 +180,10 @@ def pow(a: Operand, b: Operand) -> Tensor:  # noqa: A001 - the op's name, as in 
 
 
 def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """np.power, with PyTorch's integer powers: a negative exponent gives 1 / x**-y truncated."""
+    """np.power, with PyTorch's integer powers: a negative exponent gives 1 / x**-y truncated;
+    bools stay bool (x ** True is x, x ** False is True), where numpy gives int8."""
+    if x.dtype.kind == "b" and y.dtype.kind == "b":
+        return x | ~y
     if x.dtype.kind not in "iu" or not (y < 0).any():
         return np.power(x, y)
     positive = np.power(x, np.maximum(y, 0))
@@ -767,9 +783,10 @@ def clip(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> T
     """
     if min is None and max is None:
         raise ArgumentValueError("clip: at least one of 'min' and 'max' must not be None")
-    _require_dtype(x, "iuf", "clip", "integer or floating")
     lo = None if min is None else ensure_tensor(min, x)
     hi = None if max is None else ensure_tensor(max, x)
+    if all(t.data.dtype.kind == "b" for t in (x, lo, hi) if t is not None):
+        _require_dtype(x, "iuf", "clip", "integer or floating")  # bool bounds keep a bool tensor bool
     out = x
     if lo is not None:
         out = new_leaf(_binary(np.maximum, out, lo, "clip"))

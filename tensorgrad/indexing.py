@@ -38,43 +38,59 @@ def _is_basic(key: Any) -> bool:
 def getitem(x: Tensor, key: Any) -> Tensor:
     """x[key]: a view for basic indexing, a copy (scatter-add gradient) for advanced indexing.
 
-    Where an index mixes integers with index arrays, PyTorch (unlike NumPy) reads each integer
-    as a select, a basic view, before the arrays are applied: `t[0, :, idx]` on a (2, 3, 4)
-    tensor is (3, 2), where NumPy gives (2, 3).
+    An index that mixes ints, slices, None and Ellipsis with index arrays is applied as PyTorch
+    applies it, which differs from NumPy where ints or None stand among the arrays: first the
+    basic part, a view (each int a select, each None a new dimension), then the arrays on that
+    view. `t[0, :, idx]` on a (2, 3, 4) tensor is (3, 2), where NumPy gives (2, 3).
     """
     key = _plain_key(key)
     _check_index_types(key, x)
     if _is_basic(key):
         return _basic(x, key)
-    selects = _integer_selects_first(key, x.ndim)
-    if selects is not None:
-        return _advanced(_basic(x, selects[0]), selects[1])
-    return _advanced(x, key)
+    basic, advanced = _basic_then_advanced(key, x.ndim)
+    if any(k != slice(None) for k in basic):
+        x = _basic(x, basic)
+    return _advanced(x, advanced)
 
 
 def _is_integer(k: Any) -> bool:
     return isinstance(k, int | np.integer) and not isinstance(k, bool)
 
 
-def _integer_selects_first(key: Any, ndim: int) -> tuple[tuple, tuple] | None:
-    """An index with both integers and arrays, split into (the integers as a basic index, the rest)."""
+def _basic_then_advanced(key: Any, ndim: int) -> tuple[tuple, tuple]:
+    """An index with arrays, split into a basic index (ints, slices, None; each array's dimensions
+    kept whole) and the index of the arrays on the view it gives, one entry per dimension of that
+    view (`:` where no array stands), so that NumPy's rule for where the arrays' dimensions go
+    (in place if the arrays are next to each other, else first) sees what PyTorch sees."""
     parts = key if isinstance(key, tuple) else (key,)
-    if not any(_is_integer(k) for k in parts) or any(k is None for k in parts):
-        return None
-    # Every entry takes one dimension, but a bool mask takes as many as it has; Ellipsis the rest.
-    taken = sum(k.ndim if _is_mask(k) else 1 for k in parts if k is not Ellipsis)
-    basic, rest = [], []
+    taken = sum(_width(k) for k in parts if k is not Ellipsis and k is not None)
+    basic, advanced = [], []
     for k in parts:
         if k is Ellipsis:
-            basic += [slice(None)] * max(ndim - taken, 0)
-            rest.append(Ellipsis)
+            rest = max(ndim - taken, 0)
+            basic += [slice(None)] * rest
+            advanced += [slice(None)] * rest
         elif _is_integer(k):
+            basic.append(k)  # a select: its dimension is gone from the view
+        elif k is None or isinstance(k, slice):
             basic.append(k)
-        else:
-            width = k.ndim if _is_mask(k) else 1
-            basic += [slice(None)] * width
-            rest.append(k)
-    return tuple(basic), tuple(rest)
+            advanced.append(slice(None))
+        else:  # an index array (or list, or bool): the view keeps the dimensions it indexes
+            basic += [slice(None)] * _width(k)
+            advanced.append(k)
+    return tuple(basic), tuple(advanced)
+
+
+def _width(k: Any) -> int:
+    """How many dimensions an index entry takes: a bool mask as many as it has (a bool 0)."""
+    if isinstance(k, bool | np.bool_):
+        return 0
+    if _is_mask(k):
+        return k.ndim
+    if isinstance(k, list):
+        values = np.asarray(k)
+        return values.ndim if values.dtype == np.bool_ else 1
+    return 1
 
 
 def _is_mask(k: Any) -> bool:
@@ -159,26 +175,42 @@ def _advanced(x: Tensor, key: Any) -> Tensor:
 
 
 def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
-    """A copy of x with x[key] = value. d/dx = grad except at key; d/dvalue = grad[key]."""
+    """A copy of x with x[key] = value. d/dx = grad except at key; d/dvalue = grad[key].
+
+    The selection is PyTorch's (see `getitem`): `t[0, :, idx] = v` takes v of shape (3, 2) on a
+    (2, 3, 4) tensor.
+    """
     key = _plain_key(key)
     out = x.data.copy()
+    target, where = _in_torch_order(out, key)
     try:
-        out[key] = value.data
+        target[where] = value.data
     except ValueError:
         raise ValueError(
             f"setitem: a value of shape {value.shape} can't be broadcast to the selection "
-            f"of shape {x.data[key].shape}"
+            f"of shape {target[where].shape}"
         ) from None
 
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         g = grad.copy()
-        g[key] = 0
+        part, at = _in_torch_order(g, key)
+        part[at] = 0
         return g
 
     def vjp_value(grad: np.ndarray) -> np.ndarray:
-        return grad[key]
+        part, at = _in_torch_order(grad, key)
+        return part[at]
 
     return record(out, "index_put", (x, value), vjp_x, vjp_value, saved=())
+
+
+def _in_torch_order(array: np.ndarray, key: Any) -> tuple[np.ndarray, Any]:
+    """(view, index) such that `view[index]` is `array[key]` as PyTorch selects it, and writing
+    to `view[index]` writes into `array`: the basic part of the key as a NumPy view first."""
+    if _is_basic(key):
+        return array, key
+    basic, advanced = _basic_then_advanced(key, array.ndim)
+    return array[basic], advanced
 
 
 # --- gathers and scatters: PyTorch's indexing ops -------------------------------------------------

@@ -65,7 +65,45 @@ ANSWERS = {
     "a 0-d tensor's argmax(dim=0)": lambda m: m.tensor(5.0).argmax(0),
     "a size given as a tuple": lambda m: m.zeros((2, 3)),
     "a size given as a list": lambda m: m.ones([2, 1]),
+    "an int, None, then an index array":
+        lambda m: m.arange(32).reshape(2, 4, 4)[1, None, :, m.tensor([0, 3])],
+    "an int, a slice, None, an index array":
+        lambda m: m.arange(48).reshape(3, 4, 4)[2, :, None, m.tensor([0, 3, 1])],
+    "index arrays around an empty Ellipsis":
+        lambda m: m.arange(24).reshape(3, 4, 2)[:, m.tensor([3, 0, 0]), ..., m.tensor([1])],
+    "a mask after an int and None":
+        lambda m: m.arange(8).reshape(2, 4)[0, None, m.tensor([True, False, True, True])],
+    "None between two index arrays":
+        lambda m: m.arange(12).reshape(3, 4)[m.tensor([0, 2]), None, m.tensor([1, 3])],
 }
+
+# `t[key] = value` selects as `t[key]` does: the value has the shape PyTorch's selection has.
+SETITEM_KEYS = {
+    "an int among index arrays": lambda m: (0, slice(None), m.tensor([1, 3])),
+    "an int, None, then an index array": lambda m: (1, None, slice(None), m.tensor([0, 2])),
+    "index arrays around an empty Ellipsis":
+        lambda m: (slice(None), m.tensor([3, 0]), Ellipsis, m.tensor([1])),
+}
+
+
+@pytest.mark.parametrize("name", list(SETITEM_KEYS))
+def test_setitem_selects_as_pytorch_with_its_gradients(name):
+    torch = pytest.importorskip("torch")
+    shape = (2, 3, 4) if name != "index arrays around an empty Ellipsis" else (3, 4, 2)
+    start = np.arange(24.0).reshape(shape)
+    value_shape = tuple(torch.tensor(start)[SETITEM_KEYS[name](torch)].shape)
+    value = np.random.default_rng(0).standard_normal(value_shape)
+    weights = np.random.default_rng(1).standard_normal(shape)
+    results = []
+    for m in (tg, torch):
+        x, v = m.tensor(start, requires_grad=True), m.tensor(value, requires_grad=True)
+        y = x * 1.0
+        y[SETITEM_KEYS[name](m)] = v
+        (y * m.tensor(weights)).sum().backward()
+        results.append([np.asarray(a.detach().numpy() if m is torch else a.data) for a in (y,)]
+                       + [np.asarray(g.numpy() if m is torch else g) for g in (x.grad, v.grad)])
+    for ours, theirs in zip(*results, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
 @pytest.mark.parametrize("name", list(ANSWERS))
@@ -115,6 +153,9 @@ ERRORS = {
     "a ragged list": (lambda m: m.tensor([[1, 2], [3]]), "length"),
     "int ** negative int": (lambda m: m.tensor([2, 4]) ** -1, "negative integer powers"),
     "item of many elements": (lambda m: m.zeros(2, 3).item(), "item"),
+    "bool - bool": (lambda m: m.tensor([True]) - m.tensor([False]), "subtraction"),
+    "1 - a bool mask": (lambda m: 1 - m.tensor([True, False]), "subtraction"),
+    "float - bool": (lambda m: m.ones(2) - m.tensor([True, False]), "subtraction"),
 }
 
 # Where the message differs from PyTorch's but the type agrees, the first word we check differs.
