@@ -11,6 +11,7 @@ ops, the division family (`fmod`, `remainder`, `//`, `div(rounding_mode=)`), `co
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -287,11 +288,47 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout: p must be between 0 and 1, got {p}")
     if not training or p == 0:
         return x
-    keep = creation.default_generator().random(x.shape) >= p
+    return _dropped(x, p, x.shape, "dropout")
+
+
+def _dropped(x: Tensor, p: float, mask_shape: tuple[int, ...], op: str) -> Tensor:
+    """x times a mask of `mask_shape` (broadcast over x): 0 with probability p, else 1 / (1 - p)."""
+    keep = creation.default_generator().random(mask_shape) >= p
     scale = (keep / (1 - p) if p < 1 else keep * 0.0).astype(x.dtype)  # p = 1 drops everything
     if type(x.data) is not np.ndarray:  # the mask was drawn on the host: moved to x's device
         scale = array_like(scale, x.data)
-    return record(x.data * scale, "dropout", (x,), lambda grad: grad * scale, saved=())
+    return record(x.data * scale, op, (x,), lambda grad: grad * scale, saved=())
+
+
+def dropout1d(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """Channel dropout of (N, C, L) or (C, L) input: each channel zeroed whole with probability p,
+    the rest scaled by 1 / (1 - p). Derivative: the same mask."""
+    return _channel_dropout(x, p, training, 1, "dropout1d")
+
+
+def dropout2d(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """Channel dropout of (N, C, H, W) or (C, H, W) input: each feature map zeroed whole with
+    probability p, the rest scaled by 1 / (1 - p). Derivative: the same mask.
+
+    A 3-D input is read as (N, C, L), with PyTorch's warning, as PyTorch reads it.
+    """
+    if x.ndim == 3:
+        warnings.warn("dropout2d: received a 3D input; assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), as in PyTorch", stacklevel=2)
+        return _channel_dropout(x, p, training, 1, "dropout2d")
+    return _channel_dropout(x, p, training, 2, "dropout2d")
+
+
+def _channel_dropout(x: Tensor, p: float, training: bool, spatial: int, op: str) -> Tensor:
+    """Dropout with one draw per channel: the mask has size 1 along the last `spatial` dimensions."""
+    if x.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{op}: expected {spatial + 1}D or {spatial + 2}D input, but received input "
+                           f"of shape {x.shape}")
+    if not 0 <= p <= 1:
+        raise ValueError(f"{op}: p must be between 0 and 1, got {p}")
+    if not training or p == 0:
+        return x
+    return _dropped(x, p, x.shape[:x.ndim - spatial] + (1,) * spatial, op)
 
 
 def clamp(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:  # noqa: A002

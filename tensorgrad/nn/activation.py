@@ -20,20 +20,23 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad import creation
 from tensorgrad.autograd import record
 from tensorgrad.checks import UnsupportedDtypeError
 from tensorgrad.dtypes import float32
-from tensorgrad.elementwise import _erf_array, neg, sigmoid_array
+from tensorgrad.elementwise import _erf_array, neg, sigmoid_array, where
 from tensorgrad.inplace import apply_inplace
-from tensorgrad.nn.modules import Module
+from tensorgrad.nn.modules import Module, Parameter
 from tensorgrad.reduce import log_softmax, softmax
 from tensorgrad.tensor import Tensor
 
 __all__ = [
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
-    "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin",
+    "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "threshold", "tanhshrink", "glu",
+    "prelu",
     "GELU", "SiLU", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "ReLU6", "Hardsigmoid",
-    "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin", "Softmax", "LogSoftmax",
+    "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin", "Softmax", "LogSoftmax", "Threshold",
+    "Tanhshrink", "GLU", "PReLU", "Softmax2d",
 ]
 
 # SELU's constants (Klambauer et al. 2017), as PyTorch writes them.
@@ -246,6 +249,56 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
 # --- modules ---------------------------------------------------------------------------------------
 
 
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x where x > threshold, else value. Derivative: 1 where x > threshold, else 0."""
+    x = _floating(input, "threshold")
+    if inplace:
+        return apply_inplace(x, _thresholded, threshold, value, name="threshold_")
+    return _thresholded(x, threshold, value)
+
+
+def _thresholded(x: Tensor, limit: float, value: float) -> Tensor:
+    above = x.data > limit
+    return record(np.where(above, x.data, x.dtype.type(value)), "threshold", (x,),
+                  lambda grad: grad * above, saved=())
+
+
+def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+    """x - tanh(x). Derivative: tanh(x)**2."""
+    x = _floating(input, "tanhshrink")
+    t = np.tanh(x.data)
+    return record(x.data - t, "tanhshrink", (x,), lambda grad: grad * t * t, saved=())
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+    """The gated linear unit: a * sigmoid(b), where a and b are the halves of x along `dim`.
+    Gradient: through the product and the sigmoid of the two halves."""
+    x = _floating(input, "glu")
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    axis = dim % x.ndim if -x.ndim <= dim < x.ndim else dim
+    if not 0 <= axis < x.ndim:
+        raise IndexError(f"glu: dimension out of range (expected to be in range of [{-x.ndim}, "
+                         f"{x.ndim - 1}], but got {dim})")
+    if x.shape[axis] % 2:
+        raise RuntimeError(f"glu: halving dimension must be even, but dimension {axis} is size "
+                           f"{x.shape[axis]}")
+    a, b = x.chunk(2, axis)
+    return a * b.sigmoid()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+    """x where x > 0, else weight * x, with one learned slope per channel (dimension 1) or one
+    for all. Gradients: through the selection; the weight's is the sum of x where x <= 0."""
+    x = _floating(input, "prelu")
+    if weight.numel() != 1 and (x.ndim < 2 or weight.numel() != x.shape[1]):
+        channels = x.shape[1] if x.ndim >= 2 else 1
+        raise RuntimeError(f"prelu: mismatch of parameter numbers and input channel size. Found parameter "
+                           f"numbers = {weight.numel()} and channel size = {channels}.")
+    slope = weight.reshape(-1) if weight.numel() == 1 else weight.reshape((1, -1) + (1,) * (x.ndim - 2))
+    return where(x > 0, x, slope * x)
+
+
 class _Activation(Module):
     """A layer that applies one of the functions above with the options it was built with.
 
@@ -408,3 +461,58 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Threshold(Module):
+    """threshold(x, threshold, value) as a layer."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class Tanhshrink(_Activation):
+    """x - tanh(x) as a layer."""
+
+    def __init__(self) -> None:
+        super().__init__(tanhshrink)
+
+
+class GLU(_Activation):
+    """glu(x, dim) as a layer: the first half of `dim` gated by the sigmoid of the second."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__(glu, dim=dim)
+
+
+class PReLU(Module):
+    """prelu with a learned slope: `num_parameters` 1 (shared) or the number of channels,
+    initialised to `init`. State dict key `weight`, as PyTorch's."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(creation.full((num_parameters,), init, dtype=dtype or float32, device=device))
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class Softmax2d(Module):
+    """softmax over the channels (dimension -3) of (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input of 3 or 4 dimensions, got shape "
+                             f"{tuple(input.shape)}")
+        return softmax(input, -3)

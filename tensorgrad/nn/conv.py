@@ -701,7 +701,8 @@ def _pad_by_index(x: Tensor, per_dim: list[tuple[int, int]], first: int, mode: s
 # --- interpolation --------------------------------------------------------------------------------
 
 
-_INTERPOLATE_MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2, "area": None}
+_INTERPOLATE_MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2, "bicubic": 2,
+                      "area": None}
 
 
 def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | Sequence[float] | None = None,  # noqa: A002
@@ -712,7 +713,8 @@ def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | S
     'nearest' takes input cell floor(out_index * scale); 'nearest-exact' floor((out_index + 0.5)
     * scale); 'linear' / 'bilinear' blend the two nearest cells, with PyTorch's coordinate map:
     src = (dst + 0.5) * scale - 0.5 (clamped at 0), or dst * (in - 1) / (out - 1) with
-    `align_corners`; 'area' is `adaptive_avg_pool`. With `scale_factor` (and no
+    `align_corners`; 'bicubic' blends four cells per dimension with Keys' cubic (a = -0.75);
+    'area' is `adaptive_avg_pool`. With `scale_factor` (and no
     `recompute_scale_factor`), scale is 1 / scale_factor, as in PyTorch; else in / out.
     Gradient: the transpose of the same weights (a scatter-add for nearest).
     """
@@ -732,7 +734,7 @@ def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | S
                                   f"{needs + 2}-D input")
     if align_corners is not None and needs is None:
         raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes "
-                         f"linear | bilinear, not {mode!r}")
+                         f"linear | bilinear | bicubic, not {mode!r}")
     _check_float(op, input)
     in_sizes = tuple(input.shape[2:])
     out_sizes, scales = _interpolate_sizes(in_sizes, size, scale_factor, recompute_scale_factor, op)
@@ -743,7 +745,8 @@ def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | S
     if needs is None:
         return _nearest(input, out_sizes, scales, exact=mode == "nearest-exact")
     # Separable: one (out, in) weight matrix per dimension; x @ M_w^T, then M_h @ that.
-    matrices = [_linear_weights(i, o, s, bool(align_corners), input.dtype)
+    weights = _cubic_weights if mode == "bicubic" else _linear_weights
+    matrices = [weights(i, o, s, bool(align_corners), input.dtype)
                 for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)]
     on_device = namespace(input.data).asarray  # the matrices are made on the host
     out = matmul(input, new_leaf(on_device(np.ascontiguousarray(matrices[-1].T))))
@@ -850,6 +853,39 @@ def _linear_weights(in_size: int, out_size: int, scale_factor: float | None, ali
     np.add.at(weights, (rows, i0), 1 - t)
     np.add.at(weights, (rows, i1), t)
     return weights
+
+
+# Keys' cubic convolution kernel with a = -0.75, as PyTorch's bicubic (and OpenCV's) uses.
+_CUBIC_A = -0.75
+
+
+def _cubic_weights(in_size: int, out_size: int, scale_factor: float | None, align_corners: bool,
+                   dtype: np.dtype) -> np.ndarray:
+    """(out, in): row o blends cells floor(src) - 1 .. floor(src) + 2 (clamped to the edges) with
+    the cubic kernel's weights at their distances from src. The coordinate map is the linear one's,
+    not clamped at 0 (PyTorch's area_pixel_compute_source_index with cubic=True)."""
+    if out_size == in_size:
+        return np.eye(in_size, dtype=dtype)
+    dst = np.arange(out_size, dtype=dtype)
+    if align_corners:
+        src = (dtype.type(in_size - 1) / dtype.type(out_size - 1) if out_size > 1 else dtype.type(0)) * dst
+    else:
+        src = _scale(in_size, out_size, scale_factor, dtype) * (dst + dtype.type(0.5)) - dtype.type(0.5)
+    start = np.floor(src).astype(np.int64)
+    t = (src - start).astype(dtype)
+    weights = np.zeros((out_size, in_size), dtype=dtype)
+    rows = np.arange(out_size)
+    for k, distance in enumerate((t + 1, t, 1 - t, 2 - t)):  # from cells start - 1 .. start + 2
+        np.add.at(weights, (rows, np.clip(start - 1 + k, 0, in_size - 1)), _keys_cubic(distance))
+    return weights
+
+
+def _keys_cubic(distance: np.ndarray) -> np.ndarray:
+    """The cubic convolution kernel at 0 <= distance <= 2 (one polynomial inside 1, one outside)."""
+    a = distance.dtype.type(_CUBIC_A)
+    inside = ((a + 2) * distance - (a + 3)) * distance * distance + 1
+    outside = ((a * distance - 5 * a) * distance + 8 * a) * distance - 4 * a
+    return np.where(distance <= 1, inside, outside)
 
 
 # --- F.unfold / F.fold: im2col and col2im as ops --------------------------------------------------
@@ -1050,36 +1086,46 @@ class ConvTranspose2d(_ConvNd):
     """
 
     _transposed = True
+    _conv = staticmethod(conv_transpose2d)
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Size, stride: Size = 1,
                  padding: Size = 0, output_padding: Size = 0, groups: int = 1, bias: bool = True,
                  dilation: Size = 1, padding_mode: str = "zeros", device: Any = None,
                  dtype: Any = None) -> None:
+        name = type(self).__name__
         if padding_mode != "zeros":
-            raise ValueError(f"ConvTranspose2d: only 'zeros' padding mode is supported, got {padding_mode!r}")
+            raise ValueError(f"{name}: only 'zeros' padding mode is supported, got {padding_mode!r}")
         if isinstance(padding, str):
-            raise ValueError(f"ConvTranspose2d: padding must be an int or a pair, got {padding!r}")
+            raise ValueError(f"{name}: padding must be an int or a tuple of ints, got {padding!r}")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, output_padding, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
         extra = self.output_padding if output_size is None else self._output_padding(input, output_size)
-        return conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, extra,
-                                self.groups, self.dilation)
+        return self._conv(input, self.weight, self.bias, self.stride, self.padding, extra,
+                          self.groups, self.dilation)
 
     def _output_padding(self, x: Tensor, output_size: Sequence[int]) -> tuple[int, ...]:
-        """The output_padding that makes the output `output_size` (its last two entries)."""
-        wanted = tuple(output_size)[-2:]
+        """The output_padding that makes the output `output_size` (its last entries)."""
+        dims = self._dims
+        wanted = tuple(output_size)[-dims:]
         extra = []
         for d, want in enumerate(wanted):
-            smallest = ((x.shape[d - 2] - 1) * self.stride[d] - 2 * self.padding[d]
+            smallest = ((x.shape[d - dims] - 1) * self.stride[d] - 2 * self.padding[d]
                         + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
             if not smallest <= want < smallest + self.stride[d]:
-                raise ValueError(f"ConvTranspose2d: requested an output size of {tuple(wanted)}, but valid "
-                                 f"sizes for input of shape {tuple(x.shape)} range from {smallest} to "
-                                 f"{smallest + self.stride[d] - 1} in dimension {d - 2}")
+                raise ValueError(f"{type(self).__name__}: requested an output size of {tuple(wanted)}, but "
+                                 f"valid sizes for input of shape {tuple(x.shape)} range from {smallest} "
+                                 f"to {smallest + self.stride[d] - 1} in dimension {d - dims}")
             extra.append(want - smallest)
         return tuple(extra)
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """1-D transposed convolution layer: `F.conv_transpose1d`, weight (in, out/groups, k)."""
+
+    _dims = 1
+    _conv = staticmethod(conv_transpose1d)
 
 
 class MaxPool2d(Module):
@@ -1092,8 +1138,10 @@ class MaxPool2d(Module):
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
+    _pool = staticmethod(max_pool2d)
+
     def forward(self, input: Tensor) -> Any:  # noqa: A002
-        return max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+        return self._pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
                           self.ceil_mode, self.return_indices)
 
     def extra_repr(self) -> str:
@@ -1132,3 +1180,245 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class MaxPool1d(MaxPool2d):
+    """`F.max_pool1d` as a layer (no parameters)."""
+
+    _pool = staticmethod(max_pool1d)
+
+
+class AvgPool1d(AvgPool2d):
+    """`F.avg_pool1d` as a layer (no parameters)."""
+
+    def __init__(self, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: int) -> Tensor:  # noqa: A002
+    """The mean of `output_size` adaptive windows along the last dimension (of (N, C, L) or (C, L))."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d: expected a 2-D or 3-D input, got shape "
+                           f"{tuple(input.shape)}")
+    size = output_size[0] if isinstance(output_size, Sequence) else output_size
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+class AdaptiveAvgPool1d(Module):
+    """`F.adaptive_avg_pool1d` as a layer: any length to `output_size` (no parameters)."""
+
+    def __init__(self, output_size: int) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class Upsample(Module):
+    """`F.interpolate` as a layer: resize to `size`, or by `scale_factor`, with `mode`."""
+
+    def __init__(self, size: Size | None = None, scale_factor: float | Sequence[float] | None = None,
+                 mode: str = "nearest", align_corners: bool | None = None,
+                 recompute_scale_factor: bool | None = None) -> None:
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                           self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        given = f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
+        return f"{given}, mode={self.mode!r}"
+
+
+class Unfold(Module):
+    """`F.unfold` (im2col) as a layer: (N, C, H, W) -> (N, C*kh*kw, L)."""
+
+    def __init__(self, kernel_size: Size, dilation: Size = 1, padding: Size = 0, stride: Size = 1) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
+                f"stride={self.stride}")
+
+
+class Fold(Module):
+    """`F.fold` (col2im) as a layer: (N, C*kh*kw, L) -> (N, C, H, W), overlaps summed."""
+
+    def __init__(self, output_size: Size, kernel_size: Size, dilation: Size = 1, padding: Size = 0,
+                 stride: Size = 1) -> None:
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+# --- padding layers: F.pad with a fixed mode over the last 1 or 2 dimensions ----------------------
+
+
+class _PadNd(Module):
+    """`F.pad(x, padding, mode)` as a layer; an int pads every side by that much."""
+
+    _dims = 2
+    _mode = "constant"
+
+    def __init__(self, padding: Size) -> None:
+        super().__init__()
+        sides = 2 * self._dims
+        self.padding = (padding,) * sides if isinstance(padding, int) else tuple(padding)
+        if len(self.padding) != sides:
+            raise ValueError(f"{type(self).__name__}: padding must be an int or {sides} ints, "
+                             f"got {padding!r}")
+        self.value = 0.0
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return pad(input, self.padding, self._mode, self.value if self._mode == "constant" else None)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}" + (f", value={self.value}" if self._mode == "constant" else "")
+
+
+class ConstantPad2d(_PadNd):
+    """Pad the last two dimensions with `value`: padding (left, right, top, bottom) or one int."""
+
+    def __init__(self, padding: Size, value: float) -> None:
+        super().__init__(padding)
+        self.value = value
+
+
+class ConstantPad1d(ConstantPad2d):
+    """Pad the last dimension with `value`: padding (left, right) or one int."""
+
+    _dims = 1
+
+
+class ZeroPad2d(_PadNd):
+    """Pad the last two dimensions with zeros: padding (left, right, top, bottom) or one int."""
+
+
+class ZeroPad1d(ZeroPad2d):
+    """Pad the last dimension with zeros: padding (left, right) or one int."""
+
+    _dims = 1
+
+
+class ReflectionPad2d(_PadNd):
+    """Pad the last two dimensions with their reflection (the edge not repeated)."""
+
+    _mode = "reflect"
+
+
+class ReflectionPad1d(ReflectionPad2d):
+    """Pad the last dimension with its reflection (the edge not repeated)."""
+
+    _dims = 1
+
+
+class ReplicationPad2d(_PadNd):
+    """Pad the last two dimensions by repeating their edge values."""
+
+    _mode = "replicate"
+
+
+class ReplicationPad1d(ReplicationPad2d):
+    """Pad the last dimension by repeating its edge values."""
+
+    _dims = 1
+
+
+class CircularPad2d(_PadNd):
+    """Pad the last two dimensions by wrapping around."""
+
+    _mode = "circular"
+
+
+class CircularPad1d(CircularPad2d):
+    """Pad the last dimension by wrapping around."""
+
+    _dims = 1
+
+
+# --- pixel shuffle: channels to space and back -----------------------------------------------------
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
+    """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels becomes an r x r block.
+    Gradient: the inverse rearrangement (through reshape and permute)."""
+    r = upscale_factor
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    *batch, channels, height, width = input.shape
+    if channels % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+                           f"square of upscale_factor, but input.size(-3)={channels} is not divisible "
+                           f"by {r * r}")
+    n = len(batch)
+    x = input.reshape(*batch, channels // (r * r), r, r, height, width)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*batch, channels // (r * r), height * r, width * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
+    """(*, C, H r, W r) -> (*, C r^2, H, W): the inverse of `pixel_shuffle`."""
+    r = downscale_factor
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input "
+                           f"with {input.ndim} dimension(s)")
+    *batch, channels, height, width = input.shape
+    if height % r or width % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, "
+                           f"but got height={height}, width={width}, downscale_factor={r}")
+    n = len(batch)
+    x = input.reshape(*batch, channels, height // r, r, width // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*batch, channels * r * r, height // r, width // r)
+
+
+class PixelShuffle(Module):
+    """`F.pixel_shuffle` as a layer."""
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """`F.pixel_unshuffle` as a layer."""
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"

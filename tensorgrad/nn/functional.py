@@ -7,7 +7,7 @@ itself (defined in its op module), so "jump to definition" lands on the forward 
 
 from __future__ import annotations
 
-from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
+from tensorgrad.elementwise import dropout, dropout1d, dropout2d, relu, sigmoid, tanh
 from tensorgrad.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -29,6 +29,8 @@ __all__ = [
     "softmax",
     "log_softmax",
     "dropout",
+    "dropout1d",
+    "dropout2d",
     "linear",
     "cross_entropy",
     "nll_loss",
@@ -43,6 +45,7 @@ __all__ = [
 
 # Convolution, pooling, padding and resampling (tensorgrad/nn/conv.py).
 from tensorgrad.nn.conv import (  # noqa: E402
+    adaptive_avg_pool1d,
     adaptive_avg_pool2d,
     avg_pool1d,
     avg_pool2d,
@@ -55,11 +58,14 @@ from tensorgrad.nn.conv import (  # noqa: E402
     max_pool1d,
     max_pool2d,
     pad,
+    pixel_shuffle,
+    pixel_unshuffle,
     unfold,
 )
 
 __all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
-            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "pad", "interpolate", "unfold", "fold"]
+            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate",
+            "unfold", "fold", "pixel_shuffle", "pixel_unshuffle"]
 
 # Activations, normalisation, lookup tables and attention (tensorgrad/nn/activation.py,
 # normalization.py, sparse.py, attention.py).
@@ -67,24 +73,35 @@ from tensorgrad.nn.activation import (  # noqa: E402
     celu,
     elu,
     gelu,
+    glu,
     hardsigmoid,
     hardswish,
     hardtanh,
     leaky_relu,
     logsigmoid,
     mish,
+    prelu,
     relu6,
     selu,
     silu,
     softmin,
     softplus,
     softsign,
+    tanhshrink,
+    threshold,
 )
 from tensorgrad.nn.attention import scaled_dot_product_attention  # noqa: E402
-from tensorgrad.nn.normalization import batch_norm, cosine_similarity, group_norm, layer_norm, normalize  # noqa: E402
+from tensorgrad.nn.normalization import (  # noqa: E402
+    batch_norm,
+    cosine_similarity,
+    group_norm,
+    layer_norm,
+    normalize,
+    pairwise_distance,
+)
 from tensorgrad.nn.sparse import embedding, one_hot  # noqa: E402
 
 __all__ += ["gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
             "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "layer_norm", "batch_norm",
             "group_norm", "normalize", "cosine_similarity", "embedding", "one_hot",
-            "scaled_dot_product_attention"]
+            "scaled_dot_product_attention", "glu", "prelu", "tanhshrink", "threshold", "pairwise_distance"]

@@ -22,7 +22,7 @@ from tensorgrad import loss
 from tensorgrad.creation import default_generator
 from tensorgrad.device import as_device, is_array, namespace, to_device, to_numpy
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
-from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
+from tensorgrad.elementwise import dropout, dropout1d, dropout2d, relu, sigmoid, tanh
 from tensorgrad.matmul import linear
 from tensorgrad.tensor import Tensor, init_node, to_array
 
@@ -45,6 +45,14 @@ __all__ = [
     "MSELoss",
     "L1Loss",
     "BCEWithLogitsLoss",
+    "BCELoss",
+    "KLDivLoss",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "ParameterList",
+    "ParameterDict",
+    "Dropout1d",
+    "Dropout2d",
 ]
 
 
@@ -572,6 +580,33 @@ class Sigmoid(Module):
         return sigmoid(x)
 
 
+class Dropout1d(Module):
+    """In training, zero whole channels with probability p (each (N, C) row of an (N, C, L) or
+    each channel of a (C, L) input) and scale the rest by 1 / (1 - p)."""
+
+    _function = staticmethod(dropout1d)
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"{type(self).__name__}: dropout probability has to be between 0 and 1, "
+                             f"but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return self._function(input, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout1d):
+    """In training, zero whole feature maps with probability p (of (N, C, H, W) or (C, H, W) input)
+    and scale the rest by 1 / (1 - p)."""
+
+    _function = staticmethod(dropout2d)
+
+
 class Dropout(Module):
     """In training, zero each element with probability p and scale the rest by 1 / (1 - p).
 
@@ -852,18 +887,120 @@ class ModuleDict(Module):
         self._modules.clear()
 
 
+class ParameterList(Module):
+    """A list of parameters, registered as '0', '1', ... so they are the model's; a tensor put in
+    becomes a Parameter (sharing its memory), as in PyTorch.
+
+    Indexing, slicing (a ParameterList), `len`, iteration, `append`, `extend`.
+    """
+
+    def __init__(self, values: Iterable[Tensor] | None = None) -> None:
+        super().__init__()
+        if values is not None:
+            self.extend(values)
+
+    def __getitem__(self, index: int | slice) -> Parameter | ParameterList:
+        if isinstance(index, slice):
+            return ParameterList(list(self._parameters.values())[index])
+        return self._parameters[_list_key("ParameterList", self._parameters, index, "parameters")]
+
+    def __setitem__(self, index: int, value: Tensor) -> None:
+        key = _list_key("ParameterList", self._parameters, index, "parameters")
+        setattr(self, key, _as_parameter("ParameterList", index, value))
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(self._parameters.values())
+
+    def append(self, value: Tensor) -> ParameterList:
+        """Add `value` (a Parameter, or a tensor made one) at the end; returns self."""
+        self.register_parameter(str(len(self)), _as_parameter("ParameterList", len(self), value))
+        return self
+
+    def extend(self, values: Iterable[Tensor]) -> ParameterList:
+        """Add each of `values` at the end; returns self."""
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(f"({key}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+                         for key, p in self._parameters.items())
+
+
+class ParameterDict(Module):
+    """A dict of parameters, registered under their keys (insertion order kept); a tensor put in
+    becomes a Parameter. `d[key]`, `d[key] = tensor`, `del d[key]`, `len`, `in`, iteration over
+    keys, `keys()`, `values()`, `items()`, `update()`."""
+
+    def __init__(self, parameters: Mapping[str, Tensor] | Iterable[tuple[str, Tensor]] | None = None) -> None:
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Parameter:
+        if key not in self._parameters:
+            raise KeyError(f"ParameterDict has no key {key!r} "
+                           f"(keys: {', '.join(self._parameters) or 'none'})")
+        return self._parameters[key]
+
+    def __setitem__(self, key: str, value: Tensor) -> None:
+        setattr(self, key, _as_parameter("ParameterDict", key, value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._parameters[key]
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parameters)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._parameters
+
+    def keys(self) -> Iterable[str]:
+        """The keys, in insertion order."""
+        return self._parameters.keys()
+
+    def values(self) -> Iterable[Parameter]:
+        """The parameters, in insertion order."""
+        return self._parameters.values()
+
+    def items(self) -> Iterable[tuple[str, Parameter]]:
+        """(key, parameter) pairs, in insertion order."""
+        return self._parameters.items()
+
+    def update(self, parameters: Mapping[str, Tensor] | Iterable[tuple[str, Tensor]]) -> None:
+        """Add or replace parameters from a mapping or from (key, tensor) pairs."""
+        pairs = parameters.items() if isinstance(parameters, Mapping | ParameterDict) else parameters
+        for key, value in pairs:
+            self[key] = value
+
+
+def _as_parameter(container: str, position: Any, value: Any) -> Parameter:
+    """`value` as a Parameter: itself if it is one, a Parameter sharing a tensor's memory else."""
+    if isinstance(value, Parameter):
+        return value
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{container}: entry {position} is a {type(value).__name__}, not a Tensor")
+    return Parameter(value)
+
+
 def _checked_module(container: str, position: Any, module: Any) -> Module:
     if not isinstance(module, Module):
         raise TypeError(f"{container}: argument {position} is a {type(module).__name__}, not a Module")
     return module
 
 
-def _list_key(container: str, modules: dict, index: Any) -> str:
+def _list_key(container: str, modules: dict, index: Any, noun: str = "modules") -> str:
     """The registry key of position `index` (negative counts from the end), checked."""
     if not isinstance(index, int | np.integer) or isinstance(index, bool):
         raise TypeError(f"{container} indices must be integers or slices, not {type(index).__name__}")
     if not -len(modules) <= index < len(modules):
-        raise IndexError(f"{container}: index {index} is out of range for {len(modules)} modules")
+        raise IndexError(f"{container}: index {index} is out of range for {len(modules)} {noun}")
     return list(modules)[index % len(modules)]
 
 
@@ -942,3 +1079,47 @@ class BCEWithLogitsLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
         return loss.binary_cross_entropy_with_logits(input, target, weight=self.weight,
                                                      reduction=self.reduction, pos_weight=self.pos_weight)
+
+
+class BCELoss(_WeightedLoss):
+    """`F.binary_cross_entropy` as a layer: for probabilities in [0, 1] (see BCEWithLogitsLoss)."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    """`F.kl_div` as a layer: input log-probabilities, target probabilities (or log ones)."""
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
+        batchmean = reduction == "batchmean" and size_average is None and reduce is None
+        super().__init__(size_average, reduce, "mean" if batchmean else reduction)
+        self.reduction = "batchmean" if batchmean else self.reduction  # kl_div's own reduction
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class SmoothL1Loss(_Loss):
+    """`F.smooth_l1_loss` as a layer: squared below `beta`, absolute above."""
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """`F.huber_loss` as a layer: squared below `delta`, delta times absolute above."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return loss.huber_loss(input, target, reduction=self.reduction, delta=self.delta)

@@ -31,8 +31,8 @@ from tensorgrad.nn.modules import Module, Parameter, _place
 from tensorgrad.tensor import Tensor
 
 __all__ = [
-    "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity",
-    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
+    "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "CosineSimilarity", "PairwiseDistance",
 ]
 
 
@@ -322,6 +322,42 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return record(np.squeeze(similarity, axis), "cosine_similarity", (x1, x2),
                   lambda grad: vjp(grad, a, d_a, norm_a, u_b),
                   lambda grad: vjp(grad, b, d_b, norm_b, u_a))
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The p-norm of x1 - x2 + eps over the last dimension, x1 and x2 broadcast together.
+    Gradient: the norm's, through the difference."""
+    x1, x2 = _floating_input(x1, "pairwise_distance"), _floating_input(x2, "pairwise_distance")
+    return (x1 - x2 + eps).norm(p, dim=-1, keepdim=keepdim)
+
+
+class CosineSimilarity(Module):
+    """`F.cosine_similarity(x1, x2, dim, eps)` as a layer."""
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return cosine_similarity(x1, x2, self.dim, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, eps={self.eps}"
+
+
+class PairwiseDistance(Module):
+    """`F.pairwise_distance(x1, x2, p, eps, keepdim)` as a layer."""
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+    def extra_repr(self) -> str:
+        return f"p={self.norm}, eps={self.eps}, keepdim={self.keepdim}"
 
 
 def _dim(dim: int, ndim: int, op: str) -> int:

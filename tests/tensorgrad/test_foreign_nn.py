@@ -114,6 +114,24 @@ def test_a_conv_net_with_batch_norm_and_pooling():
     both(run)
 
 
+def test_the_resampling_padding_and_gating_layers():
+    def run(on_foreign):
+        model = nn.Sequential(nn.Upsample(scale_factor=2, mode="bicubic"), nn.ReflectionPad2d(1),
+                              nn.PixelUnshuffle(2), nn.PReLU(4), nn.Dropout2d(0.3), nn.GLU(1),
+                              nn.Flatten(2), nn.ConvTranspose1d(2, 3, 3, stride=2), nn.MaxPool1d(2),
+                              nn.AdaptiveAvgPool1d(4))
+        if on_foreign:
+            to_foreign(model)
+        x = made(IMAGES, on_foreign, requires_grad=True)
+        out = model(x)
+        loss = nn.HuberLoss()(out, made(np.zeros(out.shape, np.float32), on_foreign))
+        loss.backward()
+        check_kind(on_foreign, out.data, x.grad, model[3].weight.grad, model[7].weight.grad)
+        return [out.data, x.grad, model[3].weight.grad, model[7].weight.grad]
+
+    both(run)
+
+
 def test_embedding_and_layer_norm():
     def run(on_foreign):
         embed, norm = nn.Embedding(10, 6, padding_idx=0), nn.LayerNorm(6)

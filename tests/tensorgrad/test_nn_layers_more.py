@@ -1,0 +1,180 @@
+"""More of torch.nn's layers: 1-D pools and transposed convolutions, resampling, padding, pixel
+shuffle, the remaining activations, distances, losses, channel dropout and parameter containers.
+
+Each layer is built in both libraries (tensorgrad's loads PyTorch's state dict, so both start
+from the same weights) and run on the same float64 input: the output, the input gradients and
+the parameter gradients must match PyTorch's, and the gradients finite differences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+
+torch = pytest.importorskip("torch")
+
+# name -> (build(nn) -> layer, input shapes, how inputs enter: "x" as they are, or "probabilities")
+LAYERS = {
+    "Upsample bilinear": (lambda nn: nn.Upsample(scale_factor=2, mode="bilinear"), [(2, 3, 4, 5)]),
+    "Upsample bicubic align_corners": (
+        lambda nn: nn.Upsample(size=(3, 7), mode="bicubic", align_corners=True), [(1, 2, 4, 5)]),
+    "Upsample nearest": (lambda nn: nn.Upsample(size=(3, 7)), [(1, 2, 4, 5)]),
+    "MaxPool1d": (lambda nn: nn.MaxPool1d(3, 2, padding=1), [(2, 3, 9)]),
+    "AvgPool1d": (lambda nn: nn.AvgPool1d(3, 2, padding=1, ceil_mode=True, count_include_pad=False),
+                  [(2, 3, 9)]),
+    "AdaptiveAvgPool1d": (lambda nn: nn.AdaptiveAvgPool1d(4), [(2, 3, 9)]),
+    "ConvTranspose1d": (
+        lambda nn: nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), [(2, 4, 7)]),
+    "ConvTranspose1d dilated, no bias": (
+        lambda nn: nn.ConvTranspose1d(2, 3, 2, dilation=2, bias=False), [(1, 2, 5)]),
+    "Fold": (lambda nn: nn.Fold((5, 6), (2, 3)), [(2, 18, 16)]),
+    "Unfold": (lambda nn: nn.Unfold((2, 3), padding=1, stride=2), [(2, 3, 5, 6)]),
+    "ZeroPad1d": (lambda nn: nn.ZeroPad1d((2, 1)), [(2, 3, 4)]),
+    "ZeroPad2d": (lambda nn: nn.ZeroPad2d((1, 0, 2, 1)), [(2, 3, 4, 5)]),
+    "ConstantPad1d": (lambda nn: nn.ConstantPad1d(2, 3.5), [(2, 3, 4)]),
+    "ConstantPad2d": (lambda nn: nn.ConstantPad2d((0, 1, 1, 2), -1.0), [(2, 3, 4, 5)]),
+    "ReflectionPad1d": (lambda nn: nn.ReflectionPad1d((2, 1)), [(2, 3, 4)]),
+    "ReflectionPad2d": (lambda nn: nn.ReflectionPad2d(1), [(2, 3, 4, 5)]),
+    "ReplicationPad1d": (lambda nn: nn.ReplicationPad1d(3), [(2, 3, 4)]),
+    "ReplicationPad2d": (lambda nn: nn.ReplicationPad2d((1, 2, 0, 3)), [(2, 3, 4, 5)]),
+    "CircularPad1d": (lambda nn: nn.CircularPad1d((1, 2)), [(2, 3, 4)]),
+    "CircularPad2d": (lambda nn: nn.CircularPad2d(1), [(2, 3, 4, 5)]),
+    "PixelShuffle": (lambda nn: nn.PixelShuffle(2), [(2, 8, 3, 4)]),
+    "PixelShuffle unbatched": (lambda nn: nn.PixelShuffle(3), [(9, 2, 2)]),
+    "PixelUnshuffle": (lambda nn: nn.PixelUnshuffle(2), [(2, 2, 4, 6)]),
+    "PReLU shared": (lambda nn: nn.PReLU(), [(2, 3, 4)]),
+    "PReLU per channel": (lambda nn: nn.PReLU(3, init=0.1), [(2, 3, 4, 5)]),
+    "Threshold": (lambda nn: nn.Threshold(0.1, 20.0), [(3, 4)]),
+    "Tanhshrink": (lambda nn: nn.Tanhshrink(), [(3, 4)]),
+    "GLU": (lambda nn: nn.GLU(1), [(2, 6, 3)]),
+    "GLU last dim": (lambda nn: nn.GLU(), [(2, 3, 4)]),
+    "Softmax2d": (lambda nn: nn.Softmax2d(), [(2, 3, 4, 5)]),
+    "CosineSimilarity": (lambda nn: nn.CosineSimilarity(dim=-1), [(3, 5), (3, 5)]),
+    "PairwiseDistance": (lambda nn: nn.PairwiseDistance(p=1.5, keepdim=True), [(3, 5), (3, 5)]),
+    "PairwiseDistance broadcast": (lambda nn: nn.PairwiseDistance(), [(3, 5), (5,)]),
+    "BCELoss": (lambda nn: nn.BCELoss(), [(3, 4), (3, 4)], "probabilities"),
+    "BCELoss weighted sum": (lambda nn: nn.BCELoss(weight=_weights(nn), reduction="sum"), [(3, 4), (3, 4)],
+                             "probabilities"),
+    "KLDivLoss": (lambda nn: nn.KLDivLoss(reduction="batchmean"), [(3, 4), (3, 4)], "log and probabilities"),
+    "KLDivLoss log_target": (lambda nn: nn.KLDivLoss(reduction="sum", log_target=True), [(3, 4), (3, 4)],
+                             "log and probabilities"),
+    "SmoothL1Loss": (lambda nn: nn.SmoothL1Loss(beta=0.5), [(3, 4), (3, 4)]),
+    "HuberLoss": (lambda nn: nn.HuberLoss(reduction="sum", delta=0.7), [(3, 4), (3, 4)]),
+}
+
+
+def _weights(nn):
+    values = np.linspace(0.5, 1.5, 4)
+    return tg.tensor(values) if nn is tg.nn else torch.tensor(values)
+
+
+def _inputs(shapes, kind: str) -> list[np.ndarray]:
+    rng = np.random.default_rng(len(shapes) * 7 + sum(map(len, shapes)))
+    arrays = [rng.standard_normal(shape) for shape in shapes]
+    if kind == "probabilities":
+        arrays = [1 / (1 + np.exp(-a)) for a in arrays]
+    elif kind == "log and probabilities":
+        probabilities = [np.exp(a) / np.exp(a).sum(-1, keepdims=True) for a in arrays]
+        arrays = [np.log(probabilities[0]), probabilities[1]]
+    return arrays
+
+
+def _run(m, layer, arrays):
+    leaves = [m.tensor(a, requires_grad=True) for a in arrays]
+    out = layer(*leaves)
+    weights = np.random.default_rng(5).standard_normal(tuple(out.shape))
+    (out * m.tensor(weights)).sum().backward()
+    return out, leaves
+
+
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_layer_matches_pytorch(name):
+    build, shapes, *kind = LAYERS[name]
+    arrays = _inputs(shapes, kind[0] if kind else "x")
+    theirs = build(torch.nn).double()
+    ours = build(tg.nn).double()
+    ours.load_state_dict({key: value.detach().numpy() for key, value in theirs.state_dict().items()})
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    out, leaves = _run(tg, ours, arrays)
+    tout, tleaves = _run(torch, theirs, arrays)
+    assert out.shape == tuple(tout.shape)
+    np.testing.assert_allclose(out.data, tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for leaf, tleaf in zip(leaves, tleaves, strict=True):
+        np.testing.assert_allclose(leaf.grad, tleaf.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for (key, param), (tkey, tparam) in zip(ours.named_parameters(), theirs.named_parameters(), strict=True):
+        assert key == tkey
+        np.testing.assert_allclose(param.grad, tparam.grad.numpy(), rtol=1e-10, atol=1e-12)
+    fresh = [tg.tensor(a, requires_grad=True) for a in arrays]
+    assert tg.gradcheck(lambda *xs: ours(*xs), fresh)
+
+
+@pytest.mark.parametrize("build, error", [
+    (lambda m: m.nn.functional.pixel_shuffle(m.zeros(1, 3, 2, 2), 2), RuntimeError),
+    (lambda m: m.nn.functional.pixel_unshuffle(m.zeros(1, 3, 3, 4), 2), RuntimeError),
+    (lambda m: m.nn.functional.glu(m.zeros(2, 3), 1), RuntimeError),
+    (lambda m: m.nn.functional.prelu(m.zeros(2, 3), m.ones(2)), RuntimeError),
+    (lambda m: m.nn.functional.dropout1d(m.zeros(2, 3, 4, 5)), RuntimeError),
+    (lambda m: m.nn.ZeroPad2d((1, 2, 3))(m.zeros(1, 2, 3, 4)), (ValueError, RuntimeError)),
+])
+def test_bad_arguments_raise_as_pytorch(build, error):
+    with pytest.raises(error):
+        build(torch)
+    with pytest.raises(error):
+        build(tg)
+
+
+# (layer, input shape, the number of trailing dimensions one draw covers)
+CHANNEL_DROPOUT = [(tg.nn.Dropout1d(0.4), (6, 50, 3), 1), (tg.nn.Dropout1d(0.4), (50, 3), 1),
+                   (tg.nn.Dropout2d(0.4), (6, 50, 3, 2), 2), (tg.nn.Dropout2d(0.4), (6, 50, 2), 1)]
+
+
+@pytest.mark.filterwarnings("ignore:dropout2d")
+@pytest.mark.parametrize("layer, shape, covered", CHANNEL_DROPOUT)
+def test_channel_dropout_drops_whole_channels(layer, shape, covered):
+    tg.manual_seed(0)
+    x = tg.ones(*shape, dtype=tg.float64, requires_grad=True)
+    out = layer(x)
+    channels = out.data.reshape(-1, int(np.prod(shape[-covered:])))
+    assert all(len(set(row)) == 1 for row in channels)  # one draw per channel
+    assert set(np.unique(channels)) <= {0.0, 1 / 0.6}
+    assert 0.2 < (channels[:, 0] == 0).mean() < 0.6
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad, out.data)  # the gradient is the mask
+    layer.eval()
+    assert layer(x) is x
+    layer.train()
+
+
+def test_dropout2d_reads_3d_input_as_torch_does():
+    with pytest.warns(UserWarning, match="3D input"):
+        tg.nn.functional.dropout2d(tg.ones(4, 5, 6), 0.5)
+
+
+def test_parameter_list_and_dict_register_like_torch():
+    class Net(tg.nn.Module):
+        def __init__(self, nn, make):
+            super().__init__()
+            self.scales = nn.ParameterList([make(np.ones(2)), make(np.zeros(3))])
+            self.scales.append(make(np.full(1, 2.0)))
+            self.table = nn.ParameterDict({"a": make(np.ones(4))})
+            self.table["b"] = make(np.zeros((2, 2)))
+
+    tg_net = Net(tg.nn, lambda a: tg.tensor(a))
+    torch_net = torch.nn.Module()
+    torch_net.scales = torch.nn.ParameterList([torch.tensor(np.ones(2)), torch.tensor(np.zeros(3))])
+    torch_net.scales.append(torch.tensor(np.full(1, 2.0)))
+    torch_net.table = torch.nn.ParameterDict({"a": torch.tensor(np.ones(4))})
+    torch_net.table["b"] = torch.tensor(np.zeros((2, 2)))
+    assert [k for k, _ in tg_net.named_parameters()] == [k for k, _ in torch_net.named_parameters()]
+    assert list(tg_net.state_dict()) == list(torch_net.state_dict())
+    assert all(isinstance(p, tg.nn.Parameter) and p.requires_grad for p in tg_net.parameters())
+    assert len(tg_net.scales) == 3 and tg_net.scales[-1].tolist() == [2.0]
+    assert len(tg_net.scales[1:]) == 2 and "b" in tg_net.table and len(tg_net.table) == 2
+    assert list(tg_net.table.keys()) == ["a", "b"]
+    total = sum((p * p).sum() for p in tg_net.parameters())
+    total.backward()
+    assert tg_net.table["a"].grad.tolist() == [2.0] * 4
+    with pytest.raises(TypeError):
+        tg_net.scales.append([1.0, 2.0])
