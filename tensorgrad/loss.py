@@ -24,7 +24,7 @@ import numpy as np
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import namespace
-from tensorgrad.elementwise import sigmoid_array
+from tensorgrad.elementwise import sigmoid_array, where
 from tensorgrad.reduce import log_softmax
 from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
@@ -138,6 +138,8 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 
             raise RuntimeError(f"{op}: ignore_index is not supported for probability targets "
                                "(floating point target)")
         weights = _class_weight(op, weight, input)
+        if isinstance(weight, Tensor) and weight.requires_grad:
+            weights = weight  # composed of plain ops: a learned weight gets its gradient, as in PyTorch
         return _cross_entropy_probabilities(input, _operand(target, input), weights, reduction,
                                             label_smoothing)
     labels, ignored = _class_targets(op, input, labels, ignore_index)
@@ -182,7 +184,7 @@ def _batched_cross_entropy(logits: Tensor, labels: np.ndarray, reduction: str) -
     return record(out, "cross_entropy", (logits,), vjp, saved=())
 
 
-def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: np.ndarray | None,  # noqa: A002
+def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: np.ndarray | Tensor | None,  # noqa: A002
                                  reduction: str, label_smoothing: float) -> Tensor:
     """-sum_c w_c target_c log_softmax(input)_c: composed of plain ops, so the target gets its
     gradient too. The mean divides by the number of samples (elements over classes)."""
@@ -202,11 +204,11 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: np.ndarr
     return total / samples if samples else total * np.nan
 
 
-def _along_classes(values: np.ndarray, ndim: int, class_dim: int) -> np.ndarray:
-    """A (C,) array shaped to broadcast along the class dimension of an ndim-d input."""
+def _along_classes(values: np.ndarray | Tensor, ndim: int, class_dim: int) -> np.ndarray | Tensor:
+    """A (C,) array (or tensor) shaped to broadcast along the class dimension of an ndim-d input."""
     shape = [1] * ndim
     shape[class_dim] = values.shape[0]
-    return values.reshape(shape)
+    return values.reshape(tuple(shape))
 
 
 def _class_weight(op: str, weight: Any, input: Tensor) -> np.ndarray | None:  # noqa: A002
@@ -289,6 +291,8 @@ def _nll(op: str, log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray | N
         total = np.add.reduce(sample_weights, axis=None)
         with np.errstate(invalid="ignore", divide="ignore"):  # nothing counted: nan, as in PyTorch
             out, scale = np.add.reduce(losses, axis=None) / total, sample_weights / total
+        if ignored is not None:  # an ignored sample gets no gradient, even when nothing is counted
+            scale = np.where(ignored, 0, scale)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         g = np.zeros_like(x)
@@ -315,8 +319,8 @@ def _smoothing_term(log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray |
     if weights is not None:
         log_probs = log_probs * _along_classes(weights, log_probs.ndim, class_dim)
     smooth = -log_probs.sum(class_dim)
-    if ignored is not None:
-        smooth = smooth * (~ignored).astype(log_probs.dtype)
+    if ignored is not None:  # a selection, not a product: no gradient there, even times 1 / 0
+        smooth = where(new_leaf(ignored), 0.0, smooth)
     if reduction == "none":
         return smooth
     if reduction == "sum":

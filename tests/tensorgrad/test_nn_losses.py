@@ -307,6 +307,41 @@ def test_all_samples_ignored_gives_nan_for_the_mean_and_zero_for_the_sum():
     assert loss.item() == 0 and not x.grad.any()
 
 
+@pytest.mark.parametrize("options", [{}, {"label_smoothing": 0.3}, {"weight": [1.0, 2.0, 3.0, 4.0]},
+                                     {"weight": [1.0, 2.0, 3.0, 4.0], "label_smoothing": 0.1}])
+def test_all_samples_ignored_gives_nan_and_a_zero_gradient_as_pytorch(options):
+    torch = pytest.importorskip("torch")
+    values = np.array([[0.3, -1.2, 0.5, 0.1], [1.0, 0.0, -0.5, 2.0]])
+    results = []
+    for m in (tg, torch):
+        x = m.tensor(values, requires_grad=True)
+        kwargs = {k: m.tensor(np.array(v)) if k == "weight" else v for k, v in options.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # no numpy warning reaches the user
+            loss = m.nn.functional.cross_entropy(x, m.tensor([1, 1]), ignore_index=1, **kwargs)
+            loss.backward()
+        results.append((loss.item(), np.asarray(x.grad if m is tg else x.grad.numpy())))
+    (ours, our_grad), (theirs, their_grad) = results
+    assert np.isnan(ours) and np.isnan(theirs)
+    np.testing.assert_array_equal(our_grad, their_grad)
+    assert not our_grad.any()
+
+
+def test_probability_targets_give_a_learned_class_weight_its_gradient():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    logits, targets = rng.standard_normal((3, 5)), rng.dirichlet(np.ones(5), 3)
+    weight = rng.uniform(0.5, 1.5, 5)
+    grads = []
+    for m in (tg, torch):
+        w = m.tensor(weight, requires_grad=True)
+        loss = m.nn.functional.cross_entropy(m.tensor(logits), m.tensor(targets), weight=w,
+                                             label_smoothing=0.2)
+        loss.backward()
+        grads.append(np.asarray(w.grad if m is tg else w.grad.numpy()))
+    np.testing.assert_allclose(*grads, rtol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
