@@ -172,10 +172,14 @@ from tensorgrad.elementwise import (  # more of PyTorch's elementwise names
     clamp_max,
     clamp_min,
     deg2rad,
+    erfc,
     float_power,
     fmax,
     fmin,
+    heaviside,
     hypot,
+    isneginf,
+    isposinf,
     logaddexp2,
     logit,
     nan_to_num,
@@ -183,14 +187,30 @@ from tensorgrad.elementwise import (  # more of PyTorch's elementwise names
     positive,
     rad2deg,
     sgn,
+    signbit,
     sinc,
     true_divide,
     xlogy,
 )
-from tensorgrad.matmul import bmm, dot, mm, mv, outer
-from tensorgrad.movement import moveaxis, ravel, select, swapdims, t
+from tensorgrad.indexing import argwhere, index_add, index_copy, index_fill, masked_scatter, take_along_dim
+from tensorgrad.matmul import addcdiv, addcmul, addmm, bmm, cdist, cross, dot, kron, mm, mv, outer, tensordot
+from tensorgrad.movement import (
+    fliplr,
+    flipud,
+    hsplit,
+    moveaxis,
+    ravel,
+    rot90,
+    select,
+    split_with_sizes,
+    swapdims,
+    t,
+    tensor_split,
+    vsplit,
+)
 from tensorgrad.reduce import (  # the reductions and scans of PyTorch
     all,
+    aminmax,
     any,
     argsort,
     count_nonzero,
@@ -199,12 +219,17 @@ from tensorgrad.reduce import (  # the reductions and scans of PyTorch
     cumprod,
     cumsum,
     diff,
+    kthvalue,
     logcumsumexp,
     median,
+    msort,
     nanmean,
+    nanmedian,
+    nanquantile,
     nansum,
     norm,
     prod,
+    quantile,
     sort,
     std,
     std_mean,
@@ -248,9 +273,13 @@ __all__ = [
     "hypot", "logaddexp2", "logit", "nan_to_num", "negative", "positive", "rad2deg", "sgn", "sinc",
     "true_divide", "xlogy", "bmm", "dot", "mm", "mv", "outer", "moveaxis", "ravel", "select",
     "swapdims", "t", "diff", "nanmean", "nansum", "trace",
+    "erfc", "heaviside", "isneginf", "isposinf", "signbit", "argwhere", "index_add", "index_copy",
+    "index_fill", "masked_scatter", "take_along_dim", "addcdiv", "addcmul", "addmm", "cdist", "cross", "kron",
+    "tensordot", "fliplr", "flipud", "hsplit", "rot90", "split_with_sizes", "tensor_split", "vsplit",
+    "aminmax", "kthvalue", "msort", "nanmedian", "nanquantile", "quantile", "linalg",
 ]
 
-from tensorgrad import cuda, data, nn, optim  # noqa: E402 - after the ops they are built from
+from tensorgrad import cuda, data, linalg, nn, optim  # noqa: E402 - after the ops they are built from
 
 # torch.selu, torch.layer_norm, ... exist beside torch.nn.functional's: the same functions here.
 from tensorgrad.nn.activation import celu, selu  # noqa: E402

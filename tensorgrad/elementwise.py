@@ -552,20 +552,37 @@ _ERFC_LARGE = ((1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804
 
 
 def _erf_array(x: np.ndarray) -> np.ndarray:
-    """erf of a float array, in its dtype (NumPy has no erf; this is Cody's, computed in float64).
+    """erf of a float array, in its dtype (NumPy has no erf; this is Cody's, computed in float64)."""
+    small, tail, y = _erf_parts(x)
+    with np.errstate(invalid="ignore"):
+        out = np.where(y < 0.46875, small, np.where(np.isnan(y), y, 1 - tail))
+    return np.copysign(out, x).astype(x.dtype, copy=False)  # erf is odd; erf(-0.0) is -0.0
 
-    Three ranges of |x|: below 0.46875, erf(|x|) / |x| is a rational function of x**2; up to 4,
-    erfc(|x|) * e**(x**2) is one of |x|; beyond, erfc(|x|) * e**(x**2) * |x| is one of 1 / x**2.
+
+def _erfc_array(x: np.ndarray) -> np.ndarray:
+    """erfc = 1 - erf, without the cancellation: the tail is computed as itself (erfc(10) ~ 2e-45)."""
+    small, tail, y = _erf_parts(x)
+    with np.errstate(invalid="ignore"):
+        out = np.where(y < 0.46875, 1 - np.copysign(small, x), np.where(x > 0, tail, 2 - tail))
+        out = np.where(np.isnan(y), y, out)
+    return out.astype(x.dtype, copy=False)
+
+
+def _erf_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(erf(|x|) where |x| < 0.46875, erfc(|x|) elsewhere, |x|), in float64 (Cody's three ranges).
+
+    Below 0.46875, erf(|x|) / |x| is a rational function of x**2; up to 4, erfc(|x|) * e**(x**2)
+    is one of |x|; beyond, erfc(|x|) * e**(x**2) * |x| is one of 1 / x**2.
     """
     y = np.abs(x.astype(np.float64))
     with np.errstate(all="ignore"):  # each range is evaluated everywhere, and kept where it holds
         z = y * y
         small = y * _rational(_ERF_SMALL, z)
-        middle = 1 - np.exp(-z) * _rational(_ERFC_MIDDLE, y)
+        middle = np.exp(-z) * _rational(_ERFC_MIDDLE, y)
         w = 1 / z
-        large = 1 - np.exp(-z) / y * (1 / float(np.sqrt(np.pi)) - w * _rational(_ERFC_LARGE, w))
-        out = np.where(y < 0.46875, small, np.where(y <= 4, middle, np.where(y > 4, large, y)))
-    return np.copysign(out, x).astype(x.dtype, copy=False)  # erf is odd; erf(-0.0) is -0.0
+        large = np.exp(-z) / y * (1 / float(np.sqrt(np.pi)) - w * _rational(_ERFC_LARGE, w))
+        tail = np.where(y <= 4, middle, large)
+    return small, tail, y
 
 
 def _rational(coefficients: tuple[tuple[float, ...], tuple[float, ...]], z: np.ndarray) -> np.ndarray:
@@ -576,6 +593,12 @@ def _rational(coefficients: tuple[tuple[float, ...], tuple[float, ...]], z: np.n
     for c in coefficients[1][1:]:
         denominator = denominator * z + c
     return numerator / denominator
+
+
+def erfc(x: Tensor) -> Tensor:
+    """1 - erf(x), accurate where erf(x) is close to 1. Derivative: -2/sqrt(pi) * e**(-x**2)."""
+    return record(_erfc_array(_floating(x)), "erfc", (x,),
+                  _quiet(lambda grad: -grad * _TWO_OVER_SQRT_PI * np.exp(-x.data * x.data)))
 
 
 def exp2(x: Tensor) -> Tensor:
@@ -711,8 +734,10 @@ def _remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def floor_divide(a: Operand, b: Operand) -> Tensor:
     """a // b, the quotient rounded down. No derivative: backward raises, as in PyTorch."""
     a, b = _operands(a, b)
+    no_slope = _not_differentiable("floor_divide", "; div(a, b, rounding_mode='floor') computes the same "
+                                                   "with a zero gradient")
     return record(_dividing(np.floor_divide, a, b, "floor_divide"), "floor_divide", (a, b),
-                  _not_differentiable("floor_divide"), _not_differentiable("floor_divide"), saved=())
+                  no_slope, no_slope, saved=())
 
 
 def div_rounded(a: Operand, b: Operand, rounding_mode: str) -> Tensor:
@@ -749,10 +774,10 @@ def _dividing(ufunc: Callable[..., np.ndarray], a: Tensor, b: Tensor, op: str) -
         return _binary(ufunc, a, b, op)
 
 
-def _not_differentiable(op: str) -> Callable[[np.ndarray], np.ndarray]:
+def _not_differentiable(op: str, instead: str = "") -> Callable[[np.ndarray], np.ndarray]:
+    """A VJP that raises as PyTorch does for an op without a derivative, naming what to use instead."""
     def vjp(grad: np.ndarray) -> np.ndarray:
-        raise RuntimeError(f"the derivative of {op} is not implemented (as in PyTorch); "
-                           "div(a, b, rounding_mode='floor') computes the same with a zero gradient")
+        raise RuntimeError(f"the derivative of {op} is not implemented (as in PyTorch)" + instead)
     return vjp
 
 
@@ -1093,6 +1118,34 @@ logical_xor = _compare(np.logical_xor, "xor")
 def logical_not(x: Tensor) -> Tensor:
     """not x, elementwise (nonzero is true): a bool tensor that carries no gradient."""
     return new_leaf(np.logical_not(x.data))
+
+
+def heaviside(x: Tensor, values: Operand) -> Tensor:
+    """0 where x < 0, 1 where x > 0, `values` where x == 0 (broadcast), in their common dtype.
+    No derivative: backward raises, as in PyTorch."""
+    x, values = _operands(x, values)
+    if x.dtype != values.dtype:
+        raise UnsupportedDtypeError(f"heaviside: input ({x.dtype}) and values ({values.dtype}) must have "
+                                    "the same dtype, as in PyTorch")
+    out = _binary(lambda a, v: np.where(a == 0, v, (a > 0).astype(a.dtype)).astype(a.dtype, copy=False),
+                  x, values, "heaviside")
+    no_slope = _not_differentiable("heaviside")
+    return record(out, "heaviside", (x, values), no_slope, no_slope, saved=())
+
+
+def signbit(x: Tensor) -> Tensor:
+    """True where the sign bit is set (negative numbers and -0.0): a bool tensor without gradient."""
+    return new_leaf(np.signbit(x.data))
+
+
+def isposinf(x: Tensor) -> Tensor:
+    """True where x is +inf: a bool tensor without gradient."""
+    return new_leaf(np.isposinf(x.data) if x.data.dtype.kind == "f" else np.zeros_like(x.data, dtype=bool))
+
+
+def isneginf(x: Tensor) -> Tensor:
+    """True where x is -inf: a bool tensor without gradient."""
+    return new_leaf(np.isneginf(x.data) if x.data.dtype.kind == "f" else np.zeros_like(x.data, dtype=bool))
 
 
 def isnan(x: Tensor) -> Tensor:

@@ -432,6 +432,127 @@ def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
     return record(out if x.ndim else out.reshape(idx.shape), "index_select", (x,), vjp, saved=())
 
 
+def _slice_index(x: Tensor, dim: int, index: Any, op: str) -> tuple[int, np.ndarray]:
+    """(dim, index) checked for the index_* ops: a vector (or scalar) of positions along dim."""
+    dim = checks.dim(dim, x.ndim, op)
+    idx = _index_array(index, x, op)
+    if idx.ndim > 1:
+        raise RuntimeError(f"{op}(): index has to be a vector/scalar, got shape {idx.shape}")
+    size = x.shape[dim] if x.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError(f"{op}(): index {int(idx.max())} is out of bounds for dimension {dim} with "
+                         f"size {size}")
+    return dim, idx.reshape(-1)
+
+
+def _check_source(x: Tensor, dim: int, idx: np.ndarray, source: Tensor, op: str) -> None:
+    """source has x's dtype and x's shape, with len(index) along dim (PyTorch's rules)."""
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"{op}(): self ({x.dtype}) and source ({source.dtype}) must have the same "
+                           "scalar type")
+    if x.ndim == 0 or source.ndim == 0:
+        fits = source.numel() == idx.size
+    else:
+        rows = source.shape[dim] if source.ndim > dim else None
+        if rows != idx.size:  # PyTorch's index_copy calls this an IndexError, index_add a RuntimeError
+            raise (IndexError if op == "index_copy" else RuntimeError)(
+                f"{op}(): number of indices ({idx.size}) should be equal to source.size(dim) ({rows}), "
+                f"for dim {dim} (source of shape {source.shape})")
+        fits = source.shape == x.shape[:dim] + (idx.size,) + x.shape[dim + 1:]
+    if not fits:
+        raise RuntimeError(f"{op}(): source of shape {source.shape} doesn't fit: expected "
+                           f"{x.shape[:dim] + (idx.size,) + x.shape[dim + 1:]} ({idx.size} indices along "
+                           f"dimension {dim} of a tensor of shape {x.shape})")
+
+
+def index_add(x: Tensor, dim: int, index: Any, source: Tensor, *, alpha: float = 1) -> Tensor:
+    """A copy of x with alpha * source[..., i, ...] added at x[..., index[i], ...] along `dim`
+    (repeated indices add up). Gradients: x's passes through; source's is alpha * grad[index]."""
+    dim, idx = _slice_index(x, dim, index, "index_add")
+    _check_source(x, dim, idx, source, "index_add")
+    out = x.data.copy()
+    values = source.data if alpha == 1 else source.data * x.dtype.type(alpha)
+    ufunc_at(np.add, np.moveaxis(out.reshape(x.shape or (1,)), dim, 0), idx,
+             np.moveaxis(values.reshape(source.shape or (1,)), dim, 0))
+    return record(out, "index_add", (x, source), lambda grad: grad,
+                  lambda grad: np.take(grad.reshape(x.shape or (1,)), idx, axis=dim).reshape(source.shape)
+                  * (1 if alpha == 1 else x.dtype.type(alpha)), saved=())
+
+
+def index_copy(x: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
+    """A copy of x with source[..., i, ...] written at x[..., index[i], ...] along `dim`.
+    Gradients: x's where nothing was written; source's is grad[index]."""
+    dim, idx = _slice_index(x, dim, index, "index_copy")
+    _check_source(x, dim, idx, source, "index_copy")
+    key = (slice(None),) * dim + (idx,)
+    out = x.data.copy()
+    out.reshape(x.shape or (1,))[key] = source.data.reshape(source.shape or (1,))
+
+    def vjp_x(grad: np.ndarray) -> np.ndarray:
+        g = grad.copy()
+        g.reshape(x.shape or (1,))[key] = 0
+        return g
+
+    return record(out, "index_copy", (x, source), vjp_x,
+                  lambda grad: grad.reshape(x.shape or (1,))[key].reshape(source.shape), saved=())
+
+
+def index_fill(x: Tensor, dim: int, index: Any, value: Any) -> Tensor:
+    """A copy of x with `value` at x[..., index[i], ...] along `dim`. Gradients: x's where nothing
+    was written; a 0-d tensor value's is the sum of grad over the filled places."""
+    dim, idx = _slice_index(x, dim, index, "index_fill")
+    filled = namespace(x.data).zeros(x.shape or (1,), dtype=bool)
+    filled[(slice(None),) * dim + (idx,)] = True
+    return masked_fill(x, filled.reshape(x.shape), value)
+
+
+def masked_scatter(x: Tensor, mask: Any, source: Tensor) -> Tensor:
+    """A copy of x with the first k elements of source (in row-major order) written where the
+    mask (broadcast to x) is True, k being the number of Trues. Gradients: x's where the mask is
+    False; source's first k elements get grad at the masked places."""
+    m = np.broadcast_to(_mask_array(mask, x, "masked_scatter"), x.shape)
+    count = int(m.sum())
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"masked_scatter(): expected self and source to have same dtypes but got "
+                           f"{x.dtype} and {source.dtype}")
+    if source.numel() < count:
+        raise RuntimeError(f"masked_scatter(): number of elements of source ({source.numel()}) < number of "
+                           f"ones in mask ({count})")
+    out = x.data.copy()
+    out[m] = source.data.reshape(-1)[:count]
+    xp = namespace(x.data)
+
+    def vjp_source(grad: np.ndarray) -> np.ndarray:
+        g = xp.zeros(source.numel(), dtype=grad.dtype)
+        g[:count] = grad[m]
+        return g.reshape(source.shape)
+
+    return record(out, "masked_scatter", (x, source), lambda grad: np.where(m, 0, grad), vjp_source,
+                  saved=())
+
+
+def take_along_dim(x: Tensor, indices: Any, dim: int | None = None) -> Tensor:
+    """x's elements at `indices` along `dim` (x and indices broadcast together elsewhere), or of
+    the flattened x for None. Gradient: scatter-added back (through `gather`)."""
+    idx = _index_array(indices, x, "take_along_dim")
+    if dim is None:
+        return gather(x.reshape(-1), 0, idx.reshape(-1))
+    dim = checks.dim(dim, x.ndim, "take_along_dim")
+    if idx.ndim != x.ndim:
+        raise RuntimeError(f"take_along_dim(): input and indices should have the same number of "
+                           f"dimensions, but got {x.ndim} dimensions for input, and {idx.ndim} dimensions "
+                           "for indices")
+    shape = [max(a, b) for a, b in zip(x.shape, idx.shape, strict=True)]
+    x_shape, idx_shape = list(shape), list(shape)
+    x_shape[dim], idx_shape[dim] = x.shape[dim], idx.shape[dim]
+    return gather(x.expand(*x_shape), dim, np.broadcast_to(idx, idx_shape))
+
+
+def argwhere(x: Tensor) -> Tensor:
+    """The indices of the non-zero elements, one row each: `nonzero(x)`."""
+    return nonzero(x)
+
+
 def _mask_array(mask: Any, x: Tensor, op: str) -> np.ndarray:
     data = array_like(mask.data if isinstance(mask, Tensor) else mask, x.data)
     if data.dtype != np.bool_:

@@ -8,8 +8,13 @@ more matmuls, `grad @ b.T` and `a.T @ grad`, with the transposes passed to BLAS 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
+from tensorgrad import checks, movement
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import namespace
@@ -154,6 +159,103 @@ def _require_ranks(op: str, *operands: tuple[Tensor, str, int]) -> None:
             raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(tensor).__name__}")
         if tensor.ndim != rank:
             raise ShapeError(f"{op}: {name} must be {words[rank]}, got a tensor of shape {tensor.shape}")
+
+
+# --- more products, composed of the ops above (so their gradients are those ops') -------------
+
+
+def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[Any] = 2) -> Tensor:
+    """The sum of products over the dimensions `dims` names: the last `dims` of a with the first
+    `dims` of b for an int, or the pairs ([a's dims], [b's dims]). Computed as one matmul."""
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+        dims_a = [checks.dim(d, a.ndim, "tensordot") for d in dims_a]
+        dims_b = [checks.dim(d, b.ndim, "tensordot") for d in dims_b]
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError(f"tensordot: both dimension lists should have same length, got {dims_a} "
+                           f"and {dims_b}")
+    for da, db in zip(dims_a, dims_b, strict=True):
+        if a.shape[da] != b.shape[db]:
+            raise ShapeError(f"tensordot: contracted dimensions need to match, but first has size "
+                             f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} in dim {db}")
+    free_a = [d for d in range(a.ndim) if d not in dims_a]
+    free_b = [d for d in range(b.ndim) if d not in dims_b]
+    inner = math.prod(a.shape[d] for d in dims_a)
+    left = a.permute(*free_a, *dims_a).reshape(math.prod(a.shape[d] for d in free_a), inner)
+    right = b.permute(*dims_b, *free_b).reshape(inner, math.prod(b.shape[d] for d in free_b))
+    return matmul(left, right).reshape(*(a.shape[d] for d in free_a), *(b.shape[d] for d in free_b))
+
+
+def kron(a: Tensor, b: Tensor) -> Tensor:
+    """The Kronecker product: every element of a times the whole of b, laid out block by block
+    (the fewer dimensions are padded with leading 1s)."""
+    n = max(a.ndim, b.ndim)
+    shape_a, shape_b = (1,) * (n - a.ndim) + a.shape, (1,) * (n - b.ndim) + b.shape
+    # a's dimension k and b's dimension k become neighbours: (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...)
+    spread_a = a.reshape(*(d for size in shape_a for d in (size, 1)))
+    spread_b = b.reshape(*(d for size in shape_b for d in (1, size)))
+    return (spread_a * spread_b).reshape(*(i * j for i, j in zip(shape_a, shape_b, strict=True)))
+
+
+def cross(a: Tensor, b: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along `dim` (a and b broadcast together). Without a dim,
+    the first dimension of size 3 (PyTorch's deprecated default; `linalg.cross` uses -1)."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    if dim is None:
+        dim = next((d for d, size in enumerate(shape) if size == 3), -1)
+    dim = checks.dim(dim, len(shape), "cross")
+    if a.shape[dim - len(shape) + a.ndim] != 3 or b.shape[dim - len(shape) + b.ndim] != 3:
+        raise ShapeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                         f"{a.shape[dim - len(shape) + a.ndim]} and {b.shape[dim - len(shape) + b.ndim]}")
+    a, b = a.expand(*shape), b.expand(*shape)
+    a1, a2, a3 = a.unbind(dim)
+    b1, b2, b3 = b.unbind(dim)
+    return movement.stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], dim)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
+    (..., P, R), batch dimensions broadcast. Computed from the differences, not PyTorch's
+    matmul shortcut, so distances near 0 stay exact. Gradient: the norm's (0 at distance 0)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, "
+                           f"X2 got: {x2.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise ShapeError(f"cdist: X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} "
+                         f"X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * (mat1 @ mat2), input broadcast; with beta = 0 input is ignored (its
+    nan and inf too), as in PyTorch."""
+    product = mm(mat1, mat2)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return product + (input if beta == 1 else input * beta)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:  # noqa: A002
+    """input + value * tensor1 * tensor2, broadcasting."""
+    return input + value * tensor1 * tensor2
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:  # noqa: A002
+    """input + value * tensor1 / tensor2, broadcasting (integer tensors refused, as in PyTorch)."""
+    if tensor1.dtype.kind in "iub" and tensor2.dtype.kind in "iub":
+        raise RuntimeError("addcdiv: integer division with addcdiv is not supported; use "
+                           "input + value * tensor1 // tensor2 or cast to float")
+    return input + value * tensor1 / tensor2
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -282,6 +282,52 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return split(x, max(-(-size // chunks), 1), dim)
 
 
+def split_with_sizes(x: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of the given sizes along `dim` (views): `split` with a list."""
+    return split(x, list(split_sizes), dim)
+
+
+def tensor_split(x: Tensor, indices_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """`sections` near-equal pieces along `dim` (the first size % sections one longer), or the
+    pieces between the given indices (views; indices past the end give empty pieces)."""
+    dim = checks.dim(dim, x.ndim, "tensor_split")
+    size = x.shape[dim]
+    if isinstance(indices_or_sections, int | np.integer):
+        sections = checks.as_int(indices_or_sections, "tensor_split", "sections")
+        if sections <= 0:
+            raise RuntimeError(f"tensor_split(): number of sections must be larger than 0, got {sections}")
+        longer, base = size % sections, size // sections
+        sizes = [base + 1] * longer + [base] * (sections - longer)
+        bounds = np.cumsum([0] + sizes).tolist()
+    else:
+        indices = [checks.as_int(i, "tensor_split", "indices") for i in indices_or_sections]
+        bounds = [0] + [min(max(i + size if i < 0 else i, 0), size) for i in indices] + [size]
+    return tuple(_select_view(x, dim, slice(lo, max(lo, hi)), "tensor_split")
+                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def hsplit(x: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """`tensor_split` along dimension 1 (0 for a 1-D tensor); sections must divide the size."""
+    return _split_evenly(x, indices_or_sections, 0 if x.ndim == 1 else 1, "hsplit", 1)
+
+
+def vsplit(x: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """`tensor_split` along dimension 0 of a tensor with at least 2 dimensions."""
+    return _split_evenly(x, indices_or_sections, 0, "vsplit", 2)
+
+
+def _split_evenly(x: Tensor, indices_or_sections: int | Sequence[int], dim: int, op: str,
+                  min_ndim: int) -> tuple[Tensor, ...]:
+    if x.ndim < min_ndim:
+        raise RuntimeError(f"torch.{op} requires a tensor with at least {min_ndim} dimension, but got a "
+                           f"tensor with {x.ndim} dimensions!")
+    if isinstance(indices_or_sections, int | np.integer) and x.shape[dim] % indices_or_sections:
+        raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size of the "
+                           f"dimension {x.shape[dim]} is not divisible by the split_size "
+                           f"{indices_or_sections}!")
+    return tensor_split(x, indices_or_sections, dim)
+
+
 def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Every slice along `dim`, with that dimension removed (views)."""
     dim = checks.dim(dim, x.ndim, "unbind")
@@ -364,6 +410,37 @@ def flip(x: Tensor, dims: int | Sequence[int]) -> Tensor:
     axes = checks.dims(dims, x.ndim, "flip")
     return record(np.flip(x.data, axes).copy(), "flip", (x,),
                   lambda grad: np.flip(grad, axes), saved=())
+
+
+def fliplr(x: Tensor) -> Tensor:
+    """The columns in reverse order: `flip(x, 1)` (at least 2-D)."""
+    if x.ndim < 2:
+        raise RuntimeError(f"fliplr: input must be >= 2-d, got shape {x.shape}")
+    return flip(x, 1)
+
+
+def flipud(x: Tensor) -> Tensor:
+    """The rows in reverse order: `flip(x, 0)` (at least 1-D)."""
+    if x.ndim < 1:
+        raise RuntimeError("flipud: input must be >= 1-d, got a 0-d tensor")
+    return flip(x, 0)
+
+
+def rot90(x: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+    """Rotated by 90 degrees k times in the plane of `dims`, from the first towards the second
+    (a copy, as in PyTorch). Gradient: rotated back."""
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90: expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.ndim < 2:
+        raise RuntimeError(f"rot90: expected total dims >= 2, but got total dims = {x.ndim}")
+    first, second = (checks.dim(d, x.ndim, "rot90") for d in dims)
+    if first == second:
+        raise RuntimeError(f"rot90: expected rotation dims to be different, but got dim0 = {dims[0]} and "
+                           f"dim1 = {dims[1]}")
+    turns = k % 4
+    rotated = np.rot90(x.data, turns, (first, second))  # a view (x itself for k = 0)
+    return record(namespace(rotated).array(rotated, order="C"), "rot90", (x,),
+                  lambda grad: np.rot90(grad, -turns, (first, second)), saved=())
 
 
 def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:

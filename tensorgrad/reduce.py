@@ -17,7 +17,7 @@ import numpy as np
 from tensorgrad import checks, elementwise, movement, return_types
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
-from tensorgrad.device import accumulate, namespace, ufunc_at
+from tensorgrad.device import accumulate, array_like, namespace, to_numpy, ufunc_at
 from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
@@ -762,6 +762,134 @@ def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor |
         index = np.where(nan.any(axis=axis, keepdims=True), np.argmax(nan, axis=axis, keepdims=True), index)
     shape = _reduced_shape(x.shape, axis, keepdim)
     return return_types.median(*_take_along(x, data, index, axis, "median", shape))
+
+
+def nanmedian(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """`median` of the elements that are not nan (nan where all are): the lower median of each
+    slice's numbers. With dim, the named tuple `(values, indices)`; gradients as `median`'s."""
+    _not_bool(x, "nanmedian")
+    if x.data.dtype.kind not in "fc":
+        return median(x, dim, keepdim)
+    if dim is None:
+        flat = x.data.reshape(-1)
+        numbers = flat[~np.isnan(flat)]
+        if numbers.size == 0:
+            return _median_of_all(x)  # nan, as the median of nothing
+        value = namespace(flat).asarray(np.sort(numbers)[(numbers.size - 1) // 2])
+        return record(value, "nanmedian", (x,),
+                      lambda grad: (x.data == value) * (grad / np.add.reduce(x.data == value, axis=None)))
+    data, axis = _scan_input(x, dim, "nanmedian")
+    _nonempty(x, axis, "nanmedian")
+    order = np.argsort(data, axis=axis, kind="stable")  # nan sorts last
+    counted = np.add.reduce(~np.isnan(data), axis=axis, keepdims=True)
+    middle = np.maximum(counted - 1, 0) // 2
+    index = np.take_along_axis(order, middle, axis=axis)
+    shape = _reduced_shape(x.shape, axis, keepdim)
+    return return_types.nanmedian(*_take_along(x, data, index, axis, "nanmedian", shape))
+
+
+def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """The k-th smallest element along `dim` (k from 1), as the named tuple `(values, indices)`.
+    Derivative: grad goes to x[indices]. nan counts as the largest value."""
+    data, axis = _scan_input(x, dim, "kthvalue")
+    _not_bool(x, "kthvalue")
+    k = checks.as_int(k, "kthvalue", "k")
+    if not 1 <= k <= data.shape[axis]:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}: k={k}, "
+                           f"size {data.shape[axis]} (input shape {x.shape})")
+    index = np.argsort(data, axis=axis, kind="stable")[_along(axis, data.ndim, slice(k - 1, k))]
+    shape = _reduced_shape(x.shape, axis, keepdim)
+    return return_types.kthvalue(*_take_along(x, data, index, axis, "kthvalue", shape))
+
+
+def aminmax(x: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """The smallest and the largest values (over `dim`, or all), as the named tuple `(min, max)`.
+    Gradients as `amin`'s and `amax`'s: split evenly among ties."""
+    if x.numel() == 0:
+        raise RuntimeError(f"aminmax(): cannot compute aminmax over an empty tensor of shape {x.shape}")
+    dims = () if dim is None else dim
+    return return_types.aminmax(amin(x, dims, keepdim), amax(x, dims, keepdim))
+
+
+def msort(x: Tensor) -> Tensor:
+    """x sorted along its first dimension: `sort(x, dim=0).values`."""
+    return sort(x, 0).values
+
+
+_QUANTILE_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def quantile(x: Tensor, q: float | Tensor, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    """The q-th quantiles along `dim` (of all elements for None): the value at rank q (n - 1) of
+    the sorted slice, between neighbours as `interpolation` says; nan where a slice holds a nan.
+    A 1-D q puts its dimension first. Gradient: through the sort and the interpolation."""
+    return _quantile(x, q, dim, keepdim, interpolation, "quantile", ignore_nan=False)
+
+
+def nanquantile(x: Tensor, q: float | Tensor, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """`quantile` of the elements that are not nan (nan where all are)."""
+    return _quantile(x, q, dim, keepdim, interpolation, "nanquantile", ignore_nan=True)
+
+
+def _quantile(x: Tensor, q: float | Tensor, dim: int | None, keepdim: bool, interpolation: str,
+              op: str, ignore_nan: bool) -> Tensor:
+    qs = _checked_quantiles(x, q, interpolation, op)
+    axis = None if dim is None else checks.dim(dim, x.ndim, op)
+    rows = x.reshape(-1) if axis is None or x.ndim == 0 else x.movedim(axis, -1)
+    ordered = sort(rows, -1).values  # each row ascending, nan last
+    data = ordered.data
+    counted = (np.add.reduce(~np.isnan(data), axis=-1, keepdims=True) if ignore_nan
+               else namespace(data).full(data.shape[:-1] + (1,), data.shape[-1]))
+    # (*rows, Q): where each quantile sits in its sorted row (q made where the data lives)
+    ranks = array_like(qs.reshape(-1), data) * (counted - 1).astype(data.dtype)
+    lower, upper = _quantile_neighbours(ranks, interpolation)
+    last = data.shape[-1] - 1
+    below = ordered.gather(-1, new_leaf(np.clip(lower, 0, last).astype(np.int64)))
+    above = ordered.gather(-1, new_leaf(np.clip(upper, 0, last).astype(np.int64)))
+    if interpolation == "linear":
+        out = elementwise.lerp(below, above, new_leaf((ranks - lower).astype(data.dtype)))
+    else:
+        out = (below + above) * 0.5 if interpolation == "midpoint" else below
+    blank = (counted == 0) if ignore_nan else np.isnan(data).any(axis=-1, keepdims=True)
+    if blank.any():  # a row of nothing but nan (nanquantile), or holding a nan (quantile)
+        out = elementwise.where(new_leaf(np.broadcast_to(blank, out.shape)), float("nan"), out)
+    out = out.movedim(-1, 0)  # the q dimension first
+    if keepdim:
+        reduced = tuple(range(x.ndim)) if axis is None else (axis,)
+        out = out.reshape(out.shape[0], *_kept_shape(x.shape, reduced))
+    return out.squeeze(0) if qs.ndim == 0 else out
+
+
+def _checked_quantiles(x: Tensor, q: float | Tensor, interpolation: str, op: str) -> np.ndarray:
+    """q as a host array in x's dtype, after PyTorch's checks of x, q and the interpolation."""
+    if x.data.dtype.kind != "f":
+        raise UnsupportedDtypeError(f"{op}() input tensor must be either float or double dtype, "
+                                    f"got {x.dtype}")
+    if interpolation not in _QUANTILE_INTERPOLATIONS:
+        raise RuntimeError(f"{op}() interpolation must be one of {', '.join(_QUANTILE_INTERPOLATIONS)}. "
+                           f"Got {interpolation!r}")
+    qs = np.asarray(to_numpy(q.data) if isinstance(q, Tensor) else q, dtype=x.data.dtype)
+    if qs.ndim > 1:
+        raise RuntimeError(f"{op}() q must be a scalar or 1D tensor, got shape {qs.shape}")
+    if qs.size and (qs.min() < 0 or qs.max() > 1):
+        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    if x.numel() == 0:
+        raise RuntimeError(f"{op}() input tensor must be non-empty")
+    return qs
+
+
+def _quantile_neighbours(ranks: np.ndarray, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
+    """The ranks of the two sorted elements a quantile is taken between (the same one for lower,
+    higher and nearest)."""
+    if interpolation == "lower":
+        return np.floor(ranks), np.floor(ranks)
+    if interpolation == "higher":
+        return np.ceil(ranks), np.ceil(ranks)
+    if interpolation == "nearest":
+        return np.round(ranks), np.round(ranks)  # half to even, as torch.round
+    return np.floor(ranks), np.ceil(ranks)
 
 
 def _median_of_all(x: Tensor) -> Tensor:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["max", "min", "sort", "topk", "cummax", "cummin", "median", "std_mean", "var_mean"]
+__all__ = ["max", "min", "sort", "topk", "cummax", "cummin", "median", "nanmedian", "kthvalue", "aminmax",
+           "std_mean", "var_mean"]
 
 max = namedtuple("max", ["values", "indices"])  # noqa: A001 - PyTorch's name, torch.return_types.max
 min = namedtuple("min", ["values", "indices"])  # noqa: A001
@@ -17,6 +18,9 @@ topk = namedtuple("topk", ["values", "indices"])
 cummax = namedtuple("cummax", ["values", "indices"])
 cummin = namedtuple("cummin", ["values", "indices"])
 median = namedtuple("median", ["values", "indices"])
+nanmedian = namedtuple("nanmedian", ["values", "indices"])
+kthvalue = namedtuple("kthvalue", ["values", "indices"])
+aminmax = namedtuple("aminmax", ["min", "max"])
 # PyTorch returns a plain tuple for these two; a named tuple unpacks the same and reads by name.
 std_mean = namedtuple("std_mean", ["std", "mean"])
 var_mean = namedtuple("var_mean", ["var", "mean"])

@@ -721,6 +721,34 @@ class Tensor:
         """min(self, max)."""
         return elementwise.clamp_max(self, max)
 
+    def erfc(self) -> Tensor:
+        """1 - erf(self), accurate in the tails."""
+        return elementwise.erfc(self)
+
+    def heaviside(self, values: Any) -> Tensor:
+        """0 below 0, 1 above, `values` at 0."""
+        return elementwise.heaviside(self, values)
+
+    def signbit(self) -> Tensor:
+        """True where the sign bit is set (negatives and -0.0)."""
+        return elementwise.signbit(self)
+
+    def isposinf(self) -> Tensor:
+        """True where +inf."""
+        return elementwise.isposinf(self)
+
+    def isneginf(self) -> Tensor:
+        """True where -inf."""
+        return elementwise.isneginf(self)
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+        """self + value * tensor1 * tensor2."""
+        return matmul.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+        """self + value * tensor1 / tensor2."""
+        return matmul.addcdiv(self, tensor1, tensor2, value=value)
+
     def clip(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         """self limited to [min, max] (numbers or tensors)."""
         return elementwise.clip(self, min, max)
@@ -885,6 +913,32 @@ class Tensor:
         """The n-th forward difference along `dim`."""
         return reduce.diff(self, n, dim, prepend, append)
 
+    def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The named tuple (min, max), over `dim` or all."""
+        return reduce.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The k-th smallest along `dim`, as (values, indices)."""
+        return reduce.kthvalue(self, k, dim, keepdim)
+
+    def nanmedian(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        """The median of the elements that are not nan."""
+        return reduce.nanmedian(self, dim, keepdim)
+
+    def quantile(self, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                 interpolation: str = "linear") -> Tensor:
+        """The q-th quantiles along `dim` (of all elements for None)."""
+        return reduce.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                    interpolation: str = "linear") -> Tensor:
+        """`quantile` ignoring nan."""
+        return reduce.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def msort(self) -> Tensor:
+        """Sorted along the first dimension."""
+        return reduce.msort(self)
+
     def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Product over `dim` (one int, or None for all); int64 for bool and integer tensors."""
         return reduce.prod(self, dim, keepdim, dtype=dtype)
@@ -1034,6 +1088,70 @@ class Tensor:
     def outer(self, other: Tensor) -> Tensor:
         """The outer product of two 1-D tensors."""
         return matmul.outer(self, other)
+
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (mat1 @ mat2)."""
+        return matmul.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def kron(self, other: Tensor) -> Tensor:
+        """The Kronecker product."""
+        return matmul.kron(self, other)
+
+    def cross(self, other: Tensor, dim: int | None = None) -> Tensor:
+        """The cross product of 3-vectors along `dim`."""
+        return matmul.cross(self, other, dim)
+
+    def rot90(self, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+        """Rotated by 90 degrees k times in the plane of `dims`."""
+        return movement.rot90(self, k, dims)
+
+    def fliplr(self) -> Tensor:
+        """Columns reversed."""
+        return movement.fliplr(self)
+
+    def flipud(self) -> Tensor:
+        """Rows reversed."""
+        return movement.flipud(self)
+
+    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """Near-equal pieces, or the pieces between indices, along `dim` (views)."""
+        return movement.tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """`tensor_split` along dimension 1 (0 for 1-D)."""
+        return movement.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """`tensor_split` along dimension 0."""
+        return movement.vsplit(self, indices_or_sections)
+
+    def split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """Pieces of the given sizes along `dim` (views)."""
+        return movement.split_with_sizes(self, split_sizes, dim)
+
+    def index_add(self, dim: int, index: Any, source: Tensor, *, alpha: float = 1) -> Tensor:
+        """alpha * source added at `index` along `dim` (repeats add up)."""
+        return indexing.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_copy(self, dim: int, index: Any, source: Tensor) -> Tensor:
+        """source written at `index` along `dim`."""
+        return indexing.index_copy(self, dim, index, source)
+
+    def index_fill(self, dim: int, index: Any, value: Any) -> Tensor:
+        """`value` written at `index` along `dim`."""
+        return indexing.index_fill(self, dim, index, value)
+
+    def masked_scatter(self, mask: Any, source: Tensor) -> Tensor:
+        """source's first elements written where mask is True."""
+        return indexing.masked_scatter(self, mask, source)
+
+    def take_along_dim(self, indices: Any, dim: int | None = None) -> Tensor:
+        """The elements at `indices` along `dim`."""
+        return indexing.take_along_dim(self, indices, dim)
+
+    def argwhere(self) -> Tensor:
+        """The indices of the non-zero elements."""
+        return indexing.argwhere(self)
 
     def broadcast_to(self, shape: Any) -> Tensor:
         """Broadcast to `shape` (a view)."""
@@ -1458,6 +1576,33 @@ class Tensor:
     def scatter_add_(self, dim: int, index: Any, src: Tensor) -> Tensor:
         """`scatter_add`, in place."""
         return inplace.apply_inplace(self, indexing.scatter_add, dim, index, src, name="scatter_add_")
+
+    def index_add_(self, dim: int, index: Any, source: Tensor, *, alpha: float = 1) -> Tensor:
+        """`index_add`, in place."""
+        return inplace.apply_inplace(self, lambda x: indexing.index_add(x, dim, index, source, alpha=alpha),
+                                     name="index_add_")
+
+    def index_copy_(self, dim: int, index: Any, source: Tensor) -> Tensor:
+        """`index_copy`, in place."""
+        return inplace.apply_inplace(self, indexing.index_copy, dim, index, source, name="index_copy_")
+
+    def index_fill_(self, dim: int, index: Any, value: Any) -> Tensor:
+        """`index_fill`, in place."""
+        return inplace.apply_inplace(self, indexing.index_fill, dim, index, value, name="index_fill_")
+
+    def masked_scatter_(self, mask: Any, source: Tensor) -> Tensor:
+        """`masked_scatter`, in place."""
+        return inplace.apply_inplace(self, indexing.masked_scatter, mask, source, name="masked_scatter_")
+
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+        """self += value * tensor1 * tensor2, in place (an optimizer's line)."""
+        return inplace.apply_inplace(self, lambda x: matmul.addcmul(x, tensor1, tensor2, value=value),
+                                     name="addcmul_")
+
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+        """self += value * tensor1 / tensor2, in place (an optimizer's line)."""
+        return inplace.apply_inplace(self, lambda x: matmul.addcdiv(x, tensor1, tensor2, value=value),
+                                     name="addcdiv_")
 
     __iadd__ = add_
     __isub__ = sub_

@@ -207,6 +207,22 @@ BREADTH = [
     ("diff/trace", [(3, 4)], lambda m, a: (a.diff(), m.diff(a, 2, 0, prepend=a[:1]), a.trace())),
     ("mm/mv/dot/outer", [(3, 4), (4,)], lambda m, a, b: (m.mm(a, a.T), a.mv(b), b.dot(b), m.outer(b, b))),
     ("t/select/ravel", [(3, 4)], lambda m, a: (a.t() * 2, a.select(1, 2), a.T.ravel())),
+    ("erfc/heaviside/signbit", [(3, 4)], lambda m, a: (
+        m.erfc(a * 3), m.heaviside(a.detach().round(), a[0].detach()), a.signbit())),
+    ("quantile/nanquantile", [(3, 4)], lambda m, a: (m.quantile(a, m.tensor([0.2, 0.5]), dim=1),
+                                                    a.log().nanquantile(0.7, interpolation="midpoint"))),
+    ("kthvalue/nanmedian/aminmax", [(3, 4)], lambda m, a: (*a.kthvalue(2, 1), *a.log().nanmedian(0),
+                                                          *a.aminmax(dim=0))),
+    ("index_add/copy/fill", [(3, 4), (2, 4)], lambda m, a, b: (
+        a.index_add(0, m.tensor([2, 2]), b, alpha=2.0), a.index_copy(0, m.tensor([2, 0]), b),
+        a.index_fill(1, m.tensor([1, 3]), -1.0))),
+    ("masked_scatter/take_along_dim", [(3, 4), (12,)], lambda m, a, b: (
+        a.masked_scatter(a > 0, b), a.take_along_dim(m.tensor([[0], [3], [1]]), 1))),
+    ("cdist/kron/tensordot/cross", [(3, 4), (2, 4)], lambda m, a, b: (
+        m.cdist(a, b), m.kron(a[:2, :2], b[:, :3]), m.tensordot(a, b, ([1], [1])),
+        m.cross(a[:, :3], a[:, 1:]))),
+    ("rot90/tensor_split/addmm", [(3, 4), (4, 4)], lambda m, a, b: (
+        a.rot90(1, (0, 1)), *a.tensor_split(3, 1), m.addmm(a[:, 0:1], a, b, beta=0.5, alpha=2.0))),
 ]
 
 
