@@ -132,6 +132,25 @@ def test_the_resampling_padding_and_gating_layers():
     both(run)
 
 
+def test_recurrent_layers_and_cells():
+    def run(on_foreign):
+        lstm, gru = nn.LSTM(8, 5, num_layers=2, bidirectional=True), nn.GRU(10, 4)
+        cell = nn.RNNCell(4, 3)
+        if on_foreign:
+            for module in (lstm, gru, cell):
+                to_foreign(module)
+        x = made(X.reshape(3, 2, 8), on_foreign, requires_grad=True)
+        out, (h, c) = lstm(x)
+        out, h2 = gru(out)
+        last = cell(out[-1])
+        (last.sum() + h.sum() + c.sum() + h2.sum()).backward()
+        grads = [x.grad, lstm.weight_hh_l1_reverse.grad, cell.weight_ih.grad]
+        check_kind(on_foreign, out.data, h.data, last.data, *grads)
+        return [out.data, h.data, c.data, last.data, *grads]
+
+    both(run)
+
+
 def test_embedding_and_layer_norm():
     def run(on_foreign):
         embed, norm = nn.Embedding(10, 6, padding_idx=0), nn.LayerNorm(6)
