@@ -277,9 +277,12 @@ __all__ = [
     "index_fill", "masked_scatter", "take_along_dim", "addcdiv", "addcmul", "addmm", "cdist", "cross", "kron",
     "tensordot", "fliplr", "flipud", "hsplit", "rot90", "split_with_sizes", "tensor_split", "vsplit",
     "aminmax", "kthvalue", "msort", "nanmedian", "nanquantile", "quantile", "linalg",
+    "det", "inverse", "logdet", "matrix_power", "slogdet",
 ]
 
 from tensorgrad import cuda, data, linalg, nn, optim  # noqa: E402 - after the ops they are built from
+from tensorgrad.linalg import det, logdet, matrix_power, slogdet  # noqa: E402
+from tensorgrad.linalg import inv as inverse
 
 # torch.selu, torch.layer_norm, ... exist beside torch.nn.functional's: the same functions here.
 from tensorgrad.nn.activation import celu, selu  # noqa: E402

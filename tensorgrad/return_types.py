@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 __all__ = ["max", "min", "sort", "topk", "cummax", "cummin", "median", "nanmedian", "kthvalue", "aminmax",
-           "std_mean", "var_mean"]
+           "slogdet", "std_mean", "var_mean"]
 
 max = namedtuple("max", ["values", "indices"])  # noqa: A001 - PyTorch's name, torch.return_types.max
 min = namedtuple("min", ["values", "indices"])  # noqa: A001
@@ -21,6 +21,7 @@ median = namedtuple("median", ["values", "indices"])
 nanmedian = namedtuple("nanmedian", ["values", "indices"])
 kthvalue = namedtuple("kthvalue", ["values", "indices"])
 aminmax = namedtuple("aminmax", ["min", "max"])
+slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
 # PyTorch returns a plain tuple for these two; a named tuple unpacks the same and reads by name.
 std_mean = namedtuple("std_mean", ["std", "mean"])
 var_mean = namedtuple("var_mean", ["var", "mean"])

@@ -1089,6 +1089,26 @@ class Tensor:
         """The outer product of two 1-D tensors."""
         return matmul.outer(self, other)
 
+    def inverse(self) -> Tensor:
+        """The inverse of a square matrix (`tg.linalg.inv`)."""
+        return linalg.inv(self)
+
+    def det(self) -> Tensor:
+        """The determinant (`tg.linalg.det`)."""
+        return linalg.det(self)
+
+    def logdet(self) -> Tensor:
+        """log(det(self)): nan for a negative determinant."""
+        return linalg.logdet(self)
+
+    def slogdet(self) -> tuple[Tensor, Tensor]:
+        """The named tuple (sign, logabsdet)."""
+        return linalg.slogdet(self)
+
+    def matrix_power(self, n: int) -> Tensor:
+        """self multiplied by itself n times (negative n: the inverse's powers)."""
+        return linalg.matrix_power(self, n)
+
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
         """beta * self + alpha * (mat1 @ mat2)."""
         return matmul.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
@@ -1724,6 +1744,6 @@ def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
 
 
 # The op modules import this one, so they are imported last.
-from tensorgrad import creation, elementwise, indexing, inplace, matmul, movement, reduce  # noqa: E402
+from tensorgrad import creation, elementwise, indexing, inplace, linalg, matmul, movement, reduce  # noqa: E402
 from tensorgrad import device as device_module  # noqa: E402
 from tensorgrad.autograd import record  # noqa: E402

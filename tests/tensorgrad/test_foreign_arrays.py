@@ -221,6 +221,10 @@ BREADTH = [
     ("cdist/kron/tensordot/cross", [(3, 4), (2, 4)], lambda m, a, b: (
         m.cdist(a, b), m.kron(a[:2, :2], b[:, :3]), m.tensordot(a, b, ([1], [1])),
         m.cross(a[:, :3], a[:, 1:]))),
+    ("linalg", [(3, 3), (3, 2)], lambda m, a, b: (
+        m.linalg.inv(a), m.linalg.det(a), m.linalg.slogdet(a).logabsdet, m.linalg.solve(a, b),
+        m.linalg.cholesky(a @ a.mT + 3 * m.tensor(np.eye(3))), m.linalg.svdvals(b),
+        m.linalg.matrix_norm(a, 2), m.linalg.matrix_power(a, 0) + a)),
     ("rot90/tensor_split/addmm", [(3, 4), (4, 4)], lambda m, a, b: (
         a.rot90(1, (0, 1)), *a.tensor_split(3, 1), m.addmm(a[:, 0:1], a, b, beta=0.5, alpha=2.0))),
 ]
