@@ -191,7 +191,8 @@ _backward_lock = threading.RLock()
 
 
 def backward(root: Node, seed: Any, retain_graph: bool = True,
-             on_step: Callable[[Any, Any], None] | None = None) -> None:
+             on_step: Callable[[Any, Any], None] | None = None,
+             on_grad: Callable[[Any, Any], Any] | None = None) -> None:
     """Backpropagate from `root`: set `root.grad = seed`, then run every `_backward`.
 
     Inner nodes' gradients are reset first, so a second pass starts from a clean slate; leaves
@@ -203,6 +204,10 @@ def backward(root: Node, seed: Any, retain_graph: bool = True,
     With `retain_graph=False` every inner node drops its backward function (and the arrays
     that function saved) and its parents as soon as it has run, so the graph's memory goes
     back while the pass is still going; a later pass through it raises `GraphFreedError`.
+
+    `on_grad(node, grad)`, when given, is called with each inner node's complete gradient just
+    before its backward function runs; what it returns replaces that gradient (a tensor's
+    `register_hook` hooks run here).
 
     `on_step(node, grad)`, when given, is called right after `node._backward(grad)` has run,
     once for each inner node the pass runs, in the order it runs them (reverse topological
@@ -237,6 +242,8 @@ def backward(root: Node, seed: Any, retain_graph: bool = True,
             node = inner.pop()
             grad = node._grad
             if grad is not None:
+                if on_grad is not None:
+                    grad = node._grad = on_grad(node, grad)
                 if takes_node:
                     node._backward(node, grad)
                 else:

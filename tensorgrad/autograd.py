@@ -20,6 +20,7 @@ The node it makes is a `Tensor` whose `_backward(grad)` the engine calls.
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -30,7 +31,8 @@ from scalargrad import engine
 from scalargrad.engine import GraphFreedError, grad_mode
 from tensorgrad.device import is_array
 
-__all__ = ["record", "unbroadcast", "bump_version", "is_view", "InplaceModifiedError", "VJP"]
+__all__ = ["record", "unbroadcast", "bump_version", "is_view", "InplaceModifiedError", "VJP", "register_hook",
+           "RemovableHandle", "run_backward", "hooked_grad"]
 
 VJP = Callable[[np.ndarray], np.ndarray]
 
@@ -245,3 +247,98 @@ def _raise_changed_history(t: Tensor, op: str, seq: int) -> None:
 # Last, so that whichever module is imported first, the names above exist when tensor.py's op
 # modules import them.
 from tensorgrad.tensor import Tensor, _new_tensor  # noqa: E402
+
+# --- gradient hooks: `t.register_hook(fn)` ------------------------------------------------------
+# Kept beside the tensors, not in them: a graph without hooks pays nothing (the pass is handed
+# `on_grad` only while some tensor has one). Keyed by id, with a weak reference that removes the
+# entry when the tensor goes (a WeakKeyDictionary would compare tensors with their elementwise ==).
+_grad_hooks: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def _hooks_of(t: Any) -> dict | None:
+    entry = _grad_hooks.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
+
+
+class RemovableHandle:
+    """What `register_hook` returns: `handle.remove()` takes the hook off again."""
+
+    def __init__(self, owner: int, hooks: dict, key: int) -> None:
+        self._owner, self._hooks, self._key = owner, hooks, key
+
+    def remove(self) -> None:
+        """Take the hook off (a second call does nothing)."""
+        self._hooks.pop(self._key, None)
+        entry = _grad_hooks.get(self._owner)
+        if not self._hooks and entry is not None and entry[1] is self._hooks:
+            del _grad_hooks[self._owner]  # no hooks left: passes are hook-free again
+
+
+_hook_numbers = itertools.count()
+
+
+def register_hook(t: Any, hook: Callable[[Any], Any]) -> RemovableHandle:
+    """Call `hook(grad)` with t's gradient each time a backward pass computes it; a tensor it
+    returns replaces that gradient (None keeps it). For a leaf, the gradient of the whole pass,
+    before it is added to `.grad`; for an inner tensor, before it flows on to its inputs."""
+    if not t._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    owner = id(t)
+    hooks = _hooks_of(t)
+    if hooks is None:
+        hooks = {}
+        _grad_hooks[owner] = (weakref.ref(t, lambda _: _grad_hooks.pop(owner, None)), hooks)
+    key = next(_hook_numbers)
+    hooks[key] = hook
+    return RemovableHandle(owner, hooks, key)
+
+
+def run_backward(root: Any, seed: Any, retain_graph: bool) -> None:
+    """engine.backward from `root`, with the tensors' gradient hooks run where there are any.
+
+    A leaf with hooks collects this pass's gradient apart from what its `.grad` held before, so
+    its hooks see exactly this pass's sum; it is added to the old `.grad` after them.
+    """
+    if not _grad_hooks:
+        engine.backward(root, seed, retain_graph)
+        return
+    with engine._backward_lock:  # (reentrant) the leaves' set-aside gradients are this pass's alone
+        alive = ((ref(), hooks) for ref, hooks in list(_grad_hooks.values()))
+        leaves = [(t, t._grad) for t, hooks in alive if hooks and t is not None and t._backward is None]
+        for leaf, _ in leaves:
+            leaf._grad = None
+        try:
+            engine.backward(root, seed, retain_graph, on_grad=hooked_grad)
+        except BaseException:
+            for leaf, before in leaves:  # what the pass reached is kept, without the hooks
+                leaf._grad = _added(before, leaf._grad)
+            raise
+        for leaf, before in leaves:
+            total = leaf._grad
+            leaf._grad = _added(before, None if total is None else hooked_grad(leaf, total))
+
+
+def _added(before: Any, new: Any) -> Any:
+    """A leaf's gradient from before the pass plus this pass's (either may be None)."""
+    if new is None:
+        return before
+    return new if before is None else before + new
+
+
+def hooked_grad(t: Any, grad: Any) -> Any:
+    """`grad` passed through t's hooks in the order they were registered (itself if none)."""
+    hooks = _hooks_of(t)
+    if not hooks:
+        return grad
+    from tensorgrad.tensor import Tensor, new_leaf  # (tensor imports this module)
+
+    for hook in list(hooks.values()):
+        out = hook(new_leaf(grad))
+        if out is None:
+            continue
+        out = out.data if isinstance(out, Tensor) else out
+        if not is_array(out) or out.shape != grad.shape:
+            raise RuntimeError(f"hook: a gradient hook must return a tensor of the gradient's shape "
+                               f"{grad.shape} or None, got {getattr(out, 'shape', type(out).__name__)}")
+        grad = out.astype(grad.dtype, copy=False)
+    return grad

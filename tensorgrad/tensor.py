@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from scalargrad import engine
 from tensorgrad import checks
 from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 
@@ -291,9 +290,15 @@ class Tensor:
             )
         seed = self._seed(gradient)
         if self._backward is None:
-            self.grad = seed.copy() if self.grad is None else self.grad + seed
+            seed = autograd.hooked_grad(self, seed.copy())
+            self.grad = seed if self.grad is None else self.grad + seed
         else:
-            engine.backward(self, seed, retain_graph)
+            autograd.run_backward(self, seed, retain_graph)
+
+    def register_hook(self, hook: Any) -> Any:
+        """Call `hook(grad)` each time a backward pass computes this tensor's gradient; a tensor
+        it returns replaces the gradient. Returns a handle whose `remove()` takes it off."""
+        return autograd.register_hook(self, hook)
 
     def _seed(self, gradient: Any) -> np.ndarray:
         if gradient is None:
@@ -1744,6 +1749,16 @@ def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
 
 
 # The op modules import this one, so they are imported last.
-from tensorgrad import creation, elementwise, indexing, inplace, linalg, matmul, movement, reduce  # noqa: E402
+from tensorgrad import (  # noqa: E402
+    autograd,  # noqa: E402
+    creation,
+    elementwise,
+    indexing,
+    inplace,
+    linalg,
+    matmul,
+    movement,
+    reduce,
+)
 from tensorgrad import device as device_module  # noqa: E402
 from tensorgrad.autograd import record  # noqa: E402

@@ -636,3 +636,52 @@ def test_in_place_on_a_tensor_that_requires_no_grad_with_a_value_that_does():
     assert buffer.requires_grad and not buffer.is_leaf
     buffer.sum().backward()
     np.testing.assert_array_equal(x.grad, [4.0, 6.0])
+
+
+# --- gradient hooks --------------------------------------------------------------------------------
+
+
+def _hook_run(m, double_leaf: bool, clip_inner: bool):
+    """A graph with hooks on a leaf used twice and on an inner tensor; what the hooks saw."""
+    x = m.tensor([1.0, -2.0, 3.0], dtype=m.float64, requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(("x", g.tolist())) or (g * 2 if double_leaf else None))
+    y = x * x
+    y.register_hook(lambda g: seen.append(("y", g.tolist())) or (g.clamp(-0.5, 0.5) if clip_inner else None))
+    (y * m.tensor([1.0, 2.0, 3.0], dtype=m.float64)).sum().add((x * 3).sum()).backward()
+    return seen, x.grad.tolist()
+
+
+@pytest.mark.parametrize("double_leaf", [False, True])
+@pytest.mark.parametrize("clip_inner", [False, True])
+def test_hooks_see_and_replace_gradients_as_torchs(double_leaf, clip_inner):
+    torch = pytest.importorskip("torch")
+    assert _hook_run(tg, double_leaf, clip_inner) == _hook_run(torch, double_leaf, clip_inner)
+
+
+def test_a_leaf_hook_sees_each_pass_alone_and_handles_remove_it():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    handle = x.register_hook(lambda g: seen.append(g.tolist()))
+    (x * 3).sum().backward()
+    (x * 5).sum().backward()  # the hook sees 5s, not the accumulated 8s
+    assert seen == [[3.0, 3.0], [5.0, 5.0]] and x.grad.tolist() == [8.0, 8.0]
+    handle.remove()
+    handle.remove()  # a second remove does nothing
+    (x * 7).sum().backward()
+    assert len(seen) == 2 and x.grad.tolist() == [15.0, 15.0]
+
+
+def test_a_hook_on_a_leaf_root_and_errors():
+    x = tg.tensor(2.0, requires_grad=True)
+    x.register_hook(lambda g: g * 10)
+    x.backward()
+    assert x.grad.item() == 10.0
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        tg.ones(2).register_hook(lambda g: g)
+    y = tg.ones(3, requires_grad=True)
+    z = y * 2
+    z.register_hook(lambda g: g[:2])
+    with pytest.raises(RuntimeError, match="hook"):
+        z.sum().backward()
+    assert y.grad is None  # nothing reached y: the hook failed first
