@@ -31,6 +31,14 @@ from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 __all__ = [
     "cross_entropy",
     "nll_loss",
+    "gaussian_nll_loss",
+    "poisson_nll_loss",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "soft_margin_loss",
+    "multilabel_soft_margin_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
     "mse_loss",
     "l1_loss",
     "smooth_l1_loss",
@@ -522,3 +530,132 @@ def _xlogy_self(t: Tensor) -> Tensor:
     with np.errstate(divide="ignore", invalid="ignore"):
         log_x = np.where(positive, np.log(np.where(positive, x, 1)), 0)
         return record(x * log_x, "xlogy", (t,), lambda grad: grad * (log_x + x / x))
+
+
+# --- likelihood, ranking and embedding losses: composed of tensor ops, so every input that is a
+# floating tensor gets its gradient from theirs --------------------------------------------------
+
+
+def gaussian_nll_loss(input: Tensor, target: Any, var: Any, full: bool = False,  # noqa: A002
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """0.5 (log(var) + (input - target)**2 / var), plus 0.5 log(2 pi) with `full`; var is
+    clamped at eps for the value only (its gradient passes as if unclamped, as PyTorch's). var
+    has input's shape, or one dimension fewer, or a last dimension of 1 (one variance per row)."""
+    op = "gaussian_nll_loss"
+    reduction = _reduction(op, reduction)
+    _floating(input, op)
+    target, var = _operand(target, input), _operand(var, input)
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1:] == (1,)):
+            raise ValueError(f"{op}: var is of incorrect size {var.shape} for input of shape "
+                             f"{input.shape}")
+    if (var.data < 0).any():
+        raise ValueError(f"{op}: var has negative entry/entries")
+    clamped = var + new_leaf(np.maximum(var.data, eps) - var.data)  # the clamp outside the graph
+    losses = 0.5 * (clamped.log() + (input - target) ** 2 / clamped)
+    if full:
+        losses = losses + 0.5 * float(np.log(2 * np.pi))
+    return _reduce(losses, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Any, log_input: bool = True, full: bool = False,  # noqa: A002
+                     size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
+                     reduction: str = "mean") -> Tensor:
+    """exp(input) - target * input (log_input), or input - target * log(input + eps); `full`
+    adds Stirling's term target log target - target + 0.5 log(2 pi target) where target > 1."""
+    op = "poisson_nll_loss"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    _floating(input, op)
+    target = _operand(target, input)
+    losses = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:  # (a target that requires grad gets the term's gradient too, as in PyTorch)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stirling = target * target.log() - target + 0.5 * (2 * np.pi * target).log()
+        losses = losses + stirling.masked_fill(new_leaf(target.data <= 1), 0.0)
+    return _reduce(losses, reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Any, margin: float = 0.0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
+    """max(0, -target (input1 - input2) + margin): target 1 wants input1 ranked higher, -1 lower."""
+    reduction = _reduction("margin_ranking_loss", reduction, size_average, reduce)
+    target = _operand(target, input1)
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Any, margin: float = 1.0,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """input where target is 1, max(0, margin - input) where it is -1 (a distance, pulled in for
+    similar pairs and pushed past the margin for dissimilar ones)."""
+    reduction = _reduction("hinge_embedding_loss", reduction, size_average, reduce)
+    t = _operand(target, input).data
+    zeros = 0.0 * input
+    losses = (where(new_leaf(t != 1), (margin - input).clamp_min(0), zeros)
+              + where(new_leaf(t != -1), input, zeros))
+    return _reduce(losses, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """log(1 + exp(-target * input)): the logistic loss of targets 1 and -1."""
+    reduction = _reduction("soft_margin_loss", reduction, size_average, reduce)
+    return _reduce((1 + (-_operand(target, input) * input).exp()).log(), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
+    """-(t log sigmoid(x) + (1 - t) log sigmoid(-x)), weighted per class and averaged over the
+    classes (the last dimension), then reduced over the samples."""
+    reduction = _reduction("multilabel_soft_margin_loss", reduction, size_average, reduce)
+    target = _operand(target, input)
+    losses = -(target * _logsigmoid(input) + (1 - target) * _logsigmoid(-input))
+    if weight is not None:
+        losses = losses * _operand(weight, input)
+    return _reduce(losses.mean(-1), reduction)
+
+
+def _logsigmoid(x: Tensor) -> Tensor:
+    """log sigmoid(x) = -softplus(-x), finite for any x: min(x, 0) - log(1 + exp(-|x|))."""
+    return x.clamp_max(0) - (1 + (-x.abs()).exp()).log()
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Any, margin: float = 0.0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1; the cosine
+    over the last dimension, with PyTorch's 1e-12 added to each squared norm."""
+    reduction = _reduction("cosine_embedding_loss", reduction, size_average, reduce)
+    dim = input1.ndim - 1
+    product = (input1 * input2).sum(dim)
+    norms = (((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)).sqrt()
+    cos = product / norms
+    t = _operand(target, input1).data
+    zeros = 0.0 * cos
+    losses = (where(new_leaf(t == 1), 1 - cos, zeros)
+              + where(new_leaf(t == -1), (cos - margin).clamp_min(0), zeros))
+    return _reduce(losses, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with the p-norm distance of
+    `pairwise_distance`; `swap` uses the closer of d(anchor, negative) and d(positive, negative)."""
+    from tensorgrad.nn.normalization import pairwise_distance  # (nn imports this module)
+
+    reduction = _reduction("triplet_margin_loss", reduction, size_average, reduce)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"triplet_margin_loss: the anchor, positive, and negative tensors are expected "
+                           f"to have the same number of dimensions, but got: anchor {anchor.ndim}D, "
+                           f"positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+    to_positive = pairwise_distance(anchor, positive, p, eps)
+    to_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + to_positive - to_negative).clamp_min(0), reduction)

@@ -33,10 +33,10 @@ from tensorgrad.tensor import Tensor
 __all__ = [
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
     "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "threshold", "tanhshrink", "glu",
-    "prelu",
+    "prelu", "hardshrink", "softshrink",
     "GELU", "SiLU", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "ReLU6", "Hardsigmoid",
     "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin", "Softmax", "LogSoftmax", "Threshold",
-    "Tanhshrink", "GLU", "PReLU", "Softmax2d",
+    "Tanhshrink", "GLU", "PReLU", "Softmax2d", "Hardshrink", "Softshrink",
 ]
 
 # SELU's constants (Klambauer et al. 2017), as PyTorch writes them.
@@ -261,6 +261,24 @@ def _thresholded(x: Tensor, limit: float, value: float) -> Tensor:
     above = x.data > limit
     return record(np.where(above, x.data, x.dtype.type(value)), "threshold", (x,),
                   lambda grad: grad * above, saved=())
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """x where |x| > lambd, else 0. Derivative: 1 where |x| > lambd, else 0."""
+    x = _floating(input, "hardshrink")
+    outside = np.abs(x.data) > lambd
+    return record(np.where(outside, x.data, 0).astype(x.dtype), "hardshrink", (x,),
+                  lambda grad: grad * outside, saved=())
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """x - lambd above lambd, x + lambd below -lambd, 0 between. Derivative: 1 outside, 0 between."""
+    x = _floating(input, "softshrink")
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be greater or equal to 0, but found to be {lambd}.")
+    outside = np.abs(x.data) > lambd
+    out = np.where(outside, x.data - np.sign(x.data) * x.dtype.type(lambd), 0).astype(x.dtype)
+    return record(out, "softshrink", (x,), lambda grad: grad * outside, saved=())
 
 
 def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
@@ -516,3 +534,17 @@ class Softmax2d(Module):
             raise ValueError(f"Softmax2d: expected input of 3 or 4 dimensions, got shape "
                              f"{tuple(input.shape)}")
         return softmax(input, -3)
+
+
+class Hardshrink(_Activation):
+    """hardshrink(x, lambd) as a layer."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__(hardshrink, lambd=lambd)
+
+
+class Softshrink(_Activation):
+    """softshrink(x, lambd) as a layer."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__(softshrink, lambd=lambd)

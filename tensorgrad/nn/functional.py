@@ -11,13 +11,21 @@ from tensorgrad.elementwise import dropout, dropout1d, dropout2d, relu, sigmoid,
 from tensorgrad.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
     cross_entropy,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
     huber_loss,
     kl_div,
     l1_loss,
+    margin_ranking_loss,
     mse_loss,
+    multilabel_soft_margin_loss,
     nll_loss,
+    poisson_nll_loss,
     smooth_l1_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
 )
 from tensorgrad.matmul import linear
 from tensorgrad.reduce import log_softmax, softmax
@@ -41,6 +49,14 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "kl_div",
+    "gaussian_nll_loss",
+    "poisson_nll_loss",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "soft_margin_loss",
+    "multilabel_soft_margin_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
 ]
 
 # Convolution, pooling, padding and resampling (tensorgrad/nn/conv.py).
@@ -74,6 +90,7 @@ from tensorgrad.nn.activation import (  # noqa: E402
     elu,
     gelu,
     glu,
+    hardshrink,
     hardsigmoid,
     hardswish,
     hardtanh,
@@ -86,6 +103,7 @@ from tensorgrad.nn.activation import (  # noqa: E402
     silu,
     softmin,
     softplus,
+    softshrink,
     softsign,
     tanhshrink,
     threshold,
@@ -95,13 +113,16 @@ from tensorgrad.nn.normalization import (  # noqa: E402
     batch_norm,
     cosine_similarity,
     group_norm,
+    instance_norm,
     layer_norm,
     normalize,
     pairwise_distance,
+    rms_norm,
 )
 from tensorgrad.nn.sparse import embedding, one_hot  # noqa: E402
 
 __all__ += ["gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
             "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "layer_norm", "batch_norm",
             "group_norm", "normalize", "cosine_similarity", "embedding", "one_hot",
-            "scaled_dot_product_attention", "glu", "prelu", "tanhshrink", "threshold", "pairwise_distance"]
+            "scaled_dot_product_attention", "glu", "prelu", "tanhshrink", "threshold", "pairwise_distance",
+            "hardshrink", "softshrink", "rms_norm", "instance_norm"]

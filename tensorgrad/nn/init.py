@@ -38,6 +38,11 @@ __all__ = [
     "xavier_normal_",
     "kaiming_uniform_",
     "kaiming_normal_",
+    "trunc_normal_",
+    "eye_",
+    "dirac_",
+    "orthogonal_",
+    "sparse_",
 ]
 
 _LINEAR_LIKE = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -163,3 +168,100 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
     if std is None:
         return tensor
     return normal_(tensor, 0.0, std, generator)
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator: np.random.Generator | None = None) -> Tensor:
+    """Fill with samples of N(mean, std**2) truncated to [a, b] (a and b are absolute bounds, as
+    in PyTorch), drawn by inverting the normal's distribution function on the uniform samples
+    between the bounds' probabilities: no rejection loop, so any interval works."""
+    from tensorgrad.elementwise import _erf_array  # the library's double-precision erf
+
+    def cdf(x: float) -> float:
+        return float((1.0 + _erf_array(np.array((x - mean) / std / math.sqrt(2.0)))) / 2.0)
+
+    low, high = cdf(a), cdf(b)
+    uniform = _rng(generator).uniform(2 * low - 1, 2 * high - 1, tensor.shape)
+    values = mean + std * math.sqrt(2.0) * _erfinv(uniform)
+    return _fill(tensor, np.clip(values, a, b), "trunc_normal_")
+
+
+def _erfinv(y: np.ndarray) -> np.ndarray:
+    """The inverse of erf on (-1, 1): Giles' single-precision approximation, then two Newton
+    steps on erf (whose derivative is 2/sqrt(pi) e**(-x**2)) for double precision."""
+    from tensorgrad.elementwise import _erf_array
+
+    w = -np.log((1.0 - y) * (1.0 + y))
+    central = w - 2.5
+    p_central = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p_central = p_central * central + c
+    tail = np.sqrt(np.maximum(w, 5.0)) - 3.0
+    p_tail = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        p_tail = p_tail * tail + c
+    x = np.where(w < 5.0, p_central, p_tail) * y
+    for _ in range(2):
+        x = x - (_erf_array(x) - y) / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
+    return x
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity matrix (ones on the diagonal of a rectangle too)."""
+    if tensor.ndim != 2:
+        raise ValueError(f"eye_: only tensors with 2 dimensions are supported, got shape {tensor.shape}")
+    return _fill(tensor, np.eye(*tensor.shape), "eye_")
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: each of the first output
+    channels of every group passes its input channel through unchanged."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError(f"dirac_: only tensors with 3, 4, or 5 dimensions are supported, got shape "
+                         f"{tensor.shape}")
+    out_per_group = tensor.shape[0] // groups
+    if tensor.shape[0] % groups:
+        raise ValueError(f"dirac_: dim 0 ({tensor.shape[0]}) must be divisible by groups ({groups})")
+    values = np.zeros(tensor.shape)
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    for g in range(groups):
+        for d in range(min(out_per_group, tensor.shape[1])):
+            values[(g * out_per_group + d, d) + centre] = 1.0
+    return _fill(tensor, values, "dirac_")
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix, the trailing dimensions flattened: the Q of the QR
+    decomposition of a normal sample, signs fixed by R's diagonal so Q is uniformly distributed;
+    times `gain`."""
+    if tensor.ndim < 2:
+        raise ValueError(f"orthogonal_: only tensors with 2 or more dimensions are supported, got shape "
+                         f"{tensor.shape}")
+    if tensor.numel() == 0:
+        return tensor
+    rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
+    flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, gain * q.reshape(tensor.shape), "orthogonal_")
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: np.random.Generator | None = None) -> Tensor:
+    """Fill a 2-D tensor with N(0, std**2) samples, then zero ceil(sparsity * rows) entries of
+    every column, at random rows."""
+    if tensor.ndim != 2:
+        raise ValueError(f"sparse_: only tensors with 2 dimensions are supported, got shape {tensor.shape}")
+    rng = _rng(generator)
+    rows, cols = tensor.shape
+    values = rng.normal(0.0, std, (rows, cols))
+    zeros = math.ceil(sparsity * rows)
+    for column in range(cols):
+        values[rng.permutation(rows)[:zeros], column] = 0.0
+    return _fill(tensor, values, "sparse_")

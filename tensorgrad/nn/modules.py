@@ -53,6 +53,14 @@ __all__ = [
     "ParameterDict",
     "Dropout1d",
     "Dropout2d",
+    "GaussianNLLLoss",
+    "PoissonNLLLoss",
+    "MarginRankingLoss",
+    "HingeEmbeddingLoss",
+    "CosineEmbeddingLoss",
+    "SoftMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "TripletMarginLoss",
 ]
 
 
@@ -1123,3 +1131,89 @@ class HuberLoss(_Loss):
 
     def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
         return loss.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class GaussianNLLLoss(_Loss):
+    """`F.gaussian_nll_loss` as a layer: `criterion(input, target, var)`."""
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input: Tensor, target: Any, var: Any) -> Tensor:  # noqa: A002
+        return loss.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """`F.poisson_nll_loss` as a layer."""
+
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: bool | None = None,
+                 eps: float = 1e-8, reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input: Tensor, target: Any) -> Tensor:
+        return loss.poisson_nll_loss(log_input, target, self.log_input, self.full, eps=self.eps,
+                                     reduction=self.reduction)
+
+
+class _MarginLoss(_Loss):
+    """A loss with a `margin` option."""
+
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+
+class MarginRankingLoss(_MarginLoss):
+    """`F.margin_ranking_loss` as a layer: `criterion(input1, input2, target)`."""
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Any) -> Tensor:
+        return loss.margin_ranking_loss(input1, input2, target, self.margin, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_MarginLoss):
+    """`F.hinge_embedding_loss` as a layer (margin 1 by default)."""
+
+    def __init__(self, margin: float = 1.0, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(margin, size_average, reduce, reduction)
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
+        return loss.hinge_embedding_loss(input, target, self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_MarginLoss):
+    """`F.cosine_embedding_loss` as a layer: `criterion(input1, input2, target)`."""
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Any) -> Tensor:
+        return loss.cosine_embedding_loss(input1, input2, target, self.margin, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """`F.soft_margin_loss` as a layer."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
+        return loss.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """`F.multilabel_soft_margin_loss` as a layer; `weight` (per class) is a buffer."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
+        return loss.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class TripletMarginLoss(_MarginLoss):
+    """`F.triplet_margin_loss` as a layer: `criterion(anchor, positive, negative)`."""
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                 size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(margin, size_average, reduce, reduction)
+        self.p, self.eps, self.swap = p, eps, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return loss.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps, self.swap,
+                                        reduction=self.reduction)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from scalargrad.engine import is_grad_enabled
+from scalargrad.engine import is_grad_enabled, no_grad
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.dtypes import float32, int64
 from tensorgrad.nn.modules import Module, Parameter, _place
@@ -32,7 +32,9 @@ from tensorgrad.tensor import Tensor
 
 __all__ = [
     "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
+    "rms_norm", "instance_norm",
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "CosineSimilarity", "PairwiseDistance",
+    "RMSNorm", "InstanceNorm1d", "InstanceNorm2d",
 ]
 
 
@@ -132,6 +134,24 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
         return _standardize_vjp(grad if weight is None else grad * weight.data, x_hat, rstd, axes)
 
     return _affine_node("layer_norm", x, out, vjp_x, x_hat, weight, bias, tuple(range(x.ndim - k)))
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,  # noqa: A002
+             eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) * weight, the mean over the last len(normalized_shape) dims (no
+    centring, no bias: LLaMA's norm). eps defaults to the dtype's machine epsilon, as PyTorch's.
+    Gradient: through the composed ops."""
+    x = _floating_input(input, "rms_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or x.ndim < k or x.shape[x.ndim - k:] != shape:
+        raise RuntimeError(f"rms_norm: given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size {list(x.shape)}")
+    _check_param("rms_norm", "weight", weight, shape, x.shape)
+    eps = float(np.finfo(x.data.dtype).eps) if eps is None else eps
+    axes = tuple(range(x.ndim - k, x.ndim))
+    out = x * ((x * x).mean(axes, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
 
 
 # --- batch_norm ---------------------------------------------------------------------------------
@@ -467,6 +487,89 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, x: Tensor) -> None:
         if x.ndim != 4:
             raise ValueError(f"BatchNorm2d: expected 4D input (got {x.ndim}D input of shape {x.shape})")
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A002
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True, momentum: float = 0.1,
+                  eps: float = 1e-5) -> Tensor:
+    """Each sample's channel standardised over its positions (N, C, *), then weight and bias
+    per channel. As PyTorch computes it: `batch_norm` on the input seen as (1, N * C, *), so
+    running statistics given are updated with the mean over the batch of each sample's own."""
+    x = _floating_input(input, "instance_norm")
+    if x.ndim < 3:
+        raise ValueError(f"instance_norm: expected an input of at least 3 dimensions (N, C, ...), "
+                         f"got shape {x.shape}")
+    n, c = x.shape[:2]
+
+    def per_instance(t: Tensor | None) -> Tensor | None:
+        """A per-channel tensor repeated for each sample: one value per (sample, channel)."""
+        return None if t is None else t.repeat(n)
+
+    stats = (per_instance(running_mean), per_instance(running_var))
+    out = batch_norm(x.reshape(1, n * c, *x.shape[2:]), *stats, per_instance(weight), per_instance(bias),
+                     training=use_input_stats, momentum=momentum, eps=eps)
+    if use_input_stats:
+        with no_grad():
+            for running, repeated in zip((running_mean, running_var), stats, strict=True):
+                if running is not None:
+                    running.copy_(repeated.reshape(n, c).mean(0))
+    return out.reshape(x.shape)
+
+
+class _InstanceNorm(_BatchNorm):
+    """InstanceNorm's state (PyTorch's: no affine parameters and no running statistics by
+    default) and forward; the subclasses say which input shapes they take."""
+
+    _batched_ndim = 3
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = False, track_running_stats: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        unbatched = input.ndim == self._batched_ndim - 1
+        if input.ndim not in (self._batched_ndim - 1, self._batched_ndim):
+            raise ValueError(f"{type(self).__name__}: expected {self._batched_ndim - 1}D or "
+                             f"{self._batched_ndim}D input (got {input.ndim}D input of shape {input.shape})")
+        x = input.unsqueeze(0) if unbatched else input
+        out = instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                            self.training or not self.track_running_stats,
+                            0.0 if self.momentum is None else self.momentum, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) inputs: each sample's channel over L."""
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) inputs: each sample's channel over H, W."""
+
+    _batched_ndim = 4
+
+
+class RMSNorm(Module):
+    """rms_norm over the last dims, of shape `normalized_shape`, with a learned weight (1)."""
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        _affine_parameters(self, shape, elementwise_affine, False, _param_dtype(dtype))
+        _place(self, device)
+
+    def reset_parameters(self) -> None:
+        """Weight 1."""
+        _reset_affine(self)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
 class LayerNorm(Module):

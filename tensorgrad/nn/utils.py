@@ -16,7 +16,8 @@ import numpy as np
 from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor, new_leaf
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
+           "parameters_to_vector", "vector_to_parameters"]
 
 
 def _gradients(parameters: Tensor | Iterable[Tensor], op: str) -> list[np.ndarray]:
@@ -48,34 +49,78 @@ def _vector_norm(values: np.ndarray, norm_type: float) -> np.ndarray:
     return np.sum(magnitudes**norm_type) ** (1.0 / norm_type)
 
 
-def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
-    """Scale the gradients in place so that their total `norm_type`-norm is at most `max_norm`.
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """The `norm_type`-norm of all of `tensors` together (the norm of their norms), as a 0-d
+    tensor: 0.0 for none. Pass the gradients (`[p.grad for p in params]`) to measure a step."""
+    arrays = [t.data if isinstance(t, Tensor) else t for t in ([tensors] if isinstance(tensors, Tensor)
+                                                                  else tensors) if t is not None]
+    return _total_norm(arrays, float(norm_type), error_if_nonfinite, "get_total_norm")
 
-    The total norm is the norm of the per-parameter norms (that is, of all gradients
-    concatenated). Each gradient is multiplied by min(1, max_norm / (total + 1e-6)), as in
-    PyTorch. Returns the total norm before clipping, as a 0-d tensor (0.0 if no parameter has
-    a gradient). `foreach` is accepted for PyTorch compatibility; the work is the same.
-    """
-    op = "clip_grad_norm_"
-    grads = _gradients(parameters, op)
-    max_norm, norm_type = float(max_norm), float(norm_type)
-    if not grads:
+
+def _total_norm(arrays: list[np.ndarray], norm_type: float, error_if_nonfinite: bool, op: str) -> Tensor:
+    if not arrays:
         return Tensor(np.asarray(0.0, np.float32))
-    dtype = np.result_type(*(g.dtype for g in grads))
-    xp = namespace(grads[0])
-    per_parameter = xp.stack([_vector_norm(g, norm_type).astype(dtype) for g in grads])
-    total = xp.asarray(_vector_norm(per_parameter, norm_type).astype(dtype))
+    dtype = np.result_type(*(a.dtype for a in arrays))
+    xp = namespace(arrays[0])
+    per_tensor = xp.stack([_vector_norm(a, norm_type).astype(dtype) for a in arrays])
+    total = xp.asarray(_vector_norm(per_tensor, norm_type).astype(dtype))
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(f"{op}: the total norm of order {norm_type} for gradients from `parameters` "
                            f"is non-finite ({total}), so it cannot be clipped. To disable this error "
                            "and scale the gradients by the non-finite norm anyway, set "
                            "`error_if_nonfinite=False`")
-    # In the gradients' dtype, as PyTorch computes it (a nan total gives nan gradients).
-    coefficient = np.minimum(dtype.type(max_norm) / (total + dtype.type(1e-6)), dtype.type(1.0))
+    return new_leaf(total)
+
+
+def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
+                          foreach: bool | None = None) -> None:
+    """Multiply every gradient in place by min(1, max_norm / (total_norm + 1e-6)), in the
+    gradients' dtype, as PyTorch computes it (a nan total gives nan gradients)."""
+    _scale(_gradients(parameters, "clip_grads_with_norm_"), max_norm, total_norm)
+
+
+def _scale(grads: list[np.ndarray], max_norm: float, total_norm: Tensor) -> None:
+    if not grads:
+        return
+    total = total_norm.data if isinstance(total_norm, Tensor) else total_norm
+    dtype = np.result_type(*(g.dtype for g in grads))
+    coefficient = np.minimum(dtype.type(float(max_norm)) / (total + dtype.type(1e-6)), dtype.type(1.0))
     for g in grads:
         g *= coefficient.astype(g.dtype)
-    return new_leaf(total)
+
+
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """Scale the gradients in place so that their total `norm_type`-norm is at most `max_norm`.
+
+    `get_total_norm` of the gradients, then `clip_grads_with_norm_`: each gradient is multiplied
+    by min(1, max_norm / (total + 1e-6)), as in PyTorch. Returns the total norm before clipping,
+    as a 0-d tensor (0.0 if no parameter has a gradient). `foreach` is accepted for PyTorch
+    compatibility; the work is the same.
+    """
+    grads = _gradients(parameters, "clip_grad_norm_")
+    total = _total_norm(grads, float(norm_type), error_if_nonfinite, "clip_grad_norm_")
+    _scale(grads, max_norm, total)
+    return total
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """All parameters flattened and joined into one vector (differentiable: a `cat` of views)."""
+    from tensorgrad.movement import cat
+
+    return cat([p.reshape(-1) for p in parameters])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Copy consecutive slices of the 1-D `vec` into the parameters' data, in order (no graph)."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    start = 0
+    for p in parameters:
+        count = p.numel()
+        p.data = vec.data[start:start + count].reshape(p.shape).copy()
+        start += count
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,

@@ -146,3 +146,58 @@ def test_bad_arguments_raise_as_pytorch_does(call, error, words):
 def test_a_zero_element_tensor_is_left_alone_with_a_warning():
     with pytest.warns(UserWarning, match="zero-element"):
         assert init.kaiming_uniform_(tg.zeros(0, 3)).shape == (0, 3)
+
+
+# --- trunc_normal_, eye_, dirac_, orthogonal_, sparse_ ------------------------------------------
+
+
+def test_trunc_normal_stays_in_bounds_with_the_truncated_moments():
+    t = tg.empty(200_000, dtype=tg.float64)
+    nn.init.trunc_normal_(t, mean=1.0, std=2.0, a=-1.0, b=4.0, generator=np.random.default_rng(0))
+    assert t.data.min() >= -1.0 and t.data.max() <= 4.0
+    # The truncated normal's mean: mean + std (phi(alpha) - phi(beta)) / (Phi(beta) - Phi(alpha)).
+    alpha, beta = (-1.0 - 1.0) / 2.0, (4.0 - 1.0) / 2.0
+    phi = lambda z: np.exp(-z * z / 2) / np.sqrt(2 * np.pi)  # noqa: E731
+    big_phi = lambda z: 0.5 * (1 + math.erf(z / np.sqrt(2)))  # noqa: E731
+    expected = 1.0 + 2.0 * (phi(alpha) - phi(beta)) / (big_phi(beta) - big_phi(alpha))
+    assert abs(t.data.mean() - expected) < 0.01
+
+
+def test_trunc_normal_in_a_far_tail_does_not_collapse_to_the_bound():
+    t = nn.init.trunc_normal_(tg.empty(10_000, dtype=tg.float64), a=5.0, b=6.0)
+    assert t.data.min() >= 5.0 and t.data.max() <= 6.0 and 5.1 < t.data.mean() < 5.3
+
+
+def test_eye_and_dirac_match_torch():
+    torch = pytest.importorskip("torch")
+    for shape in ((3, 5), (4, 2)):
+        ours, theirs = nn.init.eye_(tg.empty(*shape)), torch.nn.init.eye_(torch.empty(*shape))
+        np.testing.assert_array_equal(ours.data, theirs.numpy())
+    for shape, groups in (((4, 2, 3, 3), 2), ((3, 5, 3), 1), ((6, 2, 3, 1, 3), 3)):
+        ours = nn.init.dirac_(tg.empty(*shape), groups)
+        theirs = torch.nn.init.dirac_(torch.empty(*shape), groups)
+        np.testing.assert_array_equal(ours.data, theirs.numpy())
+
+
+@pytest.mark.parametrize("shape", [(5, 8), (8, 5), (4, 2, 3)])
+def test_orthogonal_gives_orthonormal_rows_or_columns_times_gain(shape):
+    w = nn.init.orthogonal_(tg.empty(*shape, dtype=tg.float64), gain=2.0)
+    flat = w.data.reshape(shape[0], -1)
+    small = min(flat.shape)
+    gram = flat @ flat.T if flat.shape[0] == small else flat.T @ flat
+    np.testing.assert_allclose(gram, 4.0 * np.eye(small), atol=1e-12)
+
+
+def test_sparse_zeroes_a_fraction_of_each_column():
+    w = nn.init.sparse_(tg.empty(10, 6), sparsity=0.25, std=0.5)
+    assert ((w.data == 0).sum(axis=0) == 3).all()  # ceil(0.25 * 10) per column
+
+
+def test_the_new_initialisers_refuse_what_torch_refuses():
+    torch = pytest.importorskip("torch")
+    for call in (lambda m: m.nn.init.eye_(m.empty(2, 2, 2)), lambda m: m.nn.init.dirac_(m.empty(2, 2)),
+                 lambda m: m.nn.init.orthogonal_(m.empty(3)), lambda m: m.nn.init.sparse_(m.empty(3), 0.1)):
+        with pytest.raises(ValueError):
+            call(torch)
+        with pytest.raises(ValueError):
+            call(tg)

@@ -60,6 +60,14 @@ LAYERS = {
     "KLDivLoss": (lambda nn: nn.KLDivLoss(reduction="batchmean"), [(3, 4), (3, 4)], "log and probabilities"),
     "KLDivLoss log_target": (lambda nn: nn.KLDivLoss(reduction="sum", log_target=True), [(3, 4), (3, 4)],
                              "log and probabilities"),
+    "Hardshrink": (lambda nn: nn.Hardshrink(0.3), [(3, 4)]),
+    "Softshrink": (lambda nn: nn.Softshrink(), [(3, 4)]),
+    "RMSNorm": (lambda nn: nn.RMSNorm([3, 4]), [(2, 3, 4)]),
+    "RMSNorm eps, no affine": (lambda nn: nn.RMSNorm(4, eps=1e-3, elementwise_affine=False), [(2, 3, 4)]),
+    "InstanceNorm1d": (lambda nn: nn.InstanceNorm1d(3), [(2, 3, 5)]),
+    "InstanceNorm1d affine, tracked": (lambda nn: nn.InstanceNorm1d(3, affine=True, track_running_stats=True),
+                                       [(2, 3, 5)]),
+    "InstanceNorm2d unbatched": (lambda nn: nn.InstanceNorm2d(3, affine=True), [(3, 4, 5)]),
     "SmoothL1Loss": (lambda nn: nn.SmoothL1Loss(beta=0.5), [(3, 4), (3, 4)]),
     "HuberLoss": (lambda nn: nn.HuberLoss(reduction="sum", delta=0.7), [(3, 4), (3, 4)]),
 }
@@ -178,3 +186,55 @@ def test_parameter_list_and_dict_register_like_torch():
     assert tg_net.table["a"].grad.tolist() == [2.0] * 4
     with pytest.raises(TypeError):
         tg_net.scales.append([1.0, 2.0])
+
+
+def _signs(shape):
+    return np.where(np.random.default_rng(9).random(shape) > 0.5, 1.0, -1.0)
+
+
+# name -> (build(nn) -> criterion, inputs that get gradients, fixed targets (±1 labels and the like))
+CRITERIA = {
+    "GaussianNLLLoss": (lambda nn: nn.GaussianNLLLoss(), [(4, 3), (4, 3), "positive (4, 3)"], []),
+    "GaussianNLLLoss full, one var per row": (lambda nn: nn.GaussianNLLLoss(full=True, reduction="sum"),
+                                              [(4, 3), (4, 3), "positive (4, 1)"], []),
+    "PoissonNLLLoss": (lambda nn: nn.PoissonNLLLoss(), [(4, 3), "positive (4, 3)"], []),
+    "PoissonNLLLoss rates, full": (lambda nn: nn.PoissonNLLLoss(log_input=False, full=True),
+                                   ["positive (4, 3)", "positive (4, 3)"], []),
+    "MarginRankingLoss": (lambda nn: nn.MarginRankingLoss(margin=0.2), [(5,), (5,)], [_signs((5,))]),
+    "HingeEmbeddingLoss": (lambda nn: nn.HingeEmbeddingLoss(margin=0.7), [(4, 3)], [_signs((4, 3))]),
+    "CosineEmbeddingLoss": (lambda nn: nn.CosineEmbeddingLoss(margin=0.1), [(5, 3), (5, 3)], [_signs((5,))]),
+    "SoftMarginLoss": (lambda nn: nn.SoftMarginLoss(reduction="sum"), [(4, 3)], [_signs((4, 3))]),
+    "MultiLabelSoftMarginLoss": (lambda nn: nn.MultiLabelSoftMarginLoss(), [(4, 3)],
+                                 [(_signs((4, 3)) + 1) / 2]),
+    "TripletMarginLoss": (lambda nn: nn.TripletMarginLoss(margin=0.5), [(4, 3), (4, 3), (4, 3)], []),
+    "TripletMarginLoss p=1, swap": (lambda nn: nn.TripletMarginLoss(p=1, swap=True, reduction="none"),
+                                    [(4, 3), (4, 3), (4, 3)], []),
+}
+
+
+def _criterion_inputs(specs):
+    rng = np.random.default_rng(11)
+    arrays = []
+    for spec in specs:
+        if isinstance(spec, str):  # "positive (4, 3)"
+            arrays.append(rng.uniform(0.5, 2.0, eval(spec.split(" ", 1)[1])))
+        else:
+            arrays.append(rng.standard_normal(spec))
+    return arrays
+
+
+@pytest.mark.parametrize("name", list(CRITERIA))
+def test_criteria_match_pytorch(name):
+    build, specs, fixed = CRITERIA[name]
+    arrays = _criterion_inputs(specs)
+    results = []
+    for m in (tg, torch):
+        leaves = [m.tensor(a, requires_grad=True) for a in arrays]
+        out = build(m.nn)(*leaves, *(m.tensor(f) for f in fixed))
+        (out * m.tensor(np.random.default_rng(2).standard_normal(tuple(out.shape)))).sum().backward()
+        results.append((np.asarray(out.data if m is tg else out.detach().numpy()),
+                        [np.asarray(leaf.grad if m is tg else leaf.grad.numpy()) for leaf in leaves]))
+    (ours, our_grads), (theirs, their_grads) = results
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    for mine, torchs in zip(our_grads, their_grads, strict=True):
+        np.testing.assert_allclose(mine, torchs, rtol=1e-9, atol=1e-12)

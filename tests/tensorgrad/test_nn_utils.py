@@ -81,3 +81,32 @@ def test_clipping_refuses_what_is_not_tensors():
         nn.utils.clip_grad_norm_([tg.zeros(1), [1.0]], 1.0)
     with pytest.raises(TypeError, match="clip_grad_value_: parameters must be a Tensor"):
         nn.utils.clip_grad_value_(3.0, 1.0)
+
+
+def test_total_norm_and_clipping_in_two_steps_match_torch():
+    torch = pytest.importorskip("torch")
+    values = [np.array([[3.0, -4.0]]), np.array([12.0])]
+    results = []
+    for m in (tg, torch):
+        params = [m.tensor(v, requires_grad=True) for v in values]
+        for p, v in zip(params, values, strict=True):
+            p.grad = m.tensor(v * 2)
+        total = m.nn.utils.get_total_norm([p.grad for p in params], 3.0)
+        m.nn.utils.clip_grads_with_norm_(params, 5.0, total)
+        results.append((float(total), [np.asarray(p.grad if m is tg else p.grad.numpy()) for p in params]))
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-12)
+    for ours, theirs in zip(results[0][1], results[1][1], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_parameters_to_vector_and_back():
+    model = tg.nn.Linear(3, 2)
+    vector = tg.nn.utils.parameters_to_vector(model.parameters())
+    assert vector.shape == (8,) and vector.requires_grad
+    (vector * tg.arange(8.0)).sum().backward()
+    assert model.weight.grad.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert model.bias.grad.tolist() == [6.0, 7.0]
+    tg.nn.utils.vector_to_parameters(tg.arange(8.0), model.parameters())
+    assert model.weight.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and model.bias.tolist() == [6.0, 7.0]
+    with pytest.raises(TypeError):
+        tg.nn.utils.vector_to_parameters([1.0], model.parameters())
