@@ -160,10 +160,17 @@ from tensorgrad.nn.normalization import (  # noqa: E402
 )
 from tensorgrad.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402
 from tensorgrad.nn.sparse import Embedding  # noqa: E402
+from tensorgrad.nn.transformer import (  # noqa: E402
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ += ["GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax", "Mish", "SELU", "CELU", "Hardtanh",
             "ReLU6", "Hardsigmoid", "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin",
             "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding", "MultiheadAttention",
             "GLU", "PReLU", "Softmax2d", "Tanhshrink", "Threshold", "CosineSimilarity", "PairwiseDistance",
             "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "Hardshrink", "Softshrink", "RMSNorm",
-            "InstanceNorm1d", "InstanceNorm2d"]
+            "InstanceNorm1d", "InstanceNorm2d", "TransformerEncoderLayer", "TransformerEncoder",
+            "TransformerDecoderLayer", "TransformerDecoder"]

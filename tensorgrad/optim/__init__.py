@@ -1,17 +1,25 @@
 """`tensorgrad.optim`: PyTorch's optimizers and learning-rate schedules (tutorial chapter 9).
 
-`SGD`, `Adam`, `AdamW`, `RMSprop` and `Adagrad` follow PyTorch's update rules exactly, with
-parameter groups (`param_groups`, `add_param_group`) and state dicts in PyTorch's layout, so a
-model trained with either library from the same initial weights follows the same path, and
-training resumed from a state dict continues bit for bit. `optim.lr_scheduler` holds the
-schedules that change a group's learning rate as training goes.
+`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`, `Adamax`, `NAdam`, `RAdam`, `Adadelta`, `Rprop`
+and `ASGD` follow PyTorch's update rules exactly, with parameter groups (`param_groups`,
+`add_param_group`) and state dicts in PyTorch's layout, so a model trained with either library
+from the same initial weights follows the same path, and training resumed from a state dict
+continues bit for bit. `optim.lr_scheduler` holds the schedules that change a group's learning
+rate as training goes.
 """
 
 from tensorgrad.optim import lr_scheduler
+from tensorgrad.optim.adadelta import Adadelta
 from tensorgrad.optim.adagrad import Adagrad
 from tensorgrad.optim.adam import Adam, AdamW
+from tensorgrad.optim.adamax import Adamax
+from tensorgrad.optim.asgd import ASGD
+from tensorgrad.optim.nadam import NAdam
 from tensorgrad.optim.optimizer import Optimizer
+from tensorgrad.optim.radam import RAdam
 from tensorgrad.optim.rmsprop import RMSprop
+from tensorgrad.optim.rprop import Rprop
 from tensorgrad.optim.sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
+           "Rprop", "ASGD", "lr_scheduler"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number, check_options, lerp_
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_pair, lerp_
 from tensorgrad.tensor import new_leaf
 
 __all__ = ["Adam", "AdamW"]
@@ -39,12 +39,7 @@ class Adam(Optimizer):
     def _check_group(self, group: dict[str, Any]) -> None:
         name = type(self).__name__
         check_options(name, group, "lr", "eps")
-        betas = group["betas"]
-        if not isinstance(betas, tuple | list) or len(betas) != 2:
-            raise TypeError(f"{name}: betas must be a pair (beta1, beta2), got {betas!r}")
-        for i, beta in enumerate(betas):
-            check_number(name, f"betas[{i}]", beta, high=1.0, high_inclusive=False)
-        group["betas"] = tuple(betas)
+        check_pair(name, group, "betas", high=1.0, high_inclusive=False)
         check_options(name, group, "weight_decay")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],

@@ -13,7 +13,8 @@ the optimizer (it remembers each group's starting rate as `group["initial_lr"]`,
 Building a scheduler takes its step 0 (`last_epoch == 0`). Each class computes the next rate
 from the current one, in PyTorch's formulas, so the rates it produces are PyTorch's to the last
 bit, and schedules stack as PyTorch's do. `ReduceLROnPlateau.step(metric)` instead lowers the
-rate when a watched metric stops improving.
+rate when a watched metric stops improving. `SequentialLR` runs schedules one after another
+(switching at milestones), `ChainedScheduler` steps several at once, their effects multiplied.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 import math
 import numbers
 import types
+import warnings
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -28,14 +31,17 @@ from typing import Any
 from tensorgrad.optim.optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR",
-           "LinearLR", "OneCycleLR", "ReduceLROnPlateau"]
+           "LinearLR", "OneCycleLR", "ReduceLROnPlateau", "ConstantLR", "MultiplicativeLR", "PolynomialLR",
+           "CosineAnnealingWarmRestarts", "CyclicLR", "SequentialLR", "ChainedScheduler"]
 
 
 class LRScheduler:
     """Base class: `step()`, `get_last_lr()`, `last_epoch`, `base_lrs` and state dicts.
 
     A subclass implements `get_lr()`: the rates for `self.last_epoch`, usually from the current
-    ones (`group["lr"]`), and sets its options before calling `super().__init__`.
+    ones (`group["lr"]`), and sets its options before calling `super().__init__`. One that can
+    also give the rates at any epoch from `base_lrs` defines `_get_closed_form_lr()`, which
+    `SequentialLR` uses to restart it at a milestone, as PyTorch does.
     """
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
@@ -53,20 +59,45 @@ class LRScheduler:
                 )
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """Take the step the constructor takes (SequentialLR retakes it), counting steps from 0."""
         self._step_count = 0
-        self._is_initial = True  # the step the constructor takes: some schedules keep the rate there
-        self.step()
-        self._is_initial = False
+        self._is_initial = True  # some schedules keep the rate at this step
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self) -> list[float]:
         """The learning rate of each group for `self.last_epoch` (called by `step`)."""
         raise NotImplementedError(f"{type(self).__name__} does not define get_lr")
 
-    def step(self) -> None:
-        """Advance the schedule by one step (epoch) and write the new rates into the optimizer."""
+    def step(self, epoch: int | None = None) -> None:
+        """Advance the schedule by one step (epoch) and write the new rates into the optimizer.
+
+        `epoch` (deprecated in PyTorch, which warns as here) jumps to that epoch instead, by the
+        closed form where the schedule has one.
+        """
         self._step_count += 1
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
+        if epoch is not None:
+            warnings.warn(f"{type(self).__name__}.step(epoch) is deprecated (as in PyTorch): call step() "
+                          "without it; with an epoch the closed form is used where there is one", UserWarning,
+                          stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Go to the next epoch, or to `epoch` (there by `_get_closed_form_lr` where the schedule has
+        one, else by `get_lr`), and write the rates into the optimizer."""
+        if epoch is None:
+            self.last_epoch += 1
+            lrs = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed_form = getattr(self, "_get_closed_form_lr", None)
+            lrs = closed_form() if closed_form is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, lrs, strict=True):
             group["lr"] = lr
         self._last_lr = self._current_lrs()
 
@@ -89,26 +120,24 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch); one function, or a list with one per group."""
+class _LambdaScheduler(LRScheduler):
+    """What LambdaLR and MultiplicativeLR share: `lr_lambdas`, one function per parameter group,
+    and state dicts that keep the attributes of callable objects but not plain functions."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
                  last_epoch: int = -1) -> None:
+        name = type(self).__name__
         if isinstance(lr_lambda, list | tuple):
             if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"LambdaLR: expected {len(optimizer.param_groups)} lr_lambdas (one per "
+                raise ValueError(f"{name}: expected {len(optimizer.param_groups)} lr_lambdas (one per "
                                  f"parameter group), but got {len(lr_lambda)}")
             self.lr_lambdas = list(lr_lambda)
         else:
             self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
         for fn in self.lr_lambdas:
             if not callable(fn):
-                raise TypeError(f"LambdaLR: lr_lambda must be callable, got {type(fn).__name__}")
+                raise TypeError(f"{name}: lr_lambda must be callable, got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float]:
-        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs,
-                                                                      strict=True)]
 
     def state_dict(self) -> dict[str, Any]:
         """The state without the functions (a plain function is code, not state); the attributes
@@ -128,6 +157,23 @@ class LambdaLR(LRScheduler):
                 fn.__dict__.update(attributes)
 
 
+class LambdaLR(_LambdaScheduler):
+    """lr = base_lr * lr_lambda(epoch); one function, or a list with one per group."""
+
+    def get_lr(self) -> list[float]:
+        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs,
+                                                                      strict=True)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    """Multiply the rate by lr_lambda(epoch) at each step (not at the constructor's step 0)."""
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial:
+            return self._current_lrs()
+        return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, self._current_lrs(), strict=True)]
+
+
 class StepLR(LRScheduler):
     """Multiply the rate by `gamma` every `step_size` epochs."""
 
@@ -141,6 +187,9 @@ class StepLR(LRScheduler):
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._current_lrs()
         return [lr * self.gamma for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
@@ -163,6 +212,10 @@ class MultiStepLR(LRScheduler):
             return self._current_lrs()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._current_lrs()]
 
+    def _get_closed_form_lr(self) -> list[float]:
+        passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [base_lr * self.gamma**passed for base_lr in self.base_lrs]
+
 
 class ExponentialLR(LRScheduler):
     """Multiply the rate by `gamma` every epoch."""
@@ -175,6 +228,9 @@ class ExponentialLR(LRScheduler):
         if self._is_initial:
             return self._current_lrs()
         return [lr * self.gamma for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -203,6 +259,11 @@ class CosineAnnealingLR(LRScheduler):
         return [(1 + math.cos(math.pi * t / T_max)) / (1 + math.cos(math.pi * (t - 1) / T_max))
                 * (lr - eta_min) + eta_min for lr in self._current_lrs()]
 
+    def _get_closed_form_lr(self) -> list[float]:
+        t, T_max, eta_min = self.last_epoch, self.T_max, self.eta_min
+        return [eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * t / T_max)) / 2
+                for base_lr in self.base_lrs]
+
 
 class LinearLR(LRScheduler):
     """Scale the rate linearly from `start_factor` to `end_factor` times base_lr over `total_iters`."""
@@ -226,6 +287,11 @@ class LinearLR(LRScheduler):
         # The ratio of factor(t) to factor(t - 1), factor(t) = start + (end - start) * t / total.
         ratio = 1.0 + (end - start) / (self.total_iters * start + (t - 1) * (end - start))
         return [lr * ratio for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        start, end, total = self.start_factor, self.end_factor, self.total_iters
+        return [base_lr * (start + (end - start) * min(total, self.last_epoch) / total)
+                for base_lr in self.base_lrs]
 
 
 class OneCycleLR(LRScheduler):
@@ -270,7 +336,7 @@ class OneCycleLR(LRScheduler):
                 tops = _per_group("max_momentum", max_momentum, groups)
                 bases = _per_group("base_momentum", base_momentum, groups)
                 for group, top, base in zip(groups, tops, bases, strict=True):
-                    self._set_momentum(group, top)
+                    _set_momentum(group, top, self.use_beta1)
                     group["max_momentum"], group["base_momentum"] = top, base
         super().__init__(optimizer, last_epoch)
 
@@ -278,12 +344,6 @@ class OneCycleLR(LRScheduler):
         if self._anneal_func_type == "cos":
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
-
-    def _set_momentum(self, group: dict[str, Any], momentum: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (momentum, *group["betas"][1:])
-        else:
-            group["momentum"] = momentum
 
     def get_lr(self) -> list[float]:
         step = self.last_epoch
@@ -298,11 +358,217 @@ class OneCycleLR(LRScheduler):
                     pct = (step - start_step) / (phase["end_step"] - start_step)
                     lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
                     if self.cycle_momentum:
-                        self._set_momentum(group, self._anneal(group[phase["start_momentum"]],
-                                                               group[phase["end_momentum"]], pct))
+                        start, end = group[phase["start_momentum"]], group[phase["end_momentum"]]
+                        _set_momentum(group, self._anneal(start, end, pct), self.use_beta1)
                     break
                 start_step = phase["end_step"]
         return lrs
+
+
+class ConstantLR(LRScheduler):
+    """Multiply the rate by `factor` for the first `total_iters` epochs, then give it back."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError(f"ConstantLR: the constant multiplicative factor must be between 0 and 1, got "
+                             f"{factor}")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current_lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._current_lrs()
+        return [lr * (1.0 / self.factor) for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        factor = self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)
+        return [base_lr * factor for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the rate as base_lr * (1 - epoch / total_iters)**power, reaching 0 at `total_iters`."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        t, total = self.last_epoch, self.total_iters
+        if self._is_initial or t > total:
+            return self._current_lrs()
+        decay = ((1.0 - t / total) / (1.0 - (t - 1) / total)) ** self.power
+        return [lr * decay for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        total = self.total_iters
+        return [base_lr * (1.0 - min(total, self.last_epoch) / total) ** self.power
+                for base_lr in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: half a cosine from base_lr down to `eta_min` over T_i epochs, then back to base_lr.
+
+    lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2, with T_cur the epochs
+    since the last restart; the first period is `T_0` epochs, each next one `T_mult` times longer.
+    `step(epoch)` may jump to any (fractional) epoch, e.g. `epoch + batch / batches` per batch.
+    """
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        name = "CosineAnnealingWarmRestarts"
+        for option, value in (("T_0", T_0), ("T_mult", T_mult)):
+            if not isinstance(value, numbers.Real):
+                raise TypeError(f"{name}: {option} must be an int, got {type(value).__name__}")
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name}: expected an integer {option} >= 1, got {value!r}")
+        if not isinstance(eta_min, float | int):
+            raise ValueError(f"{name}: expected a float or int eta_min, got {eta_min!r} of type "
+                             f"{type(eta_min).__name__}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """Go to the next epoch, or to `epoch` (a float is fine), restarting where a period ends."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur, self.T_i = self.T_cur % self.T_i, self.T_i * self.T_mult
+        else:
+            self._jump_to(epoch)
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
+            group["lr"] = lr
+        self._last_lr = self._current_lrs()
+
+    def _jump_to(self, epoch: float) -> None:
+        """Set T_cur and T_i for `epoch` counted from the start."""
+        if epoch < 0:
+            raise ValueError(f"CosineAnnealingWarmRestarts: expected a non-negative epoch, got {epoch}")
+        if epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
+        else:  # the periods so far: T_0 (1 + T_mult + ... + T_mult**(n-1)) epochs in all
+            n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+            self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult**n
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith): the rate goes up from `base_lr` to `max_lr` over
+    `step_size_up` steps and back down over `step_size_down` (default: the same), again and again.
+
+    The amplitude is scaled by `scale_fn` of the cycle number (`scale_mode="cycle"`) or of the
+    step (`"iterations"`); the modes give `"triangular"` (no scaling), `"triangular2"` (halved
+    each cycle) and `"exp_range"` (gamma**step). With `cycle_momentum`, the momentum (SGD's
+    `momentum`, Adam's beta1) moves the opposite way between `max_momentum` and `base_momentum`.
+    Step it once per batch. Building it sets each group's rate to its `base_lr`.
+    """
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | list[float], max_lr: float | list[float],
+                 step_size_up: int = 2000, step_size_down: int | None = None, mode: str = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
+                 scale_mode: str = "cycle", cycle_momentum: bool = True,
+                 base_momentum: float | list[float] = 0.8, max_momentum: float | list[float] = 0.9,
+                 last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"CyclicLR: {type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", base_lr, optimizer.param_groups)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", max_lr, optimizer.param_groups)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError(f"CyclicLR: mode must be 'triangular', 'triangular2' or 'exp_range' when no "
+                             f"scale_fn is given, got {mode!r}")
+        self.mode, self.gamma, self.scale_mode = mode, gamma, scale_mode
+        self._scale_fn_custom = scale_fn
+        self._init_scale_mode()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self._init_momentum(base_momentum, max_momentum, last_epoch)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs  # PyTorch's initial step used the groups' initial_lr
+
+    def _init_scale_mode(self) -> None:
+        """The modes' own scale modes: per cycle for the triangles, per step for exp_range."""
+        if self._scale_fn_custom is None:
+            self.scale_mode = "iterations" if self.mode == "exp_range" else "cycle"
+
+    def _init_momentum(self, base_momentum: float | list[float], max_momentum: float | list[float],
+                       last_epoch: int) -> None:
+        """Check the optimizer has a momentum to cycle; start each group's at `max_momentum`."""
+        optimizer = self.optimizer
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError("CyclicLR: optimizer must support momentum or beta1 with the cycle_momentum "
+                             "option enabled")
+        self.use_beta1 = "betas" in optimizer.defaults
+        self.base_momentums = _per_group("base_momentum", base_momentum, optimizer.param_groups)
+        self.max_momentums = _per_group("max_momentum", max_momentum, optimizer.param_groups)
+        if last_epoch == -1:
+            for top, base, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups,
+                                        strict=True):
+                _set_momentum(group, top, self.use_beta1)
+                group["max_momentum"], group["base_momentum"] = top, base
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude's scale at cycle (or step) `x`: the given `scale_fn`, else the mode's."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self) -> list[float]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle  # how far into the cycle, in [0, 1)
+        height = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base_lr + (max_lr - base_lr) * height * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True)]
+        if self.cycle_momentum:
+            momenta = [top - (top - base) * height * scale
+                       for base, top in zip(self.base_momentums, self.max_momentums, strict=True)]
+            for group, momentum in zip(self.optimizer.param_groups, momenta, strict=True):
+                _set_momentum(group, momentum, self.use_beta1)
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state, with a custom `scale_fn` kept as its attributes if it is a callable object
+        (a plain function is code, not state), as PyTorch does."""
+        state = super().state_dict()
+        fn = state.pop("_scale_fn_custom")
+        keep = fn is not None and not isinstance(fn, types.FunctionType)
+        state["_scale_fn_custom"] = dict(fn.__dict__) if keep else None
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore a state from `state_dict()` (this scheduler's `scale_fn` stays)."""
+        state = dict(state_dict)
+        attributes = state.pop("_scale_fn_custom", None)
+        super().load_state_dict(state)
+        if attributes is not None:
+            self._scale_fn_custom.__dict__.update(attributes)
+        self._init_scale_mode()
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -388,6 +654,106 @@ class ReduceLROnPlateau(LRScheduler):
                 group["lr"] = new_lr
 
 
+class _ComposedScheduler(LRScheduler):
+    """What SequentialLR and ChainedScheduler share: the schedulers they drive, checked, and state
+    dicts that hold each one's state dict."""
+
+    def _check_schedulers(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer) -> None:
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler, but got none")
+        for i, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"{name}: the scheduler at index {i} should have `optimizer` as its "
+                                "attribute")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(f"{name} does not support ReduceLROnPlateau (at index {i}): its step "
+                                 "needs a metric")
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but the "
+                                 f"{type(scheduler).__name__} at index {i} has another one")
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state, with each driven scheduler's state dict in `_schedulers` (PyTorch's layout)."""
+        state = {key: value for key, value in self.__dict__.items()
+                 if key not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore a state from `state_dict()`, each driven scheduler's too."""
+        state = dict(state_dict)
+        saved = state.pop("_schedulers")
+        super().load_state_dict(state)
+        for scheduler, scheduler_state in zip(self._schedulers, saved, strict=True):
+            scheduler.load_state_dict(scheduler_state)
+
+
+class SequentialLR(_ComposedScheduler):
+    """Run `schedulers` one after another: the i-th takes over at epoch `milestones[i - 1]`.
+
+    Building it resets the rates to the groups' initial_lr, undoes the first step each scheduler
+    took when built, and retakes it for the first one. At a milestone the next scheduler starts
+    at its epoch 0 (from its closed form where it has one), as in PyTorch.
+    """
+
+    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int],
+                 last_epoch: int = -1) -> None:
+        self._check_schedulers(schedulers, optimizer)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(f"SequentialLR expects one milestone fewer than schedulers, but got "
+                             f"{len(schedulers)} schedulers and {len(milestones)} milestones")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self.recursive_undo()
+        first = self._schedulers[bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def recursive_undo(self, sched: LRScheduler | None = None) -> None:
+        """Take back one epoch of each scheduler (inside composed ones too): the step it took when built."""
+        scheduler = self if sched is None else sched
+        if hasattr(scheduler, "_schedulers"):
+            for inner in scheduler._schedulers:
+                self.recursive_undo(inner)
+        elif hasattr(scheduler, "last_epoch"):
+            scheduler.last_epoch -= 1
+
+    def step(self) -> None:
+        """Step the scheduler whose turn it is (restarting it at epoch 0 at its milestone)."""
+        self.last_epoch += 1
+        i = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_ComposedScheduler):
+    """Step all of `schedulers` at each step, in order, so their changes to the rate compound."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError("ChainedScheduler expects at least one scheduler, but got none")
+        optimizer = optimizer or schedulers[0].optimizer
+        self._check_schedulers(schedulers, optimizer)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def step(self) -> None:
+        """Step each scheduler in turn."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+
 # --- helpers -----------------------------------------------------------------------------------
 
 
@@ -407,6 +773,14 @@ def _per_group(name: str, value: Any, groups: Sequence[dict[str, Any]]) -> list[
                              f"{len(value)} values, param_groups has {len(groups)}")
         return list(value)
     return [value] * len(groups)
+
+
+def _set_momentum(group: dict[str, Any], momentum: float, use_beta1: bool) -> None:
+    """Set a group's momentum: Adam's beta1, or SGD's (and RMSprop's) `momentum`."""
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
 
 
 def _total_steps(total_steps: int | None, epochs: int | None, steps_per_epoch: int | None) -> int:

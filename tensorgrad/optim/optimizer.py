@@ -41,6 +41,10 @@ class Optimizer:
     `_check_group(group)` to validate a group's options.
     """
 
+    # The state entries kept as 0-d float32 scalars on the host (PyTorch's `step`; a subclass adds
+    # its own, as NAdam's `mu_product`): a state dict loads them as saved, neither cast nor moved.
+    _host_scalars: frozenset[str] = frozenset({"step"})
+
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         name = type(self).__name__
         if isinstance(params, Tensor):
@@ -190,7 +194,8 @@ class Optimizer:
         for i, buffers in state_dict["state"].items():
             if i in by_index:
                 param = by_index[i]
-                state[param] = {key: _copy_buffer(value, param, key) for key, value in buffers.items()}
+                state[param] = {key: _copy_buffer(value, param, key, self._host_scalars)
+                                for key, value in buffers.items()}
         for saved, group in zip(saved_groups, self.param_groups, strict=True):
             saved["params"] = group["params"]
             if "param_names" in group and "param_names" not in saved:
@@ -261,22 +266,24 @@ def _gradient(p: Tensor, optimizer: str) -> Any:
     return grad
 
 
-def _copy_buffer(value: Any, param: Tensor, key: Any) -> Any:
-    """A saved buffer as a fresh tensor on the parameter's device, in its float dtype (`step`
-    stays as saved, on the CPU, where PyTorch keeps it too).
+def _copy_buffer(value: Any, param: Tensor, key: Any,
+                 host_scalars: frozenset[str] = frozenset({"step"})) -> Any:
+    """A saved buffer as a fresh tensor on the parameter's device, in its float dtype (`step`, and
+    the other `host_scalars`, stay as saved, on the CPU, where PyTorch keeps the step count too).
 
     Anything array-like is accepted, so a state saved by PyTorch (its tensors) loads too.
     """
     if isinstance(value, dict):
-        return {k: _copy_buffer(v, param, k) for k, v in value.items()}
-    if key == "step" and isinstance(value, numbers.Real):
+        return {k: _copy_buffer(v, param, k, host_scalars) for k, v in value.items()}
+    host = key in host_scalars
+    if host and isinstance(value, numbers.Real):
         return new_leaf(np.array(value, dtype=np.float32))  # PyTorch keeps the step count as a tensor
     if isinstance(value, Tensor) or is_array(value) or hasattr(value, "__array__"):
         array = value.data if isinstance(value, Tensor) else value if is_array(value) else np.asarray(value)
-        own = np if key == "step" else namespace(param.data)
+        own = np if host else namespace(param.data)
         # A buffer saved on another device comes through the host.
         array = array.copy() if namespace(array) is own else own.asarray(np.array(to_numpy(array)))
-        if key != "step" and param.dtype.kind == "f" and array.dtype.kind == "f":
+        if not host and param.dtype.kind == "f" and array.dtype.kind == "f":
             array = array.astype(param.dtype, copy=False)
         return new_leaf(array)
     return copy.deepcopy(value)
@@ -307,6 +314,32 @@ def check_options(optimizer: str, group: dict[str, Any], *keys: str) -> None:
     """`check_number` (at least 0, no upper bound) for each of the group's options `keys`, in order."""
     for key in keys:
         check_number(optimizer, _OPTION_WORDS.get(key, key), group[key])
+
+
+def check_pair(optimizer: str, group: dict[str, Any], key: str, low: float = 0.0, high: float | None = None,
+               high_inclusive: bool = True) -> None:
+    """Check that the group's option `key` is a pair of numbers, each as `check_number` says; it is
+    stored as a tuple (TypeError for anything but a pair)."""
+    pair = group[key]
+    if not isinstance(pair, tuple | list) or len(pair) != 2:
+        raise TypeError(f"{optimizer}: {key} must be a pair of numbers, got {pair!r}")
+    for i, value in enumerate(pair):
+        check_number(optimizer, f"{key}[{i}]", value, low, high, high_inclusive)
+    group[key] = tuple(pair)
+
+
+def check_unsupported(optimizer: str, group: dict[str, Any], *keys: str) -> None:
+    """Raise NotImplementedError if one of the options `keys` is set (true, not None or False).
+
+    PyTorch's `foreach`, `capturable` and `differentiable` pick among its own kernels (or make
+    the step part of a graph); they are accepted, and kept in the groups as PyTorch keeps them,
+    only at their defaults.
+    """
+    for key in keys:
+        value = group.get(key)
+        if value:
+            raise NotImplementedError(f"{optimizer}: {key}={value!r} is not supported (it selects one of "
+                                      f"PyTorch's own implementations); leave {key} at its default")
 
 
 def check_number(optimizer: str, name: str, value: Any, low: float = 0.0, high: float | None = None,

@@ -1,0 +1,59 @@
+"""`Adamax`: Adam with the infinity norm in place of the second moment, PyTorch's rule.
+
+Per parameter, with step count t:
+
+    g = grad + weight_decay * p
+    m = beta1 * m + (1 - beta1) * g            (first moment)
+    u = max(beta2 * u, |g| + eps)              (exponentially weighted infinity norm)
+    p = p - lr / (1 - beta1**t) * m / u
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_pair, check_unsupported, lerp_
+from tensorgrad.tensor import new_leaf
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """Adamax (Kingma and Ba, section 7), PyTorch's `torch.optim.Adamax`.
+
+    State per parameter: `step` (a 0-d float32 tensor, as in PyTorch), `exp_avg` and `exp_inf`.
+    `foreach`, `differentiable` and `capturable` are accepted only at their defaults.
+    """
+
+    def __init__(self, params: ParamsT, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
+        super().__init__(params, defaults)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        check_options("Adamax", group, "lr", "eps")
+        check_pair("Adamax", group, "betas", high=1.0, high_inclusive=False)
+        check_options("Adamax", group, "weight_decay")
+        check_unsupported("Adamax", group, "foreach", "differentiable", "capturable")
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        beta1, beta2 = group["betas"]
+        if not state:
+            state["step"] = new_leaf(np.zeros((), np.float32))
+            state["exp_avg"] = new_leaf(np.zeros_like(param))
+            state["exp_inf"] = new_leaf(np.zeros_like(param))
+        state["step"].data += 1
+        step = float(state["step"].data)
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * param
+        exp_avg, exp_inf = state["exp_avg"].data, state["exp_inf"].data
+        lerp_(exp_avg, grad, 1 - beta1)
+        exp_inf *= beta2
+        np.maximum(exp_inf, np.abs(grad) + group["eps"], out=exp_inf)
+        step_size = group["lr"] / (1 - beta1**step)
+        param -= step_size * exp_avg / exp_inf
