@@ -798,11 +798,17 @@ def copysign(a: Operand, b: Operand) -> Tensor:
 
 def logaddexp(a: Operand, b: Operand) -> Tensor:
     """ln(e**a + e**b), without overflow. d/da = 1 / (1 + e**(b - a)), d/db = 1 / (1 + e**(a - b))."""
+    return _log_of_sum(a, b, np.logaddexp, np.exp, "logaddexp")
+
+
+def _log_of_sum(a: Operand, b: Operand, ufunc: np.ufunc, power: np.ufunc, op: str) -> Tensor:
+    """log_k(k**a + k**b) by `ufunc`, k = e or 2 (`power` is k**x): floating operands only.
+    d/da = 1 / (1 + k**(b - a)), d/db = 1 / (1 + k**(a - b))."""
     a, b = _operands(a, b)
-    _require_floating_result(a, b, "logaddexp")
-    return record(_quietly(_binary, np.logaddexp, a, b, "logaddexp"), "logaddexp", (a, b),
-                  _quiet(lambda grad: grad / (1 + np.exp(b.data - a.data))),
-                  _quiet(lambda grad: grad / (1 + np.exp(a.data - b.data))))
+    _require_floating_result(a, b, op)
+    return record(_quietly(_binary, ufunc, a, b, op), op, (a, b),
+                  _quiet(lambda grad: grad / (1 + power(b.data - a.data))),
+                  _quiet(lambda grad: grad / (1 + power(a.data - b.data))))
 
 
 def lerp(start: Tensor, end: Tensor, weight: Tensor | float) -> Tensor:
@@ -955,11 +961,7 @@ def xlogy(a: Operand, b: Operand) -> Tensor:
 
 def logaddexp2(a: Operand, b: Operand) -> Tensor:
     """log2(2**a + 2**b), without overflow. d/da = 1 / (1 + 2**(b - a)), d/db = 1 / (1 + 2**(a - b))."""
-    a, b = _operands(a, b)
-    _require_floating_result(a, b, "logaddexp2")
-    return record(_quietly(_binary, np.logaddexp2, a, b, "logaddexp2"), "logaddexp2", (a, b),
-                  _quiet(lambda grad: grad / (1 + np.exp2(b.data - a.data))),
-                  _quiet(lambda grad: grad / (1 + np.exp2(a.data - b.data))))
+    return _log_of_sum(a, b, np.logaddexp2, np.exp2, "logaddexp2")
 
 
 def float_power(a: Operand, b: Operand) -> Tensor:

@@ -15,8 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number, check_options, check_unsupported
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    check_number,
+    check_options,
+    check_unsupported,
+    count_step,
+    decayed_gradient,
+)
 
 __all__ = ["Adadelta"]
 
@@ -44,13 +51,8 @@ class Adadelta(Optimizer):
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
         rho, eps = group["rho"], group["eps"]
-        if not state:
-            state["step"] = new_leaf(np.zeros((), np.float32))
-            state["square_avg"] = new_leaf(np.zeros_like(param))
-            state["acc_delta"] = new_leaf(np.zeros_like(param))
-        state["step"].data += 1
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        count_step(state, param, "square_avg", "acc_delta")
+        grad = decayed_gradient(param, grad, group)
         square_avg, acc_delta = state["square_avg"].data, state["acc_delta"].data
         square_avg *= rho
         square_avg += (1 - rho) * grad * grad

@@ -15,8 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_pair, lerp_
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    check_adam_options,
+    count_step,
+    decayed_gradient,
+    lerp_,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -38,26 +44,14 @@ class Adam(Optimizer):
 
     def _check_group(self, group: dict[str, Any]) -> None:
         name = type(self).__name__
-        check_options(name, group, "lr", "eps")
-        check_pair(name, group, "betas", high=1.0, high_inclusive=False)
-        check_options(name, group, "weight_decay")
+        check_adam_options(name, group)
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        if not state:
-            state["step"] = new_leaf(np.zeros((), np.float32))
-            state["exp_avg"] = new_leaf(np.zeros_like(param))
-            state["exp_avg_sq"] = new_leaf(np.zeros_like(param))
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = new_leaf(np.zeros_like(param))
-        state["step"].data += 1
-        step = float(state["step"].data)
-        if group["weight_decay"] != 0:
-            if group["decoupled_weight_decay"]:
-                param *= 1 - lr * group["weight_decay"]
-            else:
-                grad = grad + group["weight_decay"] * param
+        extra = ("max_exp_avg_sq",) if group["amsgrad"] else ()
+        step = count_step(state, param, "exp_avg", "exp_avg_sq", *extra)
+        grad = decayed_gradient(param, grad, group)
         exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
         lerp_(exp_avg, grad, 1 - beta1)  # beta1 m + (1 - beta1) g
         exp_avg_sq *= beta2

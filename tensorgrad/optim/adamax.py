@@ -14,8 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_pair, check_unsupported, lerp_
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    check_adam_options,
+    check_unsupported,
+    count_step,
+    decayed_gradient,
+    lerp_,
+)
 
 __all__ = ["Adamax"]
 
@@ -35,22 +42,14 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
-        check_options("Adamax", group, "lr", "eps")
-        check_pair("Adamax", group, "betas", high=1.0, high_inclusive=False)
-        check_options("Adamax", group, "weight_decay")
+        check_adam_options("Adamax", group)
         check_unsupported("Adamax", group, "foreach", "differentiable", "capturable")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]
-        if not state:
-            state["step"] = new_leaf(np.zeros((), np.float32))
-            state["exp_avg"] = new_leaf(np.zeros_like(param))
-            state["exp_inf"] = new_leaf(np.zeros_like(param))
-        state["step"].data += 1
-        step = float(state["step"].data)
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        step = count_step(state, param, "exp_avg", "exp_inf")
+        grad = decayed_gradient(param, grad, group)
         exp_avg, exp_inf = state["exp_avg"].data, state["exp_inf"].data
         lerp_(exp_avg, grad, 1 - beta1)
         exp_inf *= beta2

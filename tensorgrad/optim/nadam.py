@@ -19,8 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_pair, check_unsupported, lerp_
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    check_adam_options,
+    check_unsupported,
+    count_step,
+    decayed_gradient,
+    lerp_,
+)
 
 __all__ = ["NAdam"]
 
@@ -46,26 +53,15 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
-        check_options("NAdam", group, "lr", "eps")
-        check_pair("NAdam", group, "betas", high=1.0, high_inclusive=False)
-        check_options("NAdam", group, "weight_decay", "momentum_decay")
+        check_adam_options("NAdam", group, "momentum_decay")
         check_unsupported("NAdam", group, "foreach", "capturable", "differentiable")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
-        if not state:
-            state["step"] = new_leaf(np.zeros((), np.float32))
-            state["mu_product"] = new_leaf(np.ones((), np.float32))
-            state["exp_avg"] = new_leaf(np.zeros_like(param))
-            state["exp_avg_sq"] = new_leaf(np.zeros_like(param))
-        state["step"].data += 1
-        step = float(state["step"].data)
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                param *= 1 - lr * weight_decay
-            else:
-                grad = grad + weight_decay * param
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        # (mu_product: the product of the momenta so far)
+        step = count_step(state, param, "exp_avg", "exp_avg_sq", mu_product=1.0)
+        grad = decayed_gradient(param, grad, group)
         mu = _momentum(beta1, step, group["momentum_decay"])
         mu_next = _momentum(beta1, step + 1, group["momentum_decay"])
         state["mu_product"].data *= mu  # in the product's own float32, as PyTorch multiplies it

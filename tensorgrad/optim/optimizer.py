@@ -351,3 +351,37 @@ def check_number(optimizer: str, name: str, value: Any, low: float = 0.0, high: 
     if not value >= low or too_high:  # `not >=` also catches nan
         bound = "" if high is None else f" and {'<=' if high_inclusive else '<'} {high}"
         raise ValueError(f"{optimizer}: invalid {name} = {value}: it must be >= {low}{bound}")
+
+
+def check_adam_options(optimizer: str, group: dict[str, Any], *more: str) -> None:
+    """The checks of the Adam family: lr and eps, betas a pair in [0, 1), weight_decay and `more`."""
+    check_options(optimizer, group, "lr", "eps")
+    check_pair(optimizer, group, "betas", high=1.0, high_inclusive=False)
+    check_options(optimizer, group, "weight_decay", *more)
+
+
+def decayed_gradient(param: np.ndarray, grad: np.ndarray, group: dict[str, Any]) -> np.ndarray:
+    """Weight decay, both ways PyTorch has it: with the group's `decoupled_weight_decay`, the
+    weights shrink in place by lr * weight_decay (AdamW's rule) and the gradient is as it was;
+    else the L2 penalty's gradient weight_decay * param is added to it."""
+    weight_decay = group["weight_decay"]
+    if weight_decay == 0:
+        return grad
+    if group.get("decoupled_weight_decay", False):
+        param *= 1 - group["lr"] * weight_decay
+        return grad
+    return grad + weight_decay * param
+
+
+def count_step(state: dict[str, Any], param: np.ndarray, *buffers: str, **scalars: float) -> float:
+    """Add one to the state's step count and return it. On the first step, make the count (a 0-d
+    float32 tensor on the host, as PyTorch keeps it), then each of `scalars` the same way, then a
+    zero buffer like `param` per name in `buffers`: PyTorch's order of the state's entries."""
+    if not state:
+        state["step"] = new_leaf(np.zeros((), np.float32))
+        for name, value in scalars.items():
+            state[name] = new_leaf(np.array(value, np.float32))
+        for name in buffers:
+            state[name] = new_leaf(np.zeros_like(param))
+    state["step"].data += 1
+    return float(state["step"].data)

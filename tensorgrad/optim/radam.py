@@ -18,8 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_pair, check_unsupported, lerp_
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    check_adam_options,
+    check_unsupported,
+    count_step,
+    decayed_gradient,
+    lerp_,
+)
 
 __all__ = ["RAdam"]
 
@@ -41,25 +48,14 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
-        check_options("RAdam", group, "lr", "eps")
-        check_pair("RAdam", group, "betas", high=1.0, high_inclusive=False)
-        check_options("RAdam", group, "weight_decay")
+        check_adam_options("RAdam", group)
         check_unsupported("RAdam", group, "foreach", "capturable", "differentiable")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
-        if not state:
-            state["step"] = new_leaf(np.zeros((), np.float32))
-            state["exp_avg"] = new_leaf(np.zeros_like(param))
-            state["exp_avg_sq"] = new_leaf(np.zeros_like(param))
-        state["step"].data += 1
-        step = float(state["step"].data)
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                param *= 1 - lr * weight_decay
-            else:
-                grad = grad + weight_decay * param
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        step = count_step(state, param, "exp_avg", "exp_avg_sq")
+        grad = decayed_gradient(param, grad, group)
         exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
         lerp_(exp_avg, grad, 1 - beta1)
         exp_avg_sq *= beta2
