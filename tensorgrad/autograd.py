@@ -32,7 +32,7 @@ from scalargrad.engine import GraphFreedError, grad_mode
 from tensorgrad.device import is_array
 
 __all__ = ["record", "unbroadcast", "bump_version", "is_view", "InplaceModifiedError", "VJP", "register_hook",
-           "RemovableHandle", "run_backward", "hooked_grad"]
+           "RemovableHandle", "run_backward", "hooked_grad", "grad"]
 
 VJP = Callable[[np.ndarray], np.ndarray]
 
@@ -342,3 +342,91 @@ def hooked_grad(t: Any, grad: Any) -> Any:
                                f"{grad.shape} or None, got {getattr(out, 'shape', type(out).__name__)}")
         grad = out.astype(grad.dtype, copy=False)
     return grad
+
+
+# --- tg.autograd.grad: gradients returned, not accumulated ---------------------------------------
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool | None = None,
+         materialize_grads: bool = False) -> tuple[Any, ...]:
+    """The gradients of `outputs` (a tensor or a sequence; each times its `grad_outputs`, which a
+    scalar output may leave out) with respect to `inputs`, as a tuple of tensors, one per input.
+    As `torch.autograd.grad`: no `.grad` anywhere changes; an input the outputs do not depend on
+    is an error unless `allow_unused` (then None, or zeros with `materialize_grads`). The graph
+    is freed unless `retain_graph`. Gradients of gradients (`create_graph`) are not supported."""
+    from tensorgrad.tensor import Tensor, new_leaf  # (tensor imports this module)
+
+    if create_graph:
+        raise NotImplementedError("autograd.grad: create_graph=True (a graph of the gradient, for "
+                                  "higher derivatives) is not supported")
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    seeds = _grad_seeds(outputs, grad_outputs)
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t._requires_grad:
+            raise RuntimeError(f"autograd.grad: input {i} does not require grad")
+    captured: list[Any] = [None] * len(inputs)
+    handles = [register_hook(t, _capture(captured, i)) for i, t in enumerate(inputs)]
+    saved = _saved_gradients(outputs)
+    try:
+        for k, (out, seed) in enumerate(zip(outputs, seeds, strict=True)):
+            keep = bool(retain_graph) or k < len(outputs) - 1
+            if out._backward is None:  # a leaf output: its gradient is the seed itself
+                hooked_grad(out, seed)
+            else:
+                run_backward(out, seed, keep)
+    finally:
+        for handle in handles:
+            handle.remove()
+        for node, value in saved:
+            node._grad = value
+    return tuple(_as_result(t, g, allow_unused, materialize_grads, i, new_leaf)
+                 for i, (t, g) in enumerate(zip(inputs, captured, strict=True)))
+
+
+def _grad_seeds(outputs: list, grad_outputs: Any) -> list:
+    """One seed per output: the given grad_outputs (tensors or arrays), or 1 for a scalar output."""
+    given = [None] * len(outputs) if grad_outputs is None else (
+        [grad_outputs] if not isinstance(grad_outputs, list | tuple) else list(grad_outputs))
+    if len(given) != len(outputs):
+        raise RuntimeError(f"autograd.grad: grad_outputs has {len(given)} entries, but there are "
+                           f"{len(outputs)} outputs")
+    seeds = []
+    for out, seed in zip(outputs, given, strict=True):
+        if not out._requires_grad:
+            raise RuntimeError("autograd.grad: element of the differentiated tensors does not require grad "
+                               "and does not have a grad_fn")
+        seeds.append(out._seed(seed))
+    return seeds
+
+
+def _capture(captured: list, i: int) -> Callable[[Any], None]:
+    def hook(g: Any) -> None:
+        captured[i] = g.data if captured[i] is None else captured[i] + g.data
+    return hook
+
+
+def _saved_gradients(outputs: list) -> list[tuple[Any, Any]]:
+    """(node, its .grad) for every leaf and gradient-keeping node under the outputs: what the
+    passes must leave as they found it."""
+    saved, seen = [], set()
+    for out in outputs:
+        for node in [out, *engine.creation_order(out)]:
+            for t in (node, *node.parents):
+                if id(t) not in seen and (t._backward is None or t._keeps_grad):
+                    seen.add(id(t))
+                    saved.append((t, t._grad))
+    return saved
+
+
+def _as_result(t: Any, g: Any, allow_unused: bool | None, materialize: bool, i: int, new_leaf: Any) -> Any:
+    if g is not None:
+        return new_leaf(g)
+    if materialize:
+        return new_leaf(np.zeros_like(t._data))  # (numpy dispatches: zeros where the data lives)
+    if not allow_unused:
+        raise RuntimeError(f"autograd.grad: input {i} appears to not have been used in the graph; set "
+                           "allow_unused=True if this is the desired behavior")
+    return None
+

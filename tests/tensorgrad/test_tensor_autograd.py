@@ -685,3 +685,54 @@ def test_a_hook_on_a_leaf_root_and_errors():
     with pytest.raises(RuntimeError, match="hook"):
         z.sum().backward()
     assert y.grad is None  # nothing reached y: the hook failed first
+
+
+# --- autograd.grad -------------------------------------------------------------------------------
+
+
+def _grad_run(m):
+    x = m.tensor([1.0, -2.0, 3.0], dtype=m.float64, requires_grad=True)
+    w = m.tensor([0.5, 1.5, -1.0], dtype=m.float64, requires_grad=True)
+    h = (x * w).tanh()
+    y, z = (h ** 2).sum(), (h * x).sum()
+    first = m.autograd.grad(y, (x, h), retain_graph=True)
+    second = m.autograd.grad([y, z], [w, x], grad_outputs=[m.tensor(2.0, dtype=m.float64),
+                                                             m.tensor(-1.0, dtype=m.float64)])
+    vector = m.autograd.grad(x * w, x, grad_outputs=m.tensor([1.0, 2.0, 3.0], dtype=m.float64))
+    return [g.tolist() for g in (*first, *second, *vector)]
+
+
+def test_autograd_grad_matches_torch():
+    torch = pytest.importorskip("torch")
+    for ours, theirs in zip(_grad_run(tg), _grad_run(torch), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_autograd_grad_leaves_every_grad_as_it_was():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    w = tg.tensor([3.0, 4.0], requires_grad=True)
+    x.grad = np.array([10.0, 20.0], np.float32)
+    h = x * w
+    h.retain_grad()
+    (h.sum() * 2).backward(retain_graph=True)
+    kept = h.grad.copy()
+    (gx,) = tg.autograd.grad((h * h).sum(), [x], retain_graph=True)
+    assert gx.tolist() == [2 * 3.0 * 3.0, 2 * 8.0 * 4.0]
+    assert x.grad.tolist() == [16.0, 28.0] and w.grad.tolist() == [2.0, 4.0]  # the backward's alone
+    np.testing.assert_array_equal(h.grad, kept)
+
+
+def test_autograd_grad_frees_the_graph_unless_retained_and_refuses_what_torch_refuses():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    tg.autograd.grad(y, x)
+    with pytest.raises(RuntimeError):
+        tg.autograd.grad(y, x)  # freed
+    with pytest.raises(RuntimeError, match="not have been used"):
+        tg.autograd.grad((x * 2).sum(), [x, tg.ones(1, requires_grad=True)])
+    unused = tg.autograd.grad((x * 2).sum(), [x, tg.ones(1, requires_grad=True)], allow_unused=True)
+    assert unused[1] is None
+    with pytest.raises(RuntimeError, match="implicitly created only for scalar"):
+        tg.autograd.grad(x * 2, x)
+    with pytest.raises(NotImplementedError, match="create_graph"):
+        tg.autograd.grad((x * 2).sum(), x, create_graph=True)
