@@ -213,15 +213,18 @@ from tensorgrad.reduce import (  # the reductions and scans of PyTorch
     aminmax,
     any,
     argsort,
+    bincount,
     count_nonzero,
     cummax,
     cummin,
     cumprod,
     cumsum,
     diff,
+    histc,
     kthvalue,
     logcumsumexp,
     median,
+    mode,
     msort,
     nanmean,
     nanmedian,
@@ -235,6 +238,8 @@ from tensorgrad.reduce import (  # the reductions and scans of PyTorch
     std_mean,
     topk,
     trace,
+    unique,
+    unique_consecutive,
     var,
     var_mean,
 )
@@ -277,7 +282,8 @@ __all__ = [
     "index_fill", "masked_scatter", "take_along_dim", "addcdiv", "addcmul", "addmm", "cdist", "cross", "kron",
     "tensordot", "fliplr", "flipud", "hsplit", "rot90", "split_with_sizes", "tensor_split", "vsplit",
     "aminmax", "kthvalue", "msort", "nanmedian", "nanquantile", "quantile", "linalg",
-    "det", "inverse", "logdet", "matrix_power", "slogdet",
+    "det", "inverse", "logdet", "matrix_power", "slogdet", "bincount", "histc", "mode", "unique",
+    "unique_consecutive",
 ]
 
 from tensorgrad import cuda, data, linalg, nn, optim  # noqa: E402 - after the ops they are built from

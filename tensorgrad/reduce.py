@@ -892,6 +892,99 @@ def _quantile_neighbours(ranks: np.ndarray, interpolation: str) -> tuple[np.ndar
     return np.floor(ranks), np.ceil(ranks)
 
 
+def mode(x: Tensor, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """The most frequent value along `dim` (the smallest of equally frequent ones) and the index
+    of its last occurrence, as the named tuple `(values, indices)`. Gradient: to that index."""
+    data, axis = _scan_input(x, dim, "mode")
+    _nonempty(x, axis, "mode")
+    moved = np.moveaxis(data, axis, -1)
+    order = np.argsort(moved, axis=-1, kind="stable")  # equal values together, in index order
+    ordered = np.take_along_axis(moved, order, -1)
+    xp, length = namespace(data), ordered.shape[-1]
+    first = xp.ones(ordered.shape[:-1] + (1,), dtype=bool)
+    starts = np.concatenate([first, ordered[..., 1:] != ordered[..., :-1]], -1)  # where each run begins
+    positions = xp.arange(length)
+    run_start = accumulate(np.maximum, np.where(starts, positions, 0), -1)
+    run_length = positions - run_start + 1  # at each element, how many equal ones so far
+    # The longest run ends at the last occurrence of the mode; argmax takes the first (smallest value).
+    last = np.argmax(run_length, axis=-1)[..., None]
+    index = np.moveaxis(np.take_along_axis(order, last, -1), -1, axis)
+    shape = _reduced_shape(x.shape, axis, keepdim)
+    return return_types.mode(*_take_along(x, data, index, axis, "mode", shape))
+
+
+def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct values (or slices along `dim`), sorted; with `return_inverse` where each
+    element went, with `return_counts` how often each occurs. No gradient, as in PyTorch."""
+    data = x.data
+    axis = None if dim is None else checks.dim(dim, x.ndim, "unique")
+    values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=axis)
+    inverse = inverse.reshape(data.shape if axis is None else (data.shape[axis],))
+    return _unique_results(values, inverse, counts, return_inverse, return_counts)
+
+
+def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:
+    """Each run of equal consecutive values (or slices along `dim`) kept once; inverse and counts
+    as `unique`'s. No gradient."""
+    data = x.data if dim is not None else x.data.reshape(-1)
+    axis = 0 if dim is None else checks.dim(dim, x.ndim, "unique_consecutive")
+    moved, xp = np.moveaxis(data, axis, 0), namespace(data)
+    if moved.shape[0] == 0:
+        starts = xp.zeros(0, dtype=bool)
+    else:
+        differs = (moved[1:] != moved[:-1]).reshape(moved.shape[0] - 1, -1).any(axis=1)
+        starts = np.concatenate([xp.ones(1, dtype=bool), differs])
+    inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), moved.shape[0]))
+    values = np.moveaxis(moved[starts], 0, axis)
+    inverse = inverse.reshape(x.shape) if dim is None else inverse
+    return _unique_results(values, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_results(values: np.ndarray, inverse: np.ndarray, counts: np.ndarray, return_inverse: bool,
+                    return_counts: bool) -> Any:
+    out = [new_leaf(values)]
+    if return_inverse:
+        out.append(new_leaf(inverse.astype(np.int64)))
+    if return_counts:
+        out.append(new_leaf(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value 0, 1, ... occurs in a 1-D tensor of non-negative integers (summing
+    `weights` instead of counting, if given), at least `minlength` long. No gradient."""
+    if x.ndim != 1 or x.data.dtype.kind not in "iu":
+        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got shape {x.shape} "
+                           f"and dtype {x.dtype}")
+    if x.numel() and x.data.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs")
+    if weights is None:
+        return new_leaf(np.bincount(x.data, minlength=minlength).astype(np.int64))
+    w = weights.data
+    dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)  # PyTorch: integer weights sum in double
+    return new_leaf(np.bincount(x.data, weights=w, minlength=minlength).astype(dtype))
+
+
+def histc(x: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
+    """A histogram of `bins` equal bins over [min, max] (the data's own range when both are 0);
+    values outside are left out, the top edge counts in the last bin. No gradient."""
+    data = x.data.reshape(-1)
+    if data.dtype.kind != "f":
+        raise RuntimeError(f"histc: \"histogram_cpu\" not implemented for {x.dtype}")
+    low, high = float(min), float(max)
+    if low == high and data.size:
+        low, high = float(data.min()), float(data.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if low > high:
+        raise RuntimeError(f"histc: max must be larger than min, got min={min} and max={max}")
+    counts, _ = np.histogram(data, bins=bins, range=(low, high))
+    return new_leaf(counts.astype(data.dtype))
+
+
 def _median_of_all(x: Tensor) -> Tensor:
     """The lower median of every element (nan for none). Derivative: split among its equals."""
     flat = x.data.reshape(-1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 __all__ = ["max", "min", "sort", "topk", "cummax", "cummin", "median", "nanmedian", "kthvalue", "aminmax",
-           "slogdet", "std_mean", "var_mean"]
+           "slogdet", "mode", "std_mean", "var_mean"]
 
 max = namedtuple("max", ["values", "indices"])  # noqa: A001 - PyTorch's name, torch.return_types.max
 min = namedtuple("min", ["values", "indices"])  # noqa: A001
@@ -22,6 +22,7 @@ nanmedian = namedtuple("nanmedian", ["values", "indices"])
 kthvalue = namedtuple("kthvalue", ["values", "indices"])
 aminmax = namedtuple("aminmax", ["min", "max"])
 slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
+mode = namedtuple("mode", ["values", "indices"])
 # PyTorch returns a plain tuple for these two; a named tuple unpacks the same and reads by name.
 std_mean = namedtuple("std_mean", ["std", "mean"])
 var_mean = namedtuple("var_mean", ["var", "mean"])

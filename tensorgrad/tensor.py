@@ -944,6 +944,28 @@ class Tensor:
         """Sorted along the first dimension."""
         return reduce.msort(self)
 
+    def mode(self, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The most frequent value along `dim` and its last index, as (values, indices)."""
+        return reduce.mode(self, dim, keepdim)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+               return_counts: bool = False, dim: int | None = None) -> Any:
+        """The distinct values (with the inverse indices and the counts, if asked)."""
+        return reduce.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False,
+                           dim: int | None = None) -> Any:
+        """Each run of equal consecutive values, kept once."""
+        return reduce.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+        """How often each non-negative integer occurs (or the sum of its weights)."""
+        return reduce.bincount(self, weights, minlength)
+
+    def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
+        """A histogram of equal bins over [min, max]."""
+        return reduce.histc(self, bins, min, max)
+
     def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Product over `dim` (one int, or None for all); int64 for bool and integer tensors."""
         return reduce.prod(self, dim, keepdim, dtype=dtype)

@@ -216,3 +216,49 @@ def test_comparison_methods_as_torch():
         theirs = getattr(torch.tensor(a), name)(torch.tensor(b))
         assert ours.dtype == tg.bool and ours.tolist() == theirs.tolist()
         assert getattr(tg.tensor(a), name)(2.0).tolist() == getattr(torch.tensor(a), name)(2.0).tolist()
+
+
+COUNTING = {
+    "unique": lambda m: m.unique(m.tensor([3, 1, 2, 3, 1])),
+    "unique with inverse and counts": lambda m: m.unique(m.tensor([[3, 1], [1, 2]]), return_inverse=True,
+                                                         return_counts=True),
+    "unique rows": lambda m: m.tensor([[1, 3], [2, 3], [1, 3]]).unique(dim=0, return_inverse=True),
+    "unique floats with nan last": lambda m: m.unique(m.tensor([2.0, -1.0, 2.0, 0.5])),
+    "unique_consecutive": lambda m: m.unique_consecutive(m.tensor([1, 1, 2, 2, 3, 1, 1]), return_inverse=True,
+                                                         return_counts=True),
+    "unique_consecutive rows": lambda m: m.tensor([[1, 1], [1, 1], [2, 0], [1, 1]]).unique_consecutive(
+        dim=0, return_counts=True),
+    "bincount": lambda m: m.bincount(m.tensor([0, 2, 2, 5]), minlength=8),
+    "bincount weights": lambda m: m.tensor([0, 2, 2, 5]).bincount(m.tensor([0.5, 1.0, 1.0, 2.0])),
+    "bincount int weights": lambda m: m.bincount(m.tensor([1, 1, 0]), m.tensor([2, 3, 4])),
+    "histc": lambda m: m.histc(m.tensor([1.0, 2.0, 1.0, 4.0]), bins=4),
+    "histc range": lambda m: m.tensor([1.0, 2.0, 1.0, 4.0, -1.0]).histc(bins=3, min=0, max=3),
+    "mode": lambda m: m.mode(m.tensor([[1, 3, 3, 1, 2], [4, 4, 2, 2, 5]])),
+    "mode keepdim": lambda m: m.tensor([[2.0, 1.0], [2.0, 1.0], [1.0, 1.0]]).mode(0, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", list(COUNTING))
+def test_counting_ops_match_torch(name):
+    ours, theirs = COUNTING[name](tg), COUNTING[name](torch)
+    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
+    assert len(ours) == len(theirs)
+    for mine, torchs in zip(ours, theirs, strict=True):
+        assert str(mine.dtype) == str(torchs.dtype).removeprefix("torch.")
+        assert mine.tolist() == torchs.tolist()
+
+
+def test_mode_routes_the_gradient_to_its_index_as_torch():
+    values = [[1.0, 3.0, 3.0, 1.0, 2.0], [4.0, 4.0, 2.0, 2.0, 5.0]]
+    grads = []
+    for m in (tg, torch):
+        x = m.tensor(values, requires_grad=True)
+        (x.mode(1).values * m.tensor([2.0, 3.0])).sum().backward()
+        grads.append(np.asarray(x.grad if m is tg else x.grad.numpy()).tolist())
+    assert grads[0] == grads[1]
+
+
+def test_bincount_refuses_negative_and_non_integer_input():
+    for bad in (tg.tensor([1, -1]), tg.tensor([1.0]), tg.tensor([[1]])):
+        with pytest.raises(RuntimeError, match="bincount"):
+            tg.bincount(bad)

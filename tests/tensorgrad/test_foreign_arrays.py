@@ -221,6 +221,10 @@ BREADTH = [
     ("cdist/kron/tensordot/cross", [(3, 4), (2, 4)], lambda m, a, b: (
         m.cdist(a, b), m.kron(a[:2, :2], b[:, :3]), m.tensordot(a, b, ([1], [1])),
         m.cross(a[:, :3], a[:, 1:]))),
+    ("mode/unique/bincount/histc", [(3, 4)], lambda m, a: (
+        *a.round().mode(1), *m.unique(a.round(), return_inverse=True, return_counts=True),
+        m.bincount((a.abs() * 3).long().reshape(-1)), m.histc(a, bins=5),
+        *a.round().reshape(-1).unique_consecutive(return_inverse=True, return_counts=True))),
     ("linalg", [(3, 3), (3, 2)], lambda m, a, b: (
         m.linalg.inv(a), m.linalg.det(a), m.linalg.slogdet(a).logabsdet, m.linalg.solve(a, b),
         m.linalg.cholesky(a @ a.mT + 3 * m.tensor(np.eye(3))), m.linalg.svdvals(b),
