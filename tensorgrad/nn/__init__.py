@@ -87,6 +87,8 @@ __all__ = [
 from tensorgrad.nn.conv import (  # noqa: E402
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
     CircularPad1d,
@@ -116,7 +118,7 @@ __all__ += ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d
             "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "Upsample", "Fold", "Unfold",
             "ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d",
             "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "PixelShuffle",
-            "PixelUnshuffle"]
+            "PixelUnshuffle", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
 # Activation, normalisation, embedding and attention layers (tensorgrad/nn/activation.py,
 # normalization.py, sparse.py, attention.py).

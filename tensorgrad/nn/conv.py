@@ -1209,6 +1209,67 @@ def adaptive_avg_pool1d(input: Tensor, output_size: int) -> Tensor:  # noqa: A00
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
+def adaptive_max_pool2d(input: Tensor, output_size: Size | Sequence[int | None],  # noqa: A002
+                        return_indices: bool = False) -> Any:
+    """The largest value of each of output_size adaptive windows (rows floor(i H / oh) to
+    ceil((i + 1) H / oh), columns likewise), with its index in the H * W plane if asked.
+    Gradient: to that element (the first of equal largest ones), through `gather`."""
+    x = input if input.ndim == 4 else input.unsqueeze(0)
+    if x.ndim != 4:
+        raise RuntimeError(f"adaptive_max_pool2d: expected a 3-D or 4-D input, got shape "
+                           f"{tuple(input.shape)}")
+    n, c, h, w = x.shape
+    sizes = tuple(output_size) if isinstance(output_size, Sequence) else (output_size, output_size)
+    out_h = h if sizes[0] is None else int(sizes[0])  # None keeps the input's size
+    out_w = w if sizes[1] is None else int(sizes[1])
+    planes = x.data.reshape(n, c, h * w)
+    xp = namespace(planes)
+    index = xp.zeros((n, c, out_h * out_w), dtype=np.int64)
+    for i in range(out_h):
+        top, bottom = (i * h) // out_h, -(-(i + 1) * h // out_h)
+        for j in range(out_w):
+            left, right = (j * w) // out_w, -(-(j + 1) * w // out_w)
+            window = x.data[:, :, top:bottom, left:right].reshape(n, c, -1)
+            at = np.argmax(window, axis=-1)  # the first largest (a nan, if there is one)
+            index[:, :, i * out_w + j] = (top + at // (right - left)) * w + left + at % (right - left)
+    out = x.reshape(n, c, h * w).gather(2, new_leaf(index)).reshape(n, c, out_h, out_w)
+    indices = new_leaf(index.reshape(n, c, out_h, out_w))
+    if input.ndim == 3:
+        out, indices = out.squeeze(0), indices.squeeze(0)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: int, return_indices: bool = False) -> Any:  # noqa: A002
+    """`adaptive_max_pool2d` along the last dimension of (N, C, L) or (C, L) input."""
+    size = output_size[0] if isinstance(output_size, Sequence) else output_size
+    result = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
+    if return_indices:
+        return result[0].squeeze(-2), result[1].squeeze(-2)
+    return result.squeeze(-2)
+
+
+class AdaptiveMaxPool2d(Module):
+    """`F.adaptive_max_pool2d` as a layer (no parameters)."""
+
+    _pool = staticmethod(adaptive_max_pool2d)
+
+    def __init__(self, output_size: Size | Sequence[int | None], return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
+        return self._pool(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """`F.adaptive_max_pool1d` as a layer (no parameters)."""
+
+    _pool = staticmethod(adaptive_max_pool1d)
+
+
 class AdaptiveAvgPool1d(Module):
     """`F.adaptive_avg_pool1d` as a layer: any length to `output_size` (no parameters)."""
 

@@ -63,6 +63,8 @@ __all__ = [
 from tensorgrad.nn.conv import (  # noqa: E402
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
     avg_pool1d,
     avg_pool2d,
     conv1d,
@@ -81,7 +83,8 @@ from tensorgrad.nn.conv import (  # noqa: E402
 
 __all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
             "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate",
-            "unfold", "fold", "pixel_shuffle", "pixel_unshuffle"]
+            "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "adaptive_max_pool1d",
+            "adaptive_max_pool2d"]
 
 # Activations, normalisation, lookup tables and attention (tensorgrad/nn/activation.py,
 # normalization.py, sparse.py, attention.py).

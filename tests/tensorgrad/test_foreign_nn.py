@@ -119,7 +119,7 @@ def test_the_resampling_padding_and_gating_layers():
         model = nn.Sequential(nn.Upsample(scale_factor=2, mode="bicubic"), nn.ReflectionPad2d(1),
                               nn.PixelUnshuffle(2), nn.PReLU(4), nn.Dropout2d(0.3), nn.GLU(1),
                               nn.Flatten(2), nn.ConvTranspose1d(2, 3, 3, stride=2), nn.MaxPool1d(2),
-                              nn.AdaptiveAvgPool1d(4))
+                              nn.AdaptiveAvgPool1d(4), nn.AdaptiveMaxPool1d(3))
         if on_foreign:
             to_foreign(model)
         x = made(IMAGES, on_foreign, requires_grad=True)

@@ -25,6 +25,9 @@ LAYERS = {
     "AvgPool1d": (lambda nn: nn.AvgPool1d(3, 2, padding=1, ceil_mode=True, count_include_pad=False),
                   [(2, 3, 9)]),
     "AdaptiveAvgPool1d": (lambda nn: nn.AdaptiveAvgPool1d(4), [(2, 3, 9)]),
+    "AdaptiveMaxPool1d": (lambda nn: nn.AdaptiveMaxPool1d(4), [(2, 3, 9)]),
+    "AdaptiveMaxPool2d": (lambda nn: nn.AdaptiveMaxPool2d((3, 2)), [(2, 3, 7, 5)]),
+    "AdaptiveMaxPool2d unbatched, None": (lambda nn: nn.AdaptiveMaxPool2d((None, 3)), [(3, 4, 7)]),
     "ConvTranspose1d": (
         lambda nn: nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), [(2, 4, 7)]),
     "ConvTranspose1d dilated, no bias": (
@@ -238,3 +241,11 @@ def test_criteria_match_pytorch(name):
     np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
     for mine, torchs in zip(our_grads, their_grads, strict=True):
         np.testing.assert_allclose(mine, torchs, rtol=1e-9, atol=1e-12)
+
+
+def test_adaptive_max_pool_indices_match_torch():
+    x = np.random.default_rng(4).standard_normal((2, 3, 7, 6))
+    ours = tg.nn.functional.adaptive_max_pool2d(tg.tensor(x), (3, 4), return_indices=True)
+    theirs = torch.nn.functional.adaptive_max_pool2d(torch.tensor(x), (3, 4), return_indices=True)
+    assert ours[1].tolist() == theirs[1].tolist() and ours[1].dtype == tg.int64
+    np.testing.assert_allclose(ours[0].data, theirs[0].numpy())
