@@ -193,7 +193,21 @@ from tensorgrad.elementwise import (  # more of PyTorch's elementwise names
     xlogy,
 )
 from tensorgrad.indexing import argwhere, index_add, index_copy, index_fill, masked_scatter, take_along_dim
-from tensorgrad.matmul import addcdiv, addcmul, addmm, bmm, cdist, cross, dot, kron, mm, mv, outer, tensordot
+from tensorgrad.matmul import (
+    addcdiv,
+    addcmul,
+    addmm,
+    bmm,
+    cdist,
+    cross,
+    dot,
+    kron,
+    mm,
+    mv,
+    outer,
+    pdist,
+    tensordot,
+)
 from tensorgrad.movement import (
     fliplr,
     flipud,
@@ -283,7 +297,7 @@ __all__ = [
     "tensordot", "fliplr", "flipud", "hsplit", "rot90", "split_with_sizes", "tensor_split", "vsplit",
     "aminmax", "kthvalue", "msort", "nanmedian", "nanquantile", "quantile", "linalg",
     "det", "inverse", "logdet", "matrix_power", "slogdet", "bincount", "histc", "mode", "unique",
-    "unique_consecutive",
+    "unique_consecutive", "pdist",
 ]
 
 from tensorgrad import cuda, data, linalg, nn, optim  # noqa: E402 - after the ops they are built from

@@ -234,6 +234,24 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
+    """The p-norm distance between each pair of rows i < j of an (N, M) input, in the order
+    (0, 1), (0, 2), ..., (N - 2, N - 1): N (N - 1) / 2 distances. Gradient: `cdist`'s."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
+    rows, cols = np.triu_indices(input.shape[0], k=1)
+    return cdist(input, input, p)[rows, cols]
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y_o = x1 A_o x2 + b_o for each output o: weight (out, in1, in2), inputs (..., in1) and
+    (..., in2). One einsum; its gradient is einsum's."""
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
     """beta * input + alpha * (mat1 @ mat2), input broadcast; with beta = 0 input is ignored (its
     nan and inf too), as in PyTorch."""

@@ -9,6 +9,7 @@ from tensorgrad.nn import functional, init, utils
 from tensorgrad.nn.modules import (
     BCELoss,
     BCEWithLogitsLoss,
+    Bilinear,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
     Dropout,
@@ -81,6 +82,7 @@ __all__ = [
     "SoftMarginLoss",
     "MultiLabelSoftMarginLoss",
     "TripletMarginLoss",
+    "Bilinear",
 ]
 
 # Convolution and pooling layers (tensorgrad/nn/conv.py).

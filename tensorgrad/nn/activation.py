@@ -23,17 +23,18 @@ import numpy as np
 from tensorgrad import creation
 from tensorgrad.autograd import record
 from tensorgrad.checks import UnsupportedDtypeError
+from tensorgrad.device import namespace
 from tensorgrad.dtypes import float32
 from tensorgrad.elementwise import _erf_array, neg, sigmoid_array, where
 from tensorgrad.inplace import apply_inplace
 from tensorgrad.nn.modules import Module, Parameter
 from tensorgrad.reduce import log_softmax, softmax
-from tensorgrad.tensor import Tensor
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
     "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "threshold", "tanhshrink", "glu",
-    "prelu", "hardshrink", "softshrink",
+    "prelu", "hardshrink", "softshrink", "gumbel_softmax",
     "GELU", "SiLU", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "ReLU6", "Hardsigmoid",
     "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin", "Softmax", "LogSoftmax", "Threshold",
     "Tanhshrink", "GLU", "PReLU", "Softmax2d", "Hardshrink", "Softshrink",
@@ -315,6 +316,26 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
                            f"numbers = {weight.numel()} and channel size = {channels}.")
     slope = weight.reshape(-1) if weight.numel() == 1 else weight.reshape((1, -1) + (1,) * (x.ndim - 2))
     return where(x > 0, x, slope * x)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """A differentiable sample of a categorical distribution: softmax((logits + g) / tau) with
+    Gumbel noise g = -log(-log(u)). With `hard`, the one-hot of its argmax on the forward pass
+    and the soft sample's gradient on the backward (the straight-through estimator). Noise from
+    tensorgrad's generator (`tg.manual_seed`)."""
+    x = _floating(logits, "gumbel_softmax")
+    uniform = creation.default_generator().random(x.shape)
+    gumbels = -np.log(-np.log(uniform))  # (1 - u is as uniform: u = 0 has probability 0)
+    noise = namespace(x.data).asarray(gumbels.astype(x.dtype))
+    soft = softmax((x + new_leaf(noise)) / tau, dim)
+    if not hard:
+        return soft
+    axis = dim % x.ndim if x.ndim else 0
+    index = np.expand_dims(np.argmax(soft.data, axis=axis), axis)
+    positions = namespace(x.data).arange(x.shape[axis]).reshape((-1,) + (1,) * (x.ndim - axis - 1))
+    one_hot = (positions == index).astype(x.dtype)
+    return soft + new_leaf(one_hot - soft.data)  # the hard sample forward, the soft one's gradient
 
 
 class _Activation(Module):

@@ -27,7 +27,7 @@ from tensorgrad.loss import (
     soft_margin_loss,
     triplet_margin_loss,
 )
-from tensorgrad.matmul import linear
+from tensorgrad.matmul import bilinear, linear, pdist
 from tensorgrad.reduce import log_softmax, softmax
 
 __all__ = [
@@ -93,6 +93,7 @@ from tensorgrad.nn.activation import (  # noqa: E402
     elu,
     gelu,
     glu,
+    gumbel_softmax,
     hardshrink,
     hardsigmoid,
     hardswish,
@@ -128,4 +129,4 @@ __all__ += ["gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardt
             "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "layer_norm", "batch_norm",
             "group_norm", "normalize", "cosine_similarity", "embedding", "one_hot",
             "scaled_dot_product_attention", "glu", "prelu", "tanhshrink", "threshold", "pairwise_distance",
-            "hardshrink", "softshrink", "rms_norm", "instance_norm"]
+            "hardshrink", "softshrink", "rms_norm", "instance_norm", "gumbel_softmax", "bilinear", "pdist"]

@@ -23,7 +23,7 @@ from tensorgrad.creation import default_generator
 from tensorgrad.device import as_device, is_array, namespace, to_device, to_numpy
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
 from tensorgrad.elementwise import dropout, dropout1d, dropout2d, relu, sigmoid, tanh
-from tensorgrad.matmul import linear
+from tensorgrad.matmul import bilinear, linear
 from tensorgrad.tensor import Tensor, init_node, to_array
 
 __all__ = [
@@ -61,6 +61,7 @@ __all__ = [
     "SoftMarginLoss",
     "MultiLabelSoftMarginLoss",
     "TripletMarginLoss",
+    "Bilinear",
 ]
 
 
@@ -565,6 +566,28 @@ class Linear(Module):
 def _uniform(bound: float, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """Uniform in [-bound, bound) from tensorgrad's generator (`tg.manual_seed`)."""
     return default_generator().uniform(-bound, bound, shape).astype(dtype)
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b per output feature: weight (out, in1, in2), bias (out,), both uniform in
+    ±1/sqrt(in1_features) as in PyTorch."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        bound = 1 / math.sqrt(in1_features) if in1_features else 0.0
+        dtype = np.dtype(np.float32 if dtype is None else dtype)
+        self.weight = Parameter(_uniform(bound, (out_features, in1_features, in2_features), dtype))
+        self.register_parameter("bias", Parameter(_uniform(bound, (out_features,), dtype)) if bias else None)
+        _place(self, device)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class ReLU(Module):

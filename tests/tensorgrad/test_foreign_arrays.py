@@ -225,6 +225,8 @@ BREADTH = [
         *a.round().mode(1), *m.unique(a.round(), return_inverse=True, return_counts=True),
         m.bincount((a.abs() * 3).long().reshape(-1)), m.histc(a, bins=5),
         *a.round().reshape(-1).unique_consecutive(return_inverse=True, return_counts=True))),
+    ("pdist/bilinear", [(4, 3), (5, 3, 2)], lambda m, a, w: (
+        m.pdist(a), m.nn.functional.bilinear(a, a[:, :2], w))),
     ("linalg", [(3, 3), (3, 2)], lambda m, a, b: (
         m.linalg.inv(a), m.linalg.det(a), m.linalg.slogdet(a).logabsdet, m.linalg.solve(a, b),
         m.linalg.cholesky(a @ a.mT + 3 * m.tensor(np.eye(3))), m.linalg.svdvals(b),

@@ -249,3 +249,33 @@ def test_adaptive_max_pool_indices_match_torch():
     theirs = torch.nn.functional.adaptive_max_pool2d(torch.tensor(x), (3, 4), return_indices=True)
     assert ours[1].tolist() == theirs[1].tolist() and ours[1].dtype == tg.int64
     np.testing.assert_allclose(ours[0].data, theirs[0].numpy())
+
+
+def test_bilinear_and_pdist_match_torch():
+    rng = np.random.default_rng(6)
+    theirs = torch.nn.Bilinear(3, 4, 5).double()
+    ours = tg.nn.Bilinear(3, 4, 5).double()
+    ours.load_state_dict({key: value.detach().numpy() for key, value in theirs.state_dict().items()})
+    x1, x2, rows = rng.standard_normal((2, 6, 3)), rng.standard_normal((2, 6, 4)), rng.standard_normal((5, 3))
+    results = []
+    for m, layer in ((tg, ours), (torch, theirs)):
+        a, b, r = (m.tensor(v, requires_grad=True) for v in (x1, x2, rows))
+        out, distances = layer(a, b), m.nn.functional.pdist(r, p=1.5)
+        (out.sum() + (distances * m.tensor(np.arange(10.0))).sum()).backward()
+        results.append([out, distances, a.grad, b.grad, r.grad, layer.weight.grad, layer.bias.grad])
+    for mine, torchs in zip(*results, strict=True):
+        mine = mine.data if isinstance(mine, tg.Tensor) else mine
+        np.testing.assert_allclose(mine, torchs.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_gumbel_softmax_samples_and_passes_the_soft_gradient_through_the_hard_one():
+    tg.manual_seed(0)
+    logits = tg.tensor(np.log([[0.7, 0.2, 0.1]] * 4000), requires_grad=True)
+    soft = tg.nn.functional.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(soft.data.sum(-1), 1.0, rtol=1e-6)
+    hard = tg.nn.functional.gumbel_softmax(logits, hard=True)
+    assert set(np.unique(hard.data)) == {0.0, 1.0} and (hard.data.sum(-1) == 1).all()
+    frequencies = hard.data.mean(0)  # a Gumbel-max sample follows the softmax of the logits
+    np.testing.assert_allclose(frequencies, [0.7, 0.2, 0.1], atol=0.03)
+    (hard * tg.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert np.abs(logits.grad).sum() > 0  # the straight-through gradient reaches the logits
