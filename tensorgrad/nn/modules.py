@@ -11,6 +11,7 @@ their `named_` forms with dotted names (`layers.0.weight`), `state_dict()` and
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -115,6 +116,32 @@ class IncompatibleKeys(NamedTuple):
 
 
 # Where a Module keeps what `__getattr__` finds: its parameters, buffers and sub-modules.
+class HookHandle:
+    """What registering a hook returns: `handle.remove()` takes the hook off again."""
+
+    _numbers = itertools.count()
+
+    def __init__(self, hooks: dict, key: int) -> None:
+        self._hooks, self._key = hooks, key
+
+    @classmethod
+    def add(cls, hooks: dict, entry: Any, prepend: bool) -> HookHandle:
+        """Put `entry` in `hooks` (first, with `prepend`; the dict's order is the call order)."""
+        key = next(cls._numbers)
+        if prepend:
+            rest = dict(hooks)
+            hooks.clear()
+            hooks[key] = entry
+            hooks.update(rest)
+        else:
+            hooks[key] = entry
+        return cls(hooks, key)
+
+    def remove(self) -> None:
+        """Take the hook off (a second call does nothing)."""
+        self._hooks.pop(self._key, None)
+
+
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
 
 
@@ -139,6 +166,8 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_pre_hooks", {})
+        object.__setattr__(self, "_forward_hooks", {})
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; every subclass defines it (calling a module calls this)."""
@@ -146,7 +175,41 @@ class Module:
                         "forward(self, ...) to say what calling it computes")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._forward_pre_hooks or self._forward_hooks:
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # --- forward hooks: look at (or change) what goes into and comes out of forward -----------
+
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> HookHandle:
+        """Call `hook(module, args)` before each forward (`hook(module, args, kwargs)` with
+        `with_kwargs`); what it returns, if not None, replaces the arguments (a single value is
+        taken as the one argument; with_kwargs: an (args, kwargs) pair). Returns a handle whose
+        `remove()` takes the hook off."""
+        return HookHandle.add(self._forward_pre_hooks, (hook, with_kwargs), prepend)
+
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False) -> HookHandle:
+        """Call `hook(module, args, output)` after each forward (`hook(module, args, kwargs,
+        output)` with `with_kwargs`); what it returns, if not None, replaces the output. Returns
+        a handle whose `remove()` takes the hook off."""
+        return HookHandle.add(self._forward_hooks, (hook, with_kwargs), prepend)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        for hook, with_kwargs in list(self._forward_pre_hooks.values()):
+            result = hook(self, args, kwargs) if with_kwargs else hook(self, args)
+            if result is not None:
+                if with_kwargs:
+                    args, kwargs = result
+                else:
+                    args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook, with_kwargs in list(self._forward_hooks.values()):
+            result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
 
     # --- registration -------------------------------------------------------------------------
 
@@ -253,6 +316,31 @@ class Module:
             self._forget(name)
         else:
             object.__delattr__(self, name)
+
+    def get_submodule(self, target: str) -> Module:
+        """The sub-module at the dotted path `target` (`"encoder.layers.0"`; `""` is self)."""
+        module: Module = self
+        for name in target.split(".") if target else ():
+            child = module._modules.get(name)
+            if child is None:
+                raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+            module = child
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path `target` (`"encoder.linear1.weight"`)."""
+        return self._registered(target, "_parameters", "parameter")
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path `target` (`"norm.running_mean"`)."""
+        return self._registered(target, "_buffers", "buffer")
+
+    def _registered(self, target: str, registry: str, kind: str) -> Any:
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if name not in getattr(module, registry):
+            raise AttributeError(f"`{name}` is not a {kind} of {type(module).__name__}")
+        return getattr(module, registry)[name]
 
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *self._parameters, *self._buffers, *self._modules})
@@ -394,6 +482,18 @@ class Module:
     def float(self) -> Module:
         """Cast floating parameters and buffers to float32, in place; returns self."""
         return self.to(np.float32)
+
+    def half(self) -> Module:
+        """Cast floating parameters and buffers to float16, in place; returns self."""
+        return self.to(np.float16)
+
+    def cpu(self) -> Module:
+        """Move parameters and buffers to the CPU, in place; returns self."""
+        return self.to("cpu")
+
+    def cuda(self, device: int | None = None) -> Module:
+        """Move parameters and buffers to a GPU (`"cuda"`, or `"cuda:N"`), in place; returns self."""
+        return self.to("cuda" if device is None else f"cuda:{device}")
 
     def double(self) -> Module:
         """Cast floating parameters and buffers to float64, in place; returns self."""

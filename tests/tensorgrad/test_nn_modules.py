@@ -501,3 +501,52 @@ def test_moving_a_module_to_cuda_without_cupy_is_a_clear_error():
     with pytest.raises(RuntimeError, match="CuPy"):
         layer.to("cuda")
     assert isinstance(layer.weight.data, np.ndarray)
+
+
+# --- forward hooks and lookups by path -----------------------------------------------------------
+
+
+def _hooked_run(m):
+    net = m.nn.Sequential(m.nn.Linear(2, 3), m.nn.ReLU(), m.nn.Linear(3, 1))
+    with m.no_grad():
+        for p in net.parameters():
+            p.copy_(m.arange(p.numel(), dtype=p.dtype).reshape(p.shape) * 0.1 - 0.2)
+    seen = []
+    first = net[0].register_forward_hook(lambda mod, args, out: seen.append(("out", out.tolist())))
+    net[1].register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
+    net[2].register_forward_hook(lambda mod, args, out: out + 1)
+    net[2].register_forward_pre_hook(lambda mod, args: seen.append(("in", args[0].tolist())), prepend=True)
+    y1 = net(m.tensor([[1.0, -1.0]]))
+    first.remove()
+    y2 = net(m.tensor([[0.5, 2.0]]))
+    return seen, y1.tolist(), y2.tolist()
+
+
+def test_forward_hooks_see_and_replace_as_torchs():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _hooked_run(tg), _hooked_run(torch)
+    assert len(ours[0]) == len(theirs[0]) == 3
+    for (kind, values), (their_kind, their_values) in zip(ours[0], theirs[0], strict=True):
+        assert kind == their_kind
+        np.testing.assert_allclose(values, their_values, rtol=1e-6)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6)
+
+
+def test_forward_hooks_with_kwargs():
+    layer = nn.Linear(2, 2)
+    layer.register_forward_pre_hook(lambda mod, args, kwargs: (args, kwargs), with_kwargs=True)
+    layer.register_forward_hook(lambda mod, args, kwargs, out: out * 0, with_kwargs=True)
+    assert layer(tg.ones(1, 2)).tolist() == [[0.0, 0.0]]
+
+
+def test_lookups_by_dotted_path_and_the_casts():
+    net = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+    assert net.get_submodule("0") is net[0] and net.get_submodule("") is net
+    assert net.get_parameter("0.weight") is net[0].weight
+    assert net.get_buffer("1.running_mean") is net[1].running_mean
+    for bad in (lambda: net.get_submodule("5"), lambda: net.get_parameter("0.nothing"),
+                lambda: net.get_buffer("0.weight")):
+        with pytest.raises(AttributeError):
+            bad()
+    assert net.half()[0].weight.dtype == tg.float16 and net.cpu() is net
