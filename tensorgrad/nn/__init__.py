@@ -165,6 +165,7 @@ from tensorgrad.nn.normalization import (  # noqa: E402
 from tensorgrad.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402
 from tensorgrad.nn.sparse import Embedding  # noqa: E402
 from tensorgrad.nn.transformer import (  # noqa: E402
+    Transformer,
     TransformerDecoder,
     TransformerDecoderLayer,
     TransformerEncoder,
@@ -177,4 +178,4 @@ __all__ += ["GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax", "Mish",
             "GLU", "PReLU", "Softmax2d", "Tanhshrink", "Threshold", "CosineSimilarity", "PairwiseDistance",
             "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "Hardshrink", "Softshrink", "RMSNorm",
             "InstanceNorm1d", "InstanceNorm2d", "TransformerEncoderLayer", "TransformerEncoder",
-            "TransformerDecoderLayer", "TransformerDecoder"]
+            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]

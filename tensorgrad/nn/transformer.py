@@ -14,14 +14,19 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from tensorgrad import creation
 from tensorgrad.elementwise import relu
 from tensorgrad.nn.activation import gelu
 from tensorgrad.nn.attention import MultiheadAttention
+from tensorgrad.nn.init import xavier_uniform_
 from tensorgrad.nn.modules import Dropout, Linear, Module, ModuleList
 from tensorgrad.nn.normalization import LayerNorm
 from tensorgrad.tensor import Tensor
 
-__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder"]
+__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder",
+           "Transformer"]
 
 _ACTIVATIONS = {"relu": relu, "gelu": gelu}
 
@@ -166,3 +171,56 @@ class TransformerDecoder(Module):
             x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
                       bool(tgt_is_causal), memory_is_causal)
         return x if self.norm is None else self.norm(x)
+
+
+class Transformer(Module):
+    """The encoder-decoder transformer of "Attention Is All You Need": `num_encoder_layers` encoder
+    layers and `num_decoder_layers` decoder layers, each stack closed by a LayerNorm, every weight
+    matrix initialised with `xavier_uniform_` as PyTorch's. `forward(src, tgt, ...masks)`."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu",
+                 custom_encoder: Module | None = None, custom_decoder: Module | None = None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        options = {"dim_feedforward": dim_feedforward, "dropout": dropout, "activation": activation,
+                   "layer_norm_eps": layer_norm_eps, "batch_first": batch_first, "norm_first": norm_first,
+                   "bias": bias, "device": device, "dtype": dtype}
+        norm = {"eps": layer_norm_eps, "bias": bias, "device": device, "dtype": dtype}
+        if custom_encoder is None:
+            custom_encoder = TransformerEncoder(TransformerEncoderLayer(d_model, nhead, **options),
+                                                num_encoder_layers, LayerNorm(d_model, **norm))
+        if custom_decoder is None:
+            custom_decoder = TransformerDecoder(TransformerDecoderLayer(d_model, nhead, **options),
+                                                num_decoder_layers, LayerNorm(d_model, **norm))
+        self.encoder, self.decoder = custom_encoder, custom_decoder
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+        for p in self.parameters():
+            if p.ndim > 1:
+                xavier_uniform_(p)
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batch = 0 if self.batch_first else 1
+        if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch] != tgt.shape[batch]:
+            raise RuntimeError("Transformer: the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("Transformer: the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                            memory_key_padding_mask, tgt_is_causal, memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+        """The causal mask of size (sz, sz): 0 on and below the diagonal, -inf above (a position
+        may attend to itself and to earlier ones only)."""
+        dtype = np.float32 if dtype is None else np.dtype(dtype)
+        mask = np.triu(np.full((sz, sz), -np.inf, dtype=dtype), 1)
+        return creation.tensor(mask, device=device)

@@ -36,6 +36,9 @@ CASES = {
         {"tgt_mask": CAUSAL, "memory_key_padding_mask": np.array([[False] * 5 + [True], [False] * 6])}),
     "decoder of 2 layers": (lambda nn: nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16), 2),
                             [SOURCE, MEMORY], {"tgt_mask": CAUSAL}),
+    "the whole transformer": (lambda nn: nn.Transformer(8, 2, 2, 2, 16), [MEMORY, SOURCE],
+                              {"tgt_mask": CAUSAL, "src_key_padding_mask": np.array([[False] * 5 + [True],
+                                                                                       [False] * 6])}),
 }
 
 
@@ -46,11 +49,11 @@ def test_layers_match_pytorch(name):
     theirs, ours = build(torch.nn).double().eval(), build(tg.nn).double().eval()
     assert list(ours.state_dict()) == list(theirs.state_dict())
     ours.load_state_dict({key: value.detach().numpy() for key, value in theirs.state_dict().items()})
-    weights = np.random.default_rng(1).standard_normal(inputs[0].shape)
     results = []
     for m, layer in ((tg, ours), (torch, theirs)):
         leaves = [m.tensor(a, requires_grad=True) for a in inputs]
         out = layer(*leaves, **{key: m.tensor(value) for key, value in masks.items()})
+        weights = np.random.default_rng(1).standard_normal(tuple(out.shape))
         (out * m.tensor(weights)).sum().backward()
         results.append([out] + [leaf.grad for leaf in leaves] + [p.grad for p in layer.parameters()])
     for mine, torchs in zip(*results, strict=True):
@@ -77,3 +80,12 @@ def test_an_unknown_activation_is_refused_as_pytorch():
     for m in (torch, tg):
         with pytest.raises(RuntimeError, match="relu/gelu"):
             m.nn.TransformerEncoderLayer(8, 2, activation="swish")
+
+
+def test_the_causal_mask_and_the_initialisation_match_torch():
+    ours = tg.nn.Transformer.generate_square_subsequent_mask(4)
+    theirs = torch.nn.Transformer.generate_square_subsequent_mask(4)
+    assert ours.tolist() == theirs.tolist() and ours.dtype == tg.float32
+    weight = tg.nn.Transformer(8, 2, 1, 1, 16).encoder.layers[0].linear1.weight.data
+    assert np.abs(weight).max() <= np.sqrt(6 / (8 + 16))  # xavier_uniform_, as PyTorch's
+    assert np.abs(weight).max() > 0.8 * np.sqrt(6 / (8 + 16))
