@@ -27,8 +27,8 @@ from tensorgrad import checks, return_types
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import namespace
+from tensorgrad.matmul import _swap, matmul  # (_swap: the last two dimensions, as a view)
 from tensorgrad.matmul import cross as _cross  # (`tensorgrad.matmul` is also the function's name)
-from tensorgrad.matmul import matmul
 from tensorgrad.reduce import _product_of_others, amax, amin
 from tensorgrad.reduce import norm as _norm
 from tensorgrad.reduce import sum as _sum
@@ -52,10 +52,6 @@ def _square(a: Tensor, op: str) -> None:
     if a.data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.{op}: Expected a floating point or complex tensor as input. "
                            f"Got {a.dtype}")
-
-
-def _swap(m: np.ndarray) -> np.ndarray:
-    return m.swapaxes(-1, -2)
 
 
 def _inverse(data: np.ndarray, op: str) -> np.ndarray:

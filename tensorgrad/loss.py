@@ -613,15 +613,12 @@ def multilabel_soft_margin_loss(input: Tensor, target: Any, weight: Any = None, 
     classes (the last dimension), then reduced over the samples."""
     reduction = _reduction("multilabel_soft_margin_loss", reduction, size_average, reduce)
     target = _operand(target, input)
-    losses = -(target * _logsigmoid(input) + (1 - target) * _logsigmoid(-input))
+    from tensorgrad.nn.activation import logsigmoid  # (nn imports this module)
+
+    losses = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         losses = losses * _operand(weight, input)
     return _reduce(losses.mean(-1), reduction)
-
-
-def _logsigmoid(x: Tensor) -> Tensor:
-    """log sigmoid(x) = -softplus(-x), finite for any x: min(x, 0) - log(1 + exp(-|x|))."""
-    return x.clamp_max(0) - (1 + (-x.abs()).exp()).log()
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Any, margin: float = 0.0,
