@@ -31,10 +31,16 @@ from scalargrad import engine
 from scalargrad.engine import GraphFreedError, grad_mode
 from tensorgrad.device import is_array
 
-__all__ = ["record", "unbroadcast", "bump_version", "is_view", "InplaceModifiedError", "VJP", "register_hook",
-           "RemovableHandle", "run_backward", "hooked_grad", "grad"]
+__all__ = [
+    "record", "CROSSED", "unbroadcast", "bump_version", "is_view", "history_moved", "refresh_view",
+    "is_custom_function_view", "InplaceModifiedError", "VJP", "register_hook", "RemovableHandle",
+    "run_backward", "hooked_grad", "grad", "backward"
+]
 
 VJP = Callable[[np.ndarray], np.ndarray]
+
+# `record(..., saved=CROSSED)`: see record's docstring.
+CROSSED = "each input's gradient reads the other input"
 
 # Every inner node's creation number (`next` on a count is atomic under the GIL, so threads
 # recording at once still get distinct, increasing numbers).
@@ -51,8 +57,8 @@ def bump_version(t: Tensor) -> None:
 
 
 def is_view(t: Tensor) -> bool:
-    """Whether t was recorded as a view of its input (it shares the input's version counter)."""
-    return t._backward is not None and bool(t.parents) and t._versions is t.parents[0]._versions
+    """Whether t is a view of another tensor's storage (PyTorch's `t._is_view()`)."""
+    return t._base is not None
 
 
 def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -86,7 +92,9 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     have the broadcast output shape: it is summed back to the input's shape here, once. A
     VJP runs only if its input requires grad, so `x @ W` never pays for `x`'s gradient.
 
-    `saved` names the inputs whose data the VJPs read (all of them by default; ops that read
+    `saved` names the inputs whose data the VJPs read (all of them by default; `CROSSED` for a
+    product of two, where each input's gradient reads the other: only what a wanted gradient
+    reads counts, as in PyTorch, so `z = y * 2; y.add_(1)` leaves z's backward valid; ops that read
     none, like `+`, pass `()`), and `saves_output` says the VJPs read the output's data. If any
     of them is changed in place before backward, backward raises instead of using stale data.
 
@@ -108,7 +116,14 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     out._grad = None
     out.label = ""
     out._keeps_grad = False
-    out._versions = [0] if view_of is None else view_of._versions
+    if view_of is None:
+        out._versions = [0]
+        out._base = None
+        out._view_version = 0
+    else:  # a view: one version counter for the storage, and the tensor that owns it (PyTorch's `_base`)
+        out._versions = view_of._versions
+        out._base = view_of if view_of._base is None else view_of._base
+        out._view_version = out._versions[0]
     # One edge per input that wants a gradient. Each remembers the input's history when the
     # op was recorded: an in-place op on an inner tensor gives it a new history, and gradient
     # routed into the new one would be wrong.
@@ -120,6 +135,8 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
         try:
             for t, vjp in zip(inputs, vjps):  # noqa: B905 - lengths checked above
                 if t._requires_grad and vjp is not None:
+                    if t._base is not None and t._view_version != t._versions[0]:
+                        refresh_view(t)
                     array = t._data
                     edges.append((t, vjp, t._backward, array.shape, array.dtype))
         except AttributeError:
@@ -132,8 +149,14 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
         out._seq = None
         return out
     checks = []  # a loop, not a comprehension: on Python 3.11 that would cost a function call
-    for t in inputs if saved is None else saved:
-        checks.append((t._versions, t._versions[0]))
+    if saved is CROSSED:  # the gradient an input wants reads the other input
+        first, second = inputs
+        for edge in edges:
+            other = second if edge[0] is first else first
+            checks.append((other._versions, other._versions[0]))
+    else:
+        for t in inputs if saved is None else saved:
+            checks.append((t._versions, t._versions[0]))
     if saves_output:
         checks.append((out._versions, out._versions[0]))
     out._requires_grad = True
@@ -157,11 +180,11 @@ def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, se
         if versions[0] != version:
             _raise_modified(op, version, versions[0])
     for t, vjp, history, shape, dtype in edges:
-        if t._backward is not history:
-            _raise_changed_history(t, op, seq)
         g = vjp(grad)
         if type(g) is not np.ndarray or g.shape != shape or g.dtype is not dtype:
             g = _conform(g, shape, dtype, op, _position(t, inputs))
+        if t._backward is not history:  # t was changed in place since this op used it
+            t = _holder_of(history, t, op, seq)
         if t._grad is None:
             # (g has t's dtype already: `_conform` saw to that.)
             if history is None and (g is grad or g.base is not None or g.strides != t._data.strides):
@@ -170,7 +193,8 @@ def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, se
         else:
             # A new array rather than +=: numpy's in-place add costs three times more on
             # small arrays, and nothing else holds the old one.
-            t._grad = t._grad + g
+            total = t._grad + g
+            t._grad = np.asarray(total) if isinstance(total, np.generic) else total  # (0-d + 0-d)
 
 
 def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: int) -> np.ndarray:
@@ -220,6 +244,48 @@ def _leaf_grad(g: np.ndarray, leaf: np.ndarray) -> np.ndarray:
     own = np.empty_like(leaf)  # the leaf's dtype and memory order
     own[...] = g
     return own
+
+
+def history_moved(history: Any, holder: Tensor) -> None:
+    """Note that `holder` now holds `history`, the graph place of a tensor an in-place op rewired.
+
+    An op that used the tensor before gets its gradient there (`_holder_of`), as in PyTorch,
+    where edges point at the old node. The note is a weak reference kept on the history itself
+    (a partial): the holder already refers to the history, so a strong one would be a cycle.
+    """
+    history.moved_to = weakref.ref(holder)
+
+
+def _holder_of(history: Any, t: Tensor, op: str, seq: int) -> Tensor:
+    """The node holding `history`, t's place in the graph when op `op` used it (see `history_moved`)."""
+    moved_to = getattr(history, "moved_to", None)
+    holder = None if moved_to is None else moved_to()
+    if holder is None:
+        _raise_changed_history(t, op, seq)
+    return holder
+
+
+def is_custom_function_view(t: Tensor) -> bool:
+    """Whether t is an output of a custom `Function` that shares an input's memory (`function.py`)."""
+    return getattr(t._backward, "custom_function_view", False)
+
+
+def refresh_view(view: Tensor) -> None:
+    """Make a view whose base changed in place since it was made the view of the base as it is now.
+
+    Its values are the base's current ones (they share memory), so its gradient must go to the
+    base's current history, as PyTorch regenerates a view's `grad_fn`. The old history stays, in a
+    node of its own, for the ops that used the view before.
+    """
+    from tensorgrad.inplace import view_of_base  # (inplace imports this module)
+
+    if is_custom_function_view(view):
+        raise RuntimeError(
+            f"a view made by the custom Function {view.op} was used after its base (or another view of "
+            "that base) was changed in place; its gradient can't be rebuilt. clone() the Function's "
+            "output, or change the base after using the output"
+        )
+    view_of_base(view, "as_strided")
 
 
 def _raise_modified(op: str, version: int, now: int) -> None:
@@ -299,6 +365,8 @@ def run_backward(root: Any, seed: Any, retain_graph: bool) -> None:
     A leaf with hooks collects this pass's gradient apart from what its `.grad` held before, so
     its hooks see exactly this pass's sum; it is added to the old `.grad` after them.
     """
+    if root._base is not None and root._view_version != root._versions[0] and root._requires_grad:
+        refresh_view(root)  # a view whose base changed since: its gradient goes to the base as it is
     if not _grad_hooks:
         engine.backward(root, seed, retain_graph)
         return
@@ -322,7 +390,10 @@ def _added(before: Any, new: Any) -> Any:
     """A leaf's gradient from before the pass plus this pass's (either may be None)."""
     if new is None:
         return before
-    return new if before is None else before + new
+    if before is None:
+        return new
+    total = before + new
+    return np.asarray(total) if isinstance(total, np.generic) else total  # (0-d + 0-d is a scalar)
 
 
 def hooked_grad(t: Any, grad: Any) -> Any:
@@ -385,17 +456,42 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                  for i, (t, g) in enumerate(zip(inputs, captured, strict=True)))
 
 
-def _grad_seeds(outputs: list, grad_outputs: Any) -> list:
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """`torch.autograd.backward`: backward from several roots at once, their gradients summed into
+    the leaves' `.grad` (each root times its `grad_tensors` entry, which a scalar may leave out).
+    With `inputs`, only those tensors' `.grad` change (an inner tensor among them gets one too)."""
+    from tensorgrad.tensor import Tensor  # (tensor imports this module)
+
+    if create_graph:
+        raise NotImplementedError("autograd.backward: create_graph=True (a graph of the gradient, for "
+                                  "higher derivatives) is not supported")
+    roots = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        if not inputs:
+            raise RuntimeError("autograd.backward: inputs, when given, can't be empty")
+        grads = grad(roots, inputs, grad_tensors, retain_graph, allow_unused=True)
+        for t, g in zip(inputs, grads, strict=True):
+            if g is not None:
+                t.grad = g.data if t._grad is None else t._grad + g.data
+        return
+    seeds = _grad_seeds(roots, grad_tensors, "autograd.backward")
+    for k, (root, seed) in enumerate(zip(roots, seeds, strict=True)):
+        root.backward(seed, retain_graph=bool(retain_graph) or k < len(roots) - 1)
+
+
+def _grad_seeds(outputs: list, grad_outputs: Any, op: str = "autograd.grad") -> list:
     """One seed per output: the given grad_outputs (tensors or arrays), or 1 for a scalar output."""
     given = [None] * len(outputs) if grad_outputs is None else (
         [grad_outputs] if not isinstance(grad_outputs, list | tuple) else list(grad_outputs))
     if len(given) != len(outputs):
-        raise RuntimeError(f"autograd.grad: grad_outputs has {len(given)} entries, but there are "
+        raise RuntimeError(f"{op}: grad_outputs has {len(given)} entries, but there are "
                            f"{len(outputs)} outputs")
     seeds = []
     for out, seed in zip(outputs, given, strict=True):
         if not out._requires_grad:
-            raise RuntimeError("autograd.grad: element of the differentiated tensors does not require grad "
+            raise RuntimeError(f"{op}: element of the differentiated tensors does not require grad "
                                "and does not have a grad_fn")
         seeds.append(out._seed(seed))
     return seeds

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import creation
-from tensorgrad.autograd import record
+from tensorgrad.autograd import CROSSED, record
 from tensorgrad.checks import (
     ArgumentValueError,
     IntegerDivisionByZeroError,
@@ -123,7 +123,7 @@ def mul(a: Operand, b: Operand) -> Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.multiply, a, b, "*"), "*", (a, b),
                   lambda grad: grad * b._data,
-                  lambda grad: grad * a._data)
+                  lambda grad: grad * a._data, saved=CROSSED)
 
 
 def div(a: Operand, b: Operand, *, rounding_mode: str | None = None) -> Tensor:

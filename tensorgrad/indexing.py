@@ -22,12 +22,13 @@ _BASIC = (int, slice, type(None), type(Ellipsis), np.integer)
 
 
 def _plain_key(key: Any) -> Any:
-    """Replace tensors in an index by their arrays."""
+    """Replace tensors in an index by their arrays, and ranges by lists (PyTorch takes them as index
+    sequences)."""
     if isinstance(key, Tensor):
         return key.data
     if isinstance(key, tuple):
-        return tuple(k.data if isinstance(k, Tensor) else k for k in key)
-    return key
+        return tuple(k.data if isinstance(k, Tensor) else list(k) if isinstance(k, range) else k for k in key)
+    return list(key) if isinstance(key, range) else key
 
 
 def _is_basic(key: Any) -> bool:
@@ -101,6 +102,9 @@ def _is_mask(k: Any) -> bool:
 def _check_index_types(key: Any, x: Tensor) -> None:
     """Only ints, slices, None, Ellipsis and integer or bool arrays index a tensor (PyTorch's rule)."""
     for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            raise ValueError(f"index: step must be greater than zero, got {k.step} in {k!r} (a tensor of "
+                             f"shape {x.shape}); use flip() to reverse")
         if isinstance(k, int | slice | type(None) | type(Ellipsis) | np.integer | np.bool_):
             continue
         if isinstance(k, np.ndarray | list) or is_array(k):
@@ -181,6 +185,7 @@ def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
     (2, 3, 4) tensor.
     """
     key = _plain_key(key)
+    _check_index_types(key, x)
     out = x.data.copy()
     target, where = _in_torch_order(out, key)
     try:

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from scalargrad.engine import grad_mode
-from tensorgrad.autograd import bump_version, is_view, record
+from scalargrad.engine import grad_mode, no_grad
+from tensorgrad.autograd import bump_version, history_moved, is_custom_function_view, record
 from tensorgrad.checks import ShapeError
-from tensorgrad.device import writeable
+from tensorgrad.device import data_address, namespace, strided_view, writeable
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["arithmetic_inplace", "apply_inplace", "fill", "copy"]
@@ -31,7 +31,8 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
     An optimizer's `p -= lr * p.grad` takes this path under `no_grad()`: no temporary array, no
     copy. Inside the graph it is `apply_inplace`.
     """
-    if grad_mode.enabled and (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
+    if grad_mode.enabled and (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)
+                              or (x._base is not None and x._base._requires_grad)):
         return apply_inplace(x, op, other, name=name)
     data = x.data
     # (numpy's flag read inline: an optimizer runs this once per parameter per step)
@@ -46,7 +47,7 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
             "of the tensor changed in place"
         ) from None
     except TypeError:
-        raise TypeError(
+        raise RuntimeError(
             f"{name}: a result of dtype {np.result_type(x.data, values)} can't be stored in a "
             f"{x.dtype} tensor"
         ) from None
@@ -59,39 +60,178 @@ def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -
 
     The storage's version counter goes up, so a backward pass that saved the old values
     raises instead of using the new ones. Outside `no_grad`, a leaf that requires grad can't
-    be changed in place: its gradient would no longer describe the values it holds.
+    be changed in place: its gradient would no longer describe the values it holds. A view
+    (`y[0]`, `y.T`) changes its base's values too, so the base is rewired as well (`_apply_to_view`).
     """
+    base = x._base
     recording = grad_mode.enabled and (
         x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        or (base is not None and base._requires_grad)
     )
     if not recording:
         _write(x, op(x, *args).data, name)
         return x
+    if base is not None:
+        return _apply_to_view(x, base, op, args, name)
     if x._requires_grad and x._backward is None:
         raise RuntimeError(
             f"{name}: a leaf tensor that requires grad can't be changed in place outside "
             "no_grad(); wrap the update in `with tg.no_grad():`"
         )
-    if is_view(x):
-        raise RuntimeError(
-            f"{name}: in-place change of a view ('{x.op}') of a tensor in the graph is not "
-            "supported; apply the op out of place (y = y + ...) or clone() the view first"
-        )
-    before = _detached_copy_with_history(x)
+    before = _detached_copy_with_history(x, x.data.copy())
     result = op(before, *args)
     _write(x, result.data, name)
-    x.parents, x._backward, x._requires_grad = result.parents, result._backward, True
-    x._seq = result._seq  # x is now the newest node: it comes after `before` in creation order
-    x.op, x.grad = name, None
+    _take_history(x, result, name)
     return x
 
 
-def _detached_copy_with_history(x: Tensor) -> Tensor:
-    """A node that holds x's current values (a copy) and x's place in the graph."""
-    before = new_leaf(x.data.copy())
+def _apply_to_view(x: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple, name: str) -> Tensor:
+    """An in-place op through a view: PyTorch's CopySlices. The base's new values are its old ones
+    with the view's part replaced by `op(part, *args)`.
+
+    Both the base and the view get a new history: the base becomes that "old values outside the
+    part, op's result inside" node, and the view becomes a view of the new base. The op reads the
+    part from a copy of the base's old values, not from the view's own history, so a view made
+    before an earlier in-place change of the base (`a, b = y.chunk(2); a.mul_(2); b.add_(1)`)
+    still gets the right gradient.
+    """
+    if base._requires_grad and base._backward is None:
+        raise RuntimeError(
+            f"{name}: a view of a leaf tensor that requires grad can't be changed in place outside "
+            "no_grad(): the leaf's gradient would no longer describe its values; change it inside "
+            "`with tg.no_grad():`, or clone() the leaf first"
+        )
+    if not x._requires_grad and base._requires_grad:
+        raise RuntimeError(
+            f"{name}: this view was made under no_grad() from a tensor that requires grad, and is "
+            "changed in place with grad mode on; make the view and the change both inside "
+            "no_grad() (not recorded) or both outside it (recorded)"
+        )
+    if is_custom_function_view(x):
+        raise RuntimeError(
+            f"{name}: output '{x.op}' of a custom Function is a view of one of its inputs and is being "
+            "changed in place, which would skip the Function's backward (PyTorch refuses it too); "
+            "return a clone() from forward, or change a clone() of the output"
+        )
+    window = Window(base.data, x.data, name)
+    old_values, old_part = window.copy_of_base(base.data)
+    base_before = _detached_copy_with_history(base, old_values)
+    part_before = record(old_part, "as_strided", (base_before,), window.scatter, saved=(),
+                         view_of=base_before)
+    result = op(part_before, *args)
+    _write(x, result.data, name)
+    _take_history(base, record(base.data, name, (base_before, result), window.outside, window.inside,
+                               saved=()), name)
+    view_of_base(x, name, window)
+    return x
+
+
+def view_of_base(view: Tensor, name: str, window: Window | None = None) -> None:
+    """Give `view` a new history: the view of its base's current one.
+
+    Ops that used the view before keep reaching its old history, which moves to a node of its
+    own, listed as a parent that takes no gradient so that the backward pass still visits it
+    (autograd's `_holder_of` routes those ops' gradients there).
+    """
+    base = view._base
+    window = window or Window(base.data, view.data, name)
+    parents, vjps = (base,), (window.scatter,)
+    if view._backward is not None:
+        parents, vjps = (base, _detached_copy_with_history(view, view.data)), (window.scatter, None)
+    _take_history(view, record(view.data, "as_strided", parents, *vjps, saved=(), view_of=base), name)
+    view._view_version = view._versions[0]
+
+
+def is_part(x: Tensor, key: Any, view: Tensor) -> bool:
+    """Whether `view` is x[key] itself (the same elements of the same storage), as in `x[key] += 1`,
+    which Python runs as `v = x[key]; v += 1; x[key] = v`."""
+    with no_grad():
+        part = x[key].data
+    return (data_address(part) == data_address(view.data) and part.shape == view.data.shape
+            and part.strides == view.data.strides and part.dtype == view.data.dtype)
+
+
+def _take_history(x: Tensor, node: Tensor, name: str) -> None:
+    """Make x the node `node` in the graph (x keeps its own storage, which holds node's values)."""
+    x.parents, x._backward, x._requires_grad = node.parents, node._backward, node._requires_grad
+    x._seq = node._seq  # x is now the newest node: it comes after what it was made from
+    x.op, x.grad = name, None
+
+
+def _detached_copy_with_history(x: Tensor, values: Any) -> Tensor:
+    """A node that holds `values` (a copy of x's) and x's place in the graph."""
+    before = new_leaf(values)
     before.parents, before._backward, before.op, before._seq = x.parents, x._backward, x.op, x._seq
     before._requires_grad, before.label = x._requires_grad, x.label
+    if x._backward is not None:
+        history_moved(x._backward, before)
     return before
+
+
+class Window:
+    """Where a view's elements sit among its base's: PyTorch's as_strided geometry, in elements.
+
+    An array of the base's shape (a gradient, or a copy of the base's values) is laid into a
+    scratch buffer with the base's own strides; the view's elements are then found in that
+    buffer at the view's offset and strides, whatever chain of views made it.
+    """
+
+    def __init__(self, base: Any, view: Any, name: str) -> None:
+        item = base.itemsize
+        self.base_shape, self.view_shape = base.shape, view.shape
+        self.base_steps = tuple(s // item for s in base.strides)
+        self.view_steps = tuple(s // item for s in view.strides)
+        low, high = _extent(self.base_shape, self.base_steps)
+        self.start = -low  # where the base's first element sits in the buffer
+        self.size = high - low + 1
+        self.offset = self.start + (data_address(view) - data_address(base)) // item
+        view_low, view_high = _extent(self.view_shape, self.view_steps)
+        if view.size and not 0 <= self.offset + view_low <= self.offset + view_high < self.size:
+            raise RuntimeError(f"{name}: this view reaches outside its base tensor's elements, so an "
+                               "in-place change through it can't be recorded; clone() it first")
+
+    def _buffer(self, like: Any) -> Any:
+        return namespace(like).zeros(self.size, dtype=like.dtype)
+
+    def _whole(self, buffer: Any) -> Any:
+        steps = tuple(s * buffer.itemsize for s in self.base_steps)
+        return strided_view(buffer[self.start:], self.base_shape, steps)
+
+    def _part(self, buffer: Any) -> Any:
+        steps = tuple(s * buffer.itemsize for s in self.view_steps)
+        return strided_view(buffer[self.offset:], self.view_shape, steps)
+
+    def copy_of_base(self, values: Any) -> tuple[Any, Any]:
+        """A copy of the base's values in the base's own layout, and the view's elements in it."""
+        buffer = self._buffer(values)
+        self._whole(buffer)[...] = values
+        return self._whole(buffer), self._part(buffer)
+
+    def scatter(self, grad: Any) -> Any:
+        """The view's gradient as the base's: zero outside the view's elements."""
+        buffer = self._buffer(grad)
+        self._part(buffer)[...] = grad
+        return self._whole(buffer)
+
+    def inside(self, grad: Any) -> Any:
+        """The base's gradient at the view's elements."""
+        buffer = self._buffer(grad)
+        self._whole(buffer)[...] = grad
+        return self._part(buffer)
+
+    def outside(self, grad: Any) -> Any:
+        """The base's gradient with the view's elements zeroed (they were overwritten)."""
+        buffer = self._buffer(grad)
+        self._whole(buffer)[...] = grad
+        self._part(buffer)[...] = 0
+        return self._whole(buffer)
+
+
+def _extent(shape: tuple[int, ...], steps: tuple[int, ...]) -> tuple[int, int]:
+    """The lowest and highest element an array reaches, relative to its first element."""
+    low = sum(min(0, (n - 1) * s) for n, s in zip(shape, steps, strict=True) if n)
+    high = sum(max(0, (n - 1) * s) for n, s in zip(shape, steps, strict=True) if n)
+    return low, high
 
 
 def _write(x: Tensor, values: np.ndarray, name: str) -> None:
@@ -105,7 +245,7 @@ def _write(x: Tensor, values: np.ndarray, name: str) -> None:
     try:
         np.copyto(x.data, values, casting="same_kind")
     except TypeError:
-        raise TypeError(
+        raise RuntimeError(
             f"{name}: a result of dtype {values.dtype} can't be stored in a {x.dtype} tensor"
         ) from None
     bump_version(x)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import checks, movement
-from tensorgrad.autograd import record
+from tensorgrad.autograd import CROSSED, record
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor
@@ -70,8 +70,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if a_data.ndim > 1 and b_data.ndim > 1:  # matrices (or batches of them): the common case
         return record(out, "@", (a, b),
                       lambda grad: _product(grad, _swap(b_data), like=a_data),
-                      lambda grad: _product(_swap(a_data), grad, like=b_data))
-    return record(out, "@", (a, b), *_vector_vjps(a_data, b_data))
+                      lambda grad: _product(_swap(a_data), grad, like=b_data), saved=CROSSED)
+    return record(out, "@", (a, b), *_vector_vjps(a_data, b_data), saved=CROSSED)
 
 
 def _vector_vjps(a_data: np.ndarray, b_data: np.ndarray):

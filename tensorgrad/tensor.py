@@ -37,6 +37,9 @@ class Tensor:
 
     Node protocol (shared with `scalargrad.Value`): `data`, `grad`, `parents`, `op`, `label`,
     `_backward`. An inner node's `grad` is released after backward unless `retain_grad()`.
+    A view (`t[0]`, `t.T`, `t.view(...)`) keeps the tensor whose storage it shares in `_base`
+    (None otherwise), as PyTorch's views do, so that an in-place change through the view is
+    also recorded on that tensor.
     """
 
     __slots__ = (
@@ -50,6 +53,8 @@ class Tensor:
         "_requires_grad",
         "_versions",
         "_seq",
+        "_base",
+        "_view_version",
         "__weakref__",
     )
 
@@ -79,6 +84,7 @@ class Tensor:
             raise TypeError(f"data: assigned value must be a Tensor or an array (numpy, or CuPy on a "
                             f"GPU), got {type(value).__name__}")
         self._data = value
+        self._base = None  # new storage: no longer a view of another tensor's
 
     @property
     def grad(self) -> np.ndarray | None:
@@ -277,12 +283,19 @@ class Tensor:
         out._versions = self._versions
         return out
 
-    def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
+                 inputs: Any = None) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's `grad` (times `gradient`, if given).
 
         A non-scalar tensor needs `gradient` (same shape as self). The graph is freed as the pass
-        runs unless `retain_graph=True`; backward through a freed graph raises.
+        runs unless `retain_graph=True`; backward through a freed graph raises. With `inputs`
+        (tensors), only their `grad` changes. `create_graph=True` (gradients of gradients) is not
+        supported.
         """
+        if create_graph or inputs is not None:
+            autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+            return
+        retain_graph = bool(retain_graph)
         if not self._requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad: no input of the graph has "
@@ -1228,6 +1241,8 @@ class Tensor:
         return indexing.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(value, Tensor) and value._base is not None and inplace.is_part(self, key, value):
+            return  # `t[key] += v` writes back the view it has just changed: the values are there
         value = ensure_tensor(value, self)
         inplace.apply_inplace(self, indexing.index_put, key, value, name="setitem")
 
@@ -1674,6 +1689,8 @@ def init_node(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._requires_grad = False
     t._versions = [0]
     t._seq = None  # a leaf is not numbered: only `record`'s inner nodes are (see engine.creation_order)
+    t._base = None
+    t._view_version = 0
     if requires_grad:
         t.requires_grad_(True)
 

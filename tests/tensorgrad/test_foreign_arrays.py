@@ -258,7 +258,16 @@ INPLACE = [
     ("setitem(index tensor)", lambda m, a, b: _setitem(a * 1.0, m.tensor([2, 0]), b[:2])),
     ("setitem(mask)", lambda m, a, b: _setitem(a * 1.0, m.tensor(MASK), 0.0)),
     ("clip_", lambda m, a, b: (a * b).clip_(-0.5, 0.5)),
+    ("in place through views", lambda m, a, b: _through_views(a * 1.0, b)),
 ]
+
+
+def _through_views(y, other):
+    y[0] += other[0]
+    y[:, 1].mul_(other[:, 2])
+    y.T[2].zero_()
+    y.view(12)[::5].fill_(1.5)
+    return y
 
 
 def _iadd_imul(t, other):
