@@ -526,3 +526,11 @@ def _as_result(t: Any, g: Any, allow_unused: bool | None, materialize: bool, i: 
                            "allow_unused=True if this is the desired behavior")
     return None
 
+
+
+# --- tg.autograd.Function and tg.autograd.functional (tensorgrad/function.py) ----------------------
+# Last: function.py builds on the names above.
+from tensorgrad import function  # noqa: E402
+from tensorgrad.function import Function, FunctionCtx, functional, once_differentiable  # noqa: E402
+
+__all__ += ["Function", "FunctionCtx", "once_differentiable", "functional", "function"]

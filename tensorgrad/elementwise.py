@@ -271,23 +271,29 @@ def sigmoid_array(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
-def relu(x: Tensor) -> Tensor:
-    """max(x, 0). Derivative: 1 where x > 0, else 0."""
+def relu(x: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0). Derivative: 1 where x > 0, else 0. `inplace=True` (F.relu's) writes into x."""
+    if inplace:
+        return x.relu_()
     out = np.maximum(x.data, 0)
     return record(out, "relu", (x,),
                   lambda grad: grad * (out > 0), saved=(), saves_output=True)
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """x * mask / (1 - p), each mask element 0 with probability p, else 1. Derivative: mask / (1 - p).
 
     Outside training (or with p = 0) it is x itself. Draws from tensorgrad's generator
-    (`tg.manual_seed`).
+    (`tg.manual_seed`). `inplace=True` writes the result into x.
     """
     if not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be between 0 and 1, got {p}")
     if not training or p == 0:
         return x
+    if inplace:
+        from tensorgrad.inplace import apply_inplace
+
+        return apply_inplace(x, lambda t: _dropped(t, p, t.shape, "dropout"), name="dropout_")
     return _dropped(x, p, x.shape, "dropout")
 
 

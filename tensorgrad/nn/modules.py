@@ -24,6 +24,7 @@ from tensorgrad.creation import default_generator
 from tensorgrad.device import as_device, is_array, namespace, to_device, to_numpy
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
 from tensorgrad.elementwise import dropout, dropout1d, dropout2d, relu, sigmoid, tanh
+from tensorgrad.function import BackwardHook
 from tensorgrad.matmul import bilinear, linear
 from tensorgrad.tensor import Tensor, init_node, to_array
 
@@ -168,6 +169,9 @@ class Module:
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "_forward_pre_hooks", {})
         object.__setattr__(self, "_forward_hooks", {})
+        # Full backward hooks and backward pre-hooks in one dict ((hook, is_pre) each), so that a
+        # module without hooks pays one more check per call, not two.
+        object.__setattr__(self, "_backward_hooks", {})
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; every subclass defines it (calling a module calls this)."""
@@ -175,7 +179,7 @@ class Module:
                         "forward(self, ...) to say what calling it computes")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._forward_pre_hooks or self._forward_hooks:
+        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks:
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
@@ -196,6 +200,21 @@ class Module:
         a handle whose `remove()` takes the hook off."""
         return HookHandle.add(self._forward_hooks, (hook, with_kwargs), prepend)
 
+    def register_full_backward_hook(self, hook: Callable[..., Any], *, prepend: bool = False) -> HookHandle:
+        """Call `hook(module, grad_input, grad_output)` once per backward pass through a call of
+        this module: tuples of the gradients with respect to its positional inputs (None for one
+        that is not a tensor, zeros for a tensor that gets none; all None where no input requires
+        grad) and to its outputs (None for one that gets none). A tuple it returns replaces
+        `grad_input`. Returns a handle whose `remove()` takes the hook off."""
+        return HookHandle.add(self._backward_hooks, (hook, False), prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any], *,
+                                        prepend: bool = False) -> HookHandle:
+        """Call `hook(module, grad_output)` once per backward pass through a call of this module,
+        before the gradients flow into it; a tuple it returns replaces `grad_output`. Returns a
+        handle whose `remove()` takes the hook off."""
+        return HookHandle.add(self._backward_hooks, (hook, True), prepend)
+
     def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
         for hook, with_kwargs in list(self._forward_pre_hooks.values()):
             result = hook(self, args, kwargs) if with_kwargs else hook(self, args)
@@ -204,11 +223,19 @@ class Module:
                     args, kwargs = result
                 else:
                     args = result if isinstance(result, tuple) else (result,)
+        backward_hooks = None
+        if self._backward_hooks:  # identity nodes around the inputs and outputs call them (PyTorch's way)
+            entries = list(self._backward_hooks.values())
+            backward_hooks = BackwardHook(self, [hook for hook, pre in entries if not pre],
+                                          [hook for hook, pre in entries if pre])
+            args = backward_hooks.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook, with_kwargs in list(self._forward_hooks.values()):
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
+        if backward_hooks is not None:
+            output = backward_hooks.setup_output_hook(output)
         return output
 
     # --- registration -------------------------------------------------------------------------
@@ -691,10 +718,17 @@ class Bilinear(Module):
 
 
 class ReLU(Module):
-    """max(x, 0), as a layer."""
+    """max(x, 0), as a layer (`inplace=True` writes into its input)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return relu(x)
+        return relu(x, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class Tanh(Module):
@@ -744,19 +778,19 @@ class Dropout(Module):
     In eval mode it passes its input through unchanged.
     """
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not isinstance(p, int | float | np.number) or isinstance(p, bool):
             raise TypeError(f"Dropout: p must be a number, got {type(p).__name__} {p!r}")
         if not 0 <= p <= 1:
             raise ValueError(f"Dropout: dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return dropout(x, self.p, self.training)
+        return dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Identity(Module):

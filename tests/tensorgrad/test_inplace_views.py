@@ -253,6 +253,33 @@ def test_no_reference_cycles_after_in_place_changes_through_views():
         gc.enable()
 
 
+class ViewOfInput(tg.autograd.Function):
+    """A custom Function whose output is a view of its input, with a backward of its own (x10)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x[0:2]
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = tg.zeros(3, dtype=grad.dtype)
+        out[0:2] = grad * 10
+        return out
+
+
+def test_a_custom_functions_view_output_keeps_its_backward_and_refuses_in_place_changes():
+    x = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1.0
+    (ViewOfInput.apply(y) * 1.0).sum().backward()
+    np.testing.assert_array_equal(x.grad, [10.0, 10.0, 0.0])  # the Function's backward ran
+    with pytest.raises(RuntimeError, match="custom Function"):
+        ViewOfInput.apply(y).mul_(2)  # as in PyTorch: it would skip the Function's backward
+    out = ViewOfInput.apply(y)
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="custom Function"):
+        out * 1.0  # its base changed: its gradient can't be rebuilt from the base
+
+
 @pytest.mark.parametrize("case", ["y[0].mul_(w)", "y[:, 1] += w[:3]", "y.T.reshape(-1)[::3].zero_()",
                                   "y[1:3, ::2].mul_(3)", "y[:, 0] = w[1:]", "y.t()[1:3].sub_(1); y[0] *= w"])
 def test_a_base_laid_out_column_major(case):

@@ -1,0 +1,721 @@
+"""`tg.autograd.Function`: a differentiable op written as a class, PyTorch's way to extend autograd.
+
+Tutorial chapter 12 writes an op with `record`; this is the other form PyTorch users know, with
+the forward and the backward as two static methods and a `ctx` between them::
+
+    class Exp(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (y,) = ctx.saved_tensors
+            return grad_output * y
+
+    y = Exp.apply(x)
+
+`forward` runs with grad mode off on the arguments as given (tensors and anything else). Each
+tensor it returns becomes a node of the graph whose parents are the tensor arguments that require
+grad; `backward` is called once per backward pass with one gradient per output and returns one per
+argument of `forward`.
+
+How the nodes are laid out, so that `backward` runs once per pass even for several outputs: a
+Function with one differentiable output makes that output the node (parents: the inputs). With
+several, each output is a small node whose one parent is a *hub* node holding the inputs as its
+parents. The hub is made first, so the engine (which runs nodes newest first) reaches it after
+every output of the pass: each output hands its gradient to the hub and marks it reached, and the
+hub calls `backward` once with all of them. Nothing a node holds refers back to it, so the graph
+has no reference cycles, and a pass without `retain_graph` frees it (and `ctx`) as it goes.
+
+`BackwardHook` builds `nn.Module`'s full backward hooks from the same machinery: an identity
+Function around the module's inputs and another around its outputs, as PyTorch does.
+
+The functional API (`tg.autograd.functional.jacobian`, `vjp`) sits at the end.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from scalargrad.engine import enable_grad, grad_mode, no_grad
+from tensorgrad import autograd
+from tensorgrad.autograd import InplaceModifiedError, bump_version, is_view, unbroadcast
+from tensorgrad.device import device_of, is_array, namespace
+from tensorgrad.tensor import Tensor, new_leaf
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardHook", "BackwardHookFunction",
+           "functional", "jacobian", "vjp"]
+
+
+# --- ctx ------------------------------------------------------------------------------------------
+
+
+class FunctionCtx:
+    """The `ctx` that a Function's `forward` (or `setup_context`) fills and its `backward` reads.
+
+    Besides its methods, `ctx` takes any attribute (`ctx.k = 3`): keep numbers and shapes there,
+    and tensors in `save_for_backward`, which checks them for in-place changes (a tensor output
+    kept as an attribute would also tie the graph into a cycle).
+    """
+
+    needs_input_grad: tuple[bool, ...]
+    """One flag per argument of `forward`: whether it is a tensor that requires grad."""
+
+    def __init__(self) -> None:
+        self.needs_input_grad = ()
+        self._to_save: tuple[Tensor | None, ...] = ()
+        self._saved: tuple | None = None
+        self._dirty: tuple[Tensor, ...] = ()
+        self._non_differentiable: tuple[Tensor, ...] = ()
+        self._materialize = True
+        self._name = "Function"
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors (inputs, outputs or in-between values; None allowed) for `backward`.
+
+        Call it once, in `forward` or `setup_context`. `backward` reads them as `saved_tensors`,
+        which raises if one of them was changed in place since.
+        """
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save tensors (or None), but argument {i} "
+                                f"is of type {type(t).__name__}; keep other values as attributes of ctx")
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """The tensors given to `save_for_backward`, in order, checked for in-place changes."""
+        if self._saved is None:  # (read inside forward: nothing is packed yet)
+            return self._to_save
+        for i, (t, versions, version) in enumerate(self._saved):
+            if t is not None and versions[0] != version:
+                raise InplaceModifiedError(
+                    f"one of the tensors needed for the gradient of '{self._name}' has been modified by "
+                    f"an in-place operation: saved tensor {i} (shape {tuple(t.shape)}) is at version "
+                    f"{versions[0]}; expected version {version} instead. Clone it before changing it "
+                    "in place, or change it after backward()")
+        return tuple(t for t, _, _ in self._saved)
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Say that `forward` changed these inputs in place; it must also return them.
+
+        Each becomes the Function's output in the graph (the tensor object keeps its identity),
+        and its version counter goes up, so a backward that saved its old values raises.
+        """
+        self._dirty = _tensors_only("mark_dirty", tensors)
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Say that these outputs get no gradient (indices, masks): they don't require grad, and
+        `backward` still receives a gradient for each (zeros, or None without materializing)."""
+        self._non_differentiable = _tensors_only("mark_non_differentiable", tensors)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, `backward` receives None (not zeros) for an output that got no gradient."""
+        self._materialize = bool(value)
+
+
+def _tensors_only(method: str, tensors: tuple) -> tuple[Tensor, ...]:
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{method} takes tensors only, but argument {i} is of type {type(t).__name__}")
+    return tensors
+
+
+def _same(t: Any, group: Sequence) -> bool:
+    """Whether t is one of `group`, by identity (tensors compare elementwise)."""
+    return any(t is u for u in group)
+
+
+# --- Function -------------------------------------------------------------------------------------
+
+
+class Function:
+    """Base class of a differentiable op with its own forward and backward (`Function.apply`).
+
+    Subclass it with two static methods, `forward(ctx, *args)` and `backward(ctx, *grad_outputs)`,
+    or the newer three: `forward(*args)` without ctx, `setup_context(ctx, inputs, output)` and
+    `backward`. Call it as `MyFunction.apply(*args)`, never by making an instance. See the module
+    docstring for an example, and `FunctionCtx` for what `ctx` offers.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass  # (as PyTorch: an instance is allowed but useless; calling it raises)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"{type(self).__name__}: a Function is not called on an instance; use the "
+                           f"class's static method: {type(self).__name__}.apply(...)")
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """The computation on the arguments, with grad mode off: `forward(ctx, *args)`, or
+        `forward(*args)` beside a `setup_context`. Returns a tensor or a tuple (non-tensors pass)."""
+        raise NotImplementedError("You must implement the forward function for a custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> None:
+        """Fill ctx from the inputs and the output of a `forward` that takes no ctx (optional)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        """The gradients of the forward's arguments (a tensor or None each) from the gradients of
+        its outputs (one per output). Runs with grad mode off."""
+        raise NotImplementedError("You must implement either the backward or the vjp method of a custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward  # PyTorch's alias: a Function defines one of the two
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run `forward` on `args` and record its tensor outputs in the graph (see the class)."""
+        name = cls.__name__
+        new_style = cls.setup_context is not Function.setup_context
+        if kwargs or new_style:
+            args = _bound_arguments(cls, args, kwargs, new_style)
+        ctx = FunctionCtx()
+        ctx._name = name
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        recording = grad_mode.enabled and any(ctx.needs_input_grad)
+        with no_grad():
+            if new_style:
+                output = cls.forward(*args)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args)
+        is_tuple = isinstance(output, tuple)
+        outputs = output if is_tuple else (output,)
+        dirty = ctx._dirty
+        for t in dirty:
+            if not _same(t, args) or not _same(t, outputs):
+                raise RuntimeError(f"{name}: every tensor given to mark_dirty must be an input of forward, "
+                                   "changed in place, and returned as an output")
+            if recording and t._requires_grad and t._backward is None:
+                raise RuntimeError(f"{name}: a leaf tensor that requires grad is being used in an in-place "
+                                   "operation (mark_dirty); clone it first, or work under no_grad()")
+            if recording and t._requires_grad and is_view(t):
+                raise RuntimeError(f"{name}: in-place change (mark_dirty) of a view ('{t.op}') of a tensor "
+                                   "in the graph is not supported; clone() the view first")
+            bump_version(t)
+        # Packed after forward, as PyTorch packs saved tensors: the versions to hold them to.
+        ctx._saved = tuple((_alias(t) if _same(t, dirty) else t, t._versions, t._versions[0])
+                           if t is not None else (None, None, None) for t in ctx._to_save)
+        ctx._to_save = ()
+        if not recording:
+            return output
+        outputs = _record(cls, ctx, args, outputs)
+        return outputs if is_tuple else outputs[0]
+
+
+def _bound_arguments(cls: type, args: tuple, kwargs: dict, new_style: bool) -> tuple:
+    """`apply`'s arguments as positional ones, bound by name to forward's signature (PyTorch 2
+    does the same; a new-style forward also gets its defaults, as setup_context sees them)."""
+    signature = inspect.signature(cls.forward)
+    try:
+        bound = signature.bind(*args, **kwargs) if new_style else signature.bind(None, *args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{cls.__name__}.apply: {error}") from None
+    if new_style:
+        bound.apply_defaults()
+    if bound.kwargs:
+        raise TypeError(f"{cls.__name__}.apply: forward's keyword-only arguments "
+                        f"({', '.join(bound.kwargs)}) can't be inputs of a Function; make them positional")
+    return tuple(bound.args) if new_style else tuple(bound.args[1:])
+
+
+def _alias(t: Tensor) -> Tensor:
+    """A leaf with t's data and version counter, cut from the graph (what `detach()` gives)."""
+    out = new_leaf(t._data)
+    out._versions = t._versions
+    return out
+
+
+def _view_base(o: Tensor, args: tuple) -> Tensor | None:
+    """The tensor whose storage output `o` of forward shares, as PyTorch tracks it: an input
+    returned as it is is a view of that input; a view made in forward, of its base."""
+    if _same(o, args):
+        return o if o._base is None else o._base
+    return o._base
+
+
+def _empty_like(data: Any) -> Any:
+    """A 0-element array of data's kind, dtype and device: what a zero gradient is made like."""
+    return np.empty_like(data, shape=(0,))
+
+
+def _record(cls: type, ctx: FunctionCtx, args: tuple, outputs: tuple) -> tuple:
+    """The forward's outputs as graph nodes (see the module docstring for the layout)."""
+    name = cls.__name__
+    dirty, non_differentiable = ctx._dirty, ctx._non_differentiable
+    metas, differentiable = [], []
+    for k, o in enumerate(outputs):
+        if not isinstance(o, Tensor):
+            metas.append(None)
+            continue
+        metas.append((o._data.shape, _empty_like(o._data)))
+        if o._data.dtype.kind in "fc" and not _same(o, non_differentiable):
+            differentiable.append(k)
+    results = list(outputs)
+    # A tensor output that gets no gradient but requires grad (an input passed through, marked
+    # non-differentiable) is handed back detached: it is not this Function's to differentiate.
+    for k, o in enumerate(outputs):
+        if k not in differentiable and isinstance(o, Tensor) and o._requires_grad and not _same(o, dirty):
+            results[k] = _alias(o)
+    if not differentiable:
+        return tuple(results)
+    # The parents: the tensor arguments that require grad. A dirty one's history moves to a node
+    # of its own (it is the Function's input), since the tensor itself becomes the output.
+    moved: dict[int, Tensor] = {}
+    parents, edges = [], []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._requires_grad:
+            if _same(a, dirty):
+                a = moved.setdefault(id(a), _with_history_of(a))
+            parents.append(a)
+            edges.append((i, a, a._backward, a._data.shape, a._data.dtype))
+    parents = tuple(parents)
+    node = FunctionBackward(name, ctx, _user_backward(cls), tuple(isinstance(a, Tensor) for a in args),
+                            metas, parents, edges)
+    if len(differentiable) == 1:  # the output is the node: no hub
+        (k,) = differentiable
+        backward = functools.partial(FunctionBackward.run_one, node, k)
+        results[k] = _output_node(outputs[k], name, parents, backward, dirty, args)
+        node.seq = results[k]._seq
+        return tuple(results)
+    hub = new_leaf(metas[differentiable[0]][1])
+    hub.parents, hub.op, hub._requires_grad = parents, name, True
+    hub._seq = node.seq = next(autograd._creation_numbers)  # older than the outputs: it runs after them
+    hub._backward = functools.partial(FunctionBackward.run_hub, node)
+    for k in differentiable:
+        backward = functools.partial(_hand_to_hub, hub, node.mailbox, len(metas), k)
+        results[k] = _output_node(outputs[k], f"{name}[{k}]", (hub,), backward, dirty, args)
+    return tuple(results)
+
+
+def _user_backward(cls: type) -> Callable[..., Any]:
+    backward, vjp_ = cls.backward, cls.vjp
+    if backward is not Function.backward and vjp_ is not Function.vjp and backward is not vjp_:
+        raise RuntimeError(f"{cls.__name__}: implementing both 'backward' and 'vjp' for a custom Function "
+                           "is not allowed; implement one of them")
+    return vjp_ if backward is Function.backward else backward
+
+
+def _with_history_of(t: Tensor) -> Tensor:
+    """A node that takes t's place in the graph (its parents, backward, creation number): what a
+    Function that changes t in place reads; t itself becomes the Function's output."""
+    before = _alias(t)
+    before.parents, before._backward, before.op, before._seq = t.parents, t._backward, t.op, t._seq
+    before._requires_grad, before.label = True, t.label
+    if t._backward is not None:  # ops that used t before get their gradient to t's old place
+        autograd.history_moved(t._backward, before)
+    return before
+
+
+def _output_node(o: Tensor, op: str, parents: tuple, backward: Callable[[Any], None],
+                 dirty: tuple, args: tuple) -> Tensor:
+    """Output `o` of a Function as a graph node: a new tensor on o's data and version counter (an
+    input returned as it is becomes a view of it), or o itself where forward changed it in place."""
+    if _same(o, dirty):
+        out = o
+    else:
+        out = _alias(o)
+        out._base = _view_base(o, args)
+        out._view_version = o._versions[0]
+        if out._base is not None:
+            # A view made by a Function has the Function's backward, not a view's, so it can't be
+            # rebuilt from its base: the mark makes an in-place change of it, or a use after its
+            # base changed, an error (as in PyTorch), never a gradient that skips the Function.
+            backward.custom_function_view = True
+    out.parents, out.op, out._backward, out._requires_grad, out._grad = parents, op, backward, True, None
+    out._seq = next(autograd._creation_numbers)
+    return out
+
+
+def _hand_to_hub(hub: Tensor, mailbox: list, n: int, k: int, grad: Any) -> None:
+    """The backward of output k (of n) of a Function with several: give its gradient to the hub.
+
+    The gradients wait in `mailbox`, a one-element list shared with the hub's backward (not the
+    hub's backward itself, which holds ctx: an output that outlives the pass must not keep the
+    saved tensors alive).
+    """
+    if hub._grad is None:  # the first output of this pass: a fresh list, and the hub marked reached
+        mailbox[0] = [None] * n
+        hub._grad = hub._data  # (a 0-element array: the gradients themselves are in the mailbox)
+    mailbox[0][k] = grad
+
+
+class FunctionBackward:
+    """One application of a Function, as its node's backward: holds ctx and the edges to the
+    inputs (never the node itself), and calls the user's `backward` once per pass."""
+
+    __slots__ = ("name", "ctx", "fn", "tensor_args", "metas", "parents", "edges", "mailbox", "seq")
+
+    def __init__(self, name: str, ctx: FunctionCtx, fn: Callable[..., Any], tensor_args: tuple[bool, ...],
+                 metas: list, parents: tuple[Tensor, ...], edges: list) -> None:
+        self.name, self.ctx, self.fn, self.tensor_args = name, ctx, fn, tensor_args
+        self.metas, self.parents, self.edges = metas, parents, edges
+        self.mailbox: list = [None]  # the outputs' gradients of this pass (several outputs)
+        self.seq = -1
+
+    def run_one(self, k: int, grad: Any) -> None:
+        """The backward of a Function's only differentiable output, k: call `backward`."""
+        grads = [None] * len(self.metas)
+        grads[k] = grad
+        self.call(grads)
+
+    def run_hub(self, marker: Any) -> None:
+        """The hub's backward: every output has handed in its gradient; call `backward` once."""
+        grads, self.mailbox[0] = self.mailbox[0], None
+        self.call(grads if grads is not None else [None] * len(self.metas))
+
+    def call(self, grads: list) -> None:
+        """Call the user's backward with one gradient per output; add its results to the inputs."""
+        ctx, name = self.ctx, self.name
+        materialize = ctx._materialize
+        grad_outputs = []
+        for g, meta in zip(grads, self.metas, strict=True):
+            if g is None and meta is not None and materialize:
+                g = np.zeros_like(meta[1], shape=meta[0])
+            grad_outputs.append(None if g is None else new_leaf(g))
+        with no_grad():
+            result = self.fn(ctx, *grad_outputs)
+        result = result if isinstance(result, tuple) else (result,)
+        n = len(self.tensor_args)
+        if len(result) < n or any(r is not None for r in result[n:]):
+            raise RuntimeError(f"function {name}.backward returned an incorrect number of gradients "
+                               f"(expected {n}, one per argument of forward; got {len(result)})")
+        for position, r in enumerate(result[:n]):
+            if r is not None and not self.tensor_args[position]:
+                raise RuntimeError(f"function {name}.backward returned a gradient different from None "
+                                   f"for argument {position} of forward, which is not a tensor")
+        # Accumulated by autograd's one step for every node, each result as a "VJP" that gives it.
+        edges = []
+        for i, t, history, shape, dtype in self.edges:
+            g = _checked_gradient(result[i], t, shape, dtype, name, i)
+            if g is not None:
+                if history is None:  # a leaf keeps it: its own copy (backward may return an array it shares)
+                    g = autograd._leaf_grad(g, t._data)
+                edges.append((t, functools.partial(_given, g), history, shape, dtype))
+        autograd._backward(name, self.parents, [], edges, self.seq, None)
+
+
+def _given(g: Any, grad: Any) -> Any:
+    return g
+
+
+def _checked_gradient(r: Any, t: Tensor, shape: tuple, dtype: Any, name: str, i: int) -> Any:
+    """What backward returned for argument i, as an array of t's shape and dtype (None: none)."""
+    if r is None:
+        return None
+    g = r._data if isinstance(r, Tensor) else r
+    if isinstance(g, np.generic):
+        g = np.asarray(g)
+    elif not is_array(g):
+        raise RuntimeError(f"function {name}.backward returned a {type(r).__name__} for argument {i}; "
+                           "expected a Tensor or None")
+    data = t._data
+    if namespace(g) is not namespace(data) or device_of(g) != device_of(data):
+        raise RuntimeError(f"function {name}.backward returned a gradient for argument {i} on another "
+                           f"device or array kind ({type(g).__name__} on {device_of(g)}) than the input's "
+                           f"({type(data).__name__} on {device_of(data)})")
+    if g.shape != shape:
+        if not _expandable(shape, g.shape):
+            raise RuntimeError(f"Function {name}.backward returned an invalid gradient at index {i} - got "
+                               f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+        g = unbroadcast(g, shape)
+    return g if g.dtype == dtype else g.astype(dtype)
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    """Whether `shape` broadcasts to `target` (so a gradient of `target`'s shape sums back to it)."""
+    if len(shape) > len(target):
+        return False
+    return all(n == 1 or n == m for n, m in zip(shape[::-1], target[::-1], strict=False))
+
+
+def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a Function's `backward` as not differentiable itself. tensorgrad computes no gradients
+    of gradients, and runs every backward with grad mode off, so this only documents it."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            return fn(ctx, *args)
+
+    return wrapper
+
+
+# --- nn.Module's full backward hooks --------------------------------------------------------------
+
+
+class BackwardHookFunction(Function):
+    """The identity on tensors, whose backward hands the gradients to a callback first: what
+    `BackwardHook` puts around a module's inputs and outputs (PyTorch's BackwardHookFunction)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, on_backward: Callable[..., tuple], materialize: bool,
+                *tensors: Tensor) -> tuple[Tensor, ...]:
+        """The tensors as they are; those that don't require grad stay out of the graph."""
+        ctx.on_backward = on_backward
+        ctx.set_materialize_grads(materialize)
+        ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
+        return tensors
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
+        """The gradients, as the callback passes (or replaces) them."""
+        return (None, None, *ctx.on_backward(grads))
+
+
+def _pack_with_none(index: list[int], values: Sequence, size: int) -> tuple:
+    packed: list[Any] = [None] * size
+    for i, value in zip(index, values, strict=True):
+        packed[i] = value
+    return tuple(packed)
+
+
+class BackwardHook:
+    """The full backward hooks of one call of a module (PyTorch's `torch.utils.hooks.BackwardHook`).
+
+    `setup_input_hook` wraps the module's tensor arguments in one `BackwardHookFunction` and
+    `setup_output_hook` its tensor outputs in another. In a backward pass the outputs' node runs
+    first: it keeps the gradients of the outputs (after the pre-hooks, which may replace them);
+    then the inputs' node calls each hook as `hook(module, grad_input, grad_output)`, once, and a
+    tuple a hook returns replaces `grad_input`. As in PyTorch, an argument that is not a tensor
+    has None in `grad_input`, a tensor that gets no gradient (it does not require grad, or forward
+    did not use it) has zeros, and where no argument requires grad every entry is None (the hooks
+    then run at the outputs' node). An output that gets no gradient has None in `grad_output`.
+    """
+
+    def __init__(self, module: Any, hooks: list[Callable[..., Any]],
+                 pre_hooks: list[Callable[..., Any]]) -> None:
+        self.module, self.hooks, self.pre_hooks = module, hooks, pre_hooks
+        self.grad_outputs: tuple | None = None
+        self.n_inputs = self.n_outputs = 0
+        self.input_index: list[int] | None = None
+        self.output_index: list[int] | None = None
+
+    def setup_input_hook(self, args: tuple) -> tuple:
+        """The module's arguments, its tensors passed through the inputs' identity node."""
+        self.n_inputs = len(args)
+        args, self.input_index = self._apply_on_tensors(args, self._input_backward, True)
+        return args
+
+    def setup_output_hook(self, output: Any) -> Any:
+        """The module's output (a tensor or a tuple), its tensors passed through the outputs' node."""
+        is_tuple = isinstance(output, tuple)
+        outputs = output if is_tuple else (output,)
+        self.n_outputs = len(outputs)
+        outputs, self.output_index = self._apply_on_tensors(outputs, self._output_backward, False)
+        if self.output_index is not None:
+            # Not views of the forward's result, unlike PyTorch's: an in-place op right after the
+            # module (`nn.ReLU(inplace=True)`) then rewires the output itself, whose old history,
+            # this node, keeps receiving the gradient, so the hooks still run. (PyTorch refuses that
+            # in-place op; as a view it would reach the base and bypass the hooks.) The result is
+            # the module's own, and is not seen after this.
+            for i in self.output_index:
+                outputs[i]._base = None
+        return outputs if is_tuple else outputs[0]
+
+    @staticmethod
+    def _apply_on_tensors(args: tuple, on_backward: Callable[..., tuple],
+                          materialize: bool) -> tuple[tuple, list[int] | None]:
+        index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        if not (grad_mode.enabled and any(args[i]._requires_grad for i in index)):
+            return args, None
+        new = BackwardHookFunction.apply(on_backward, materialize, *[args[i] for i in index])
+        replaced = list(args)
+        for i, t in zip(index, new, strict=True):
+            replaced[i] = t
+        return tuple(replaced), index
+
+    def _output_backward(self, grads: tuple) -> tuple:
+        """The outputs' node: keep grad_output (pre-hooks first); call the hooks now if no input
+        requires grad (no inputs' node will run)."""
+        assert self.output_index is not None
+        grad_outputs = _pack_with_none(self.output_index, grads, self.n_outputs)
+        for hook in self.pre_hooks:
+            result = hook(self.module, grad_outputs)
+            if result is None:
+                continue
+            if len(result) != len(grad_outputs):
+                raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
+                                   f"{len(result)}, but expected {len(grad_outputs)}")
+            grad_outputs = tuple(result)
+        self.grad_outputs = grad_outputs
+        if self.input_index is None:
+            grad_inputs = (None,) * self.n_inputs
+            for hook in self.hooks:
+                result = hook(self.module, grad_inputs, grad_outputs)
+                if result is not None and not (isinstance(result, tuple) and all(r is None for r in result)):
+                    raise RuntimeError("Backward hook for Modules where no input requires gradient should "
+                                       "always return None or None for all gradients.")
+            self.grad_outputs = None
+        return tuple(grad_outputs[i] for i in self.output_index)
+
+    def _input_backward(self, grads: tuple) -> tuple:
+        """The inputs' node: call the hooks with grad_input and the kept grad_output."""
+        assert self.input_index is not None
+        if self.grad_outputs is None:  # reached without passing through the module's outputs
+            return grads
+        grad_inputs = _pack_with_none(self.input_index, grads, self.n_inputs)
+        for hook in self.hooks:
+            result = hook(self.module, grad_inputs, self.grad_outputs)
+            if result is None:
+                continue
+            if len(result) != len(grad_inputs):
+                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
+                                   f"{len(result)}, but expected {len(grad_inputs)}")
+            grad_inputs = tuple(result)
+        self.grad_outputs = None
+        return tuple(grad_inputs[i] for i in self.input_index)
+
+
+# --- tg.autograd.functional: jacobian and vjp of a function ------------------------------------------
+
+
+def _as_tuple(value: Any, what: str, caller: str) -> tuple[bool, tuple]:
+    """(whether `value` was a tuple, value as a tuple), every element checked to be a Tensor."""
+    is_tuple = isinstance(value, tuple | list)
+    values = tuple(value) if is_tuple else (value,)
+    for v in values:
+        if not isinstance(v, Tensor):
+            raise TypeError(f"The {what} given to {caller} must be either a Tensor or a tuple of Tensors but "
+                            f"the given {what} has type {type(v if is_tuple else value)}.")
+    return is_tuple, values
+
+
+def _refuse_create_graph(create_graph: bool, caller: str) -> None:
+    if create_graph:
+        raise NotImplementedError(f"{caller}: create_graph=True (a graph of the result, for higher "
+                                  "derivatives) is not supported: tensorgrad computes no gradients of "
+                                  "gradients")
+
+
+def _prepared(inputs: Any, caller: str) -> tuple[bool, tuple[Tensor, ...]]:
+    """The inputs as fresh leaves that require grad (the caller's own tensors are not touched)."""
+    is_tuple, inputs = _as_tuple(inputs, "inputs", caller)
+    prepared = []
+    for t in inputs:
+        leaf = _alias(t)
+        if leaf._data.dtype.kind in "fc":
+            leaf._requires_grad = True
+        prepared.append(leaf)
+    return is_tuple, tuple(prepared)
+
+
+def _outputs_of(func: Callable[..., Any], inputs: tuple[Tensor, ...], caller: str) -> tuple[bool, tuple]:
+    with enable_grad():
+        output = func(*inputs)
+    return _as_tuple(output, "outputs of the user-provided function", caller)
+
+
+def _gradients(outputs: Sequence[Tensor], seeds: Sequence[Any], inputs: tuple[Tensor, ...], strict: bool,
+               caller: str, output_index: int | None = None, retain: bool = False) -> list[Any]:
+    """d(sum of outputs times seeds)/d(each input), as arrays; zeros for an input it does not reach
+    (with `strict`, an error naming it)."""
+    differentiable = [(out, seed) for out, seed in zip(outputs, seeds, strict=True) if out._requires_grad]
+    grads: tuple = (None,) * len(inputs)
+    wanted = [i for i, t in enumerate(inputs) if t._requires_grad]
+    if differentiable and wanted:
+        found = autograd.grad([out for out, _ in differentiable], [inputs[i] for i in wanted],
+                              [seed for _, seed in differentiable], retain_graph=retain, allow_unused=True)
+        grads = _pack_with_none(wanted, found, len(inputs))
+    arrays = []
+    for i, (t, g) in enumerate(zip(inputs, grads, strict=True)):
+        if g is None:
+            if strict:
+                which = "" if output_index is None else f"Output {output_index} of "
+                raise RuntimeError(f"{caller}: {which or 'The output of '}the user-provided function is "
+                                   f"independent of input {i}. This is not allowed in strict mode.")
+            arrays.append(np.zeros_like(t._data))
+        else:
+            arrays.append(g._data)
+    return arrays
+
+
+def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """(func(*inputs), v^T J): the vector-Jacobian product of `func` at `inputs`, as
+    `torch.autograd.functional.vjp`. `v` has the outputs' structure and shapes (None for a
+    function with one one-element output); the product has the inputs' structure. An input
+    the outputs do not depend on gets zeros (an error with `strict`)."""
+    _refuse_create_graph(create_graph, "vjp")
+    inputs_tuple, inputs = _prepared(inputs, "vjp")
+    outputs_tuple, outputs = _outputs_of(func, inputs, "vjp")
+    if v is None:
+        if outputs_tuple or outputs[0].numel() != 1:
+            raise RuntimeError("vjp: The vector v can only be None if the user-provided function returns a "
+                               "single Tensor with a single element.")
+        seeds = [np.ones_like(outputs[0]._data)]
+    else:
+        _, vs = _as_tuple(v, "v", "vjp")
+        if len(vs) != len(outputs):
+            raise RuntimeError(f"vjp: v has {len(vs)} elements, but the user-provided function returns "
+                               f"{len(outputs)} outputs")
+        for out, seed in zip(outputs, vs, strict=True):
+            if seed.shape != out.shape:
+                raise RuntimeError(f"vjp: v has invalid size: should be {tuple(out.shape)} but got "
+                                   f"{tuple(seed.shape)}.")
+        seeds = list(vs)
+    if strict:
+        for i, out in enumerate(outputs):
+            if not out._requires_grad:
+                raise RuntimeError(f"vjp: Output {i} of the user-provided function does not require "
+                                   "gradients. The outputs must be computed in a differentiable manner from "
+                                   "the input when running in strict mode.")
+    grads = [new_leaf(g) for g in _gradients(outputs, seeds, inputs, strict, "vjp")]
+    detached = tuple(_alias(out) for out in outputs)
+    return (detached if outputs_tuple else detached[0]), (tuple(grads) if inputs_tuple else grads[0])
+
+
+def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
+             vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
+    """The Jacobian of `func` at `inputs`, as `torch.autograd.functional.jacobian`: for output i and
+    input j a tensor of shape `outputs[i].shape + inputs[j].shape`; a tensor for one output and
+    one input, a tuple over the inputs (or over the outputs) where one side is a tuple, and a tuple
+    of tuples (outputs, then inputs) where both are. One backward pass per output element, reverse
+    mode (`vectorize` only changes how PyTorch batches the passes, so it is accepted and ignored)."""
+    _refuse_create_graph(create_graph, "jacobian")
+    if strategy != "reverse-mode":
+        raise NotImplementedError(f"jacobian: strategy={strategy!r} (forward-mode AD) is not supported; use "
+                                  "'reverse-mode'")
+    inputs_tuple, inputs = _prepared(inputs, "jacobian")
+    outputs_tuple, outputs = _outputs_of(func, inputs, "jacobian")
+    rows = []
+    for index, out in enumerate(outputs):
+        if strict and not out._requires_grad:
+            raise RuntimeError(f"jacobian: Output {index} of the user-provided function does not require "
+                               "gradients. The outputs must be computed in a differentiable manner from the "
+                               "input when running in strict mode.")
+        per_element: list[list[Any]] = [[] for _ in inputs]
+        n = out.numel()
+        for j in range(n):
+            seed = np.zeros_like(out._data, shape=(n,))
+            seed[j] = 1
+            seed = seed.reshape(out.shape)
+            grads = _gradients([out], [seed], inputs, strict, "jacobian", index, retain=j < n - 1)
+            for column, g in zip(per_element, grads, strict=True):
+                column.append(g)
+        row = []
+        for t, column in zip(inputs, per_element, strict=True):
+            if column:
+                block = np.stack(column).reshape(tuple(out.shape) + tuple(t.shape))
+            else:  # an output with no elements
+                block = np.zeros_like(t._data, shape=tuple(out.shape) + tuple(t.shape))
+            row.append(new_leaf(block))
+        rows.append(tuple(row) if inputs_tuple else row[0])
+    return tuple(rows) if outputs_tuple else rows[0]
+
+
+functional = SimpleNamespace(jacobian=jacobian, vjp=vjp)
+functional.__doc__ = ("`tg.autograd.functional`: `jacobian` and `vjp` of a function, as "
+                      "`torch.autograd.functional`.")
