@@ -297,12 +297,15 @@ __all__ = [
     "tensordot", "fliplr", "flipud", "hsplit", "rot90", "split_with_sizes", "tensor_split", "vsplit",
     "aminmax", "kthvalue", "msort", "nanmedian", "nanquantile", "quantile", "linalg",
     "det", "inverse", "logdet", "matrix_power", "slogdet", "bincount", "histc", "mode", "unique",
-    "unique_consecutive", "pdist",
+    "unique_consecutive", "pdist", "svd", "qr", "pinverse", "matrix_exp", "vander",
 ]
 
 from tensorgrad import cuda, data, linalg, nn, optim  # noqa: E402 - after the ops they are built from
-from tensorgrad.linalg import det, logdet, matrix_power, slogdet  # noqa: E402
+from tensorgrad.linalg import det, logdet, matrix_exp, matrix_power, pinverse, slogdet  # noqa: E402
 from tensorgrad.linalg import inv as inverse
+from tensorgrad.linalg import legacy_qr as qr  # torch.qr and torch.svd: the older forms (some=)
+from tensorgrad.linalg import legacy_svd as svd
+from tensorgrad.linalg import legacy_vander as vander  # torch.vander: decreasing powers of a 1-D x
 
 # torch.selu, torch.layer_norm, ... exist beside torch.nn.functional's: the same functions here.
 from tensorgrad.nn.activation import celu, selu  # noqa: E402

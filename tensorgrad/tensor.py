@@ -1149,6 +1149,22 @@ class Tensor:
         """self multiplied by itself n times (negative n: the inverse's powers)."""
         return linalg.matrix_power(self, n)
 
+    def svd(self, some: bool = True, compute_uv: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+        """The named tuple (U, S, V) with self = U diag(S) V^T (`tg.svd`; `tg.linalg.svd` gives Vh)."""
+        return linalg.legacy_svd(self, some, compute_uv)
+
+    def qr(self, some: bool = True) -> tuple[Tensor, Tensor]:
+        """The named tuple (Q, R) with self = Q R (`tg.qr`)."""
+        return linalg.legacy_qr(self, some)
+
+    def pinverse(self, rcond: float = 1e-15) -> Tensor:
+        """The pseudo-inverse (`tg.linalg.pinv` with rtol = rcond)."""
+        return linalg.pinverse(self, rcond)
+
+    def matrix_exp(self) -> Tensor:
+        """The matrix exponential (`tg.linalg.matrix_exp`)."""
+        return linalg.matrix_exp(self)
+
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
         """beta * self + alpha * (mat1 @ mat2)."""
         return matmul.addmm(self, mat1, mat2, beta=beta, alpha=alpha)

@@ -231,6 +231,17 @@ BREADTH = [
         m.linalg.inv(a), m.linalg.det(a), m.linalg.slogdet(a).logabsdet, m.linalg.solve(a, b),
         m.linalg.cholesky(a @ a.mT + 3 * m.tensor(np.eye(3))), m.linalg.svdvals(b),
         m.linalg.matrix_norm(a, 2), m.linalg.matrix_power(a, 0) + a)),
+    ("linalg svd/qr/eigh", [(4, 3), (3, 4), (3, 3)], lambda m, a, w, s: (
+        *m.linalg.svd(a), *m.linalg.svd(w, full_matrices=False), *m.svd(a, compute_uv=False),
+        *m.linalg.qr(a), *m.linalg.qr(w, mode="complete"), *(t.detach() for t in m.linalg.qr(a, mode="r")),
+        *m.linalg.eigh(s + s.mT), m.linalg.eigvalsh(s + s.mT, UPLO="U"))),
+    ("linalg pinv/lstsq/matrix_rank", [(4, 3), (4, 2), (3, 3)], lambda m, a, b, s: (
+        m.linalg.pinv(a), m.linalg.pinv(s + s.mT, hermitian=True), m.linalg.pinv(a, atol=m.tensor(0.1)),
+        *m.linalg.lstsq(a, b, driver="gelsd"), *m.linalg.lstsq(a, b[:, 0], driver="gelsy"),
+        m.linalg.matrix_rank(a), m.linalg.matrix_rank(s + s.mT, hermitian=True, rtol=0.3))),
+    ("linalg matrix_exp/multi_dot/vander", [(3, 3), (3, 4), (4,)], lambda m, a, b, x: (
+        m.linalg.matrix_exp(a), m.linalg.matrix_exp(4 * a), m.linalg.multi_dot([a, b, x]),
+        m.linalg.vander(x), m.vander(x, 3), m.linalg.diagonal(b, offset=1))),
     ("rot90/tensor_split/addmm", [(3, 4), (4, 4)], lambda m, a, b: (
         a.rot90(1, (0, 1)), *a.tensor_split(3, 1), m.addmm(a[:, 0:1], a, b, beta=0.5, alpha=2.0))),
 ]
