@@ -310,3 +310,56 @@ from tensorgrad.linalg import legacy_vander as vander  # torch.vander: decreasin
 # torch.selu, torch.layer_norm, ... exist beside torch.nn.functional's: the same functions here.
 from tensorgrad.nn.activation import celu, selu  # noqa: E402
 from tensorgrad.nn.normalization import cosine_similarity, group_norm, layer_norm  # noqa: E402
+
+# isort: split
+# What PyTorch user code reaches for beyond the ops: torch.Size, torch.is_tensor, the legacy typed
+# constructors, the RNG's state, dtype limits, print options and the stack family.
+from tensorgrad.compat import (  # noqa: E402
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    Size,
+    inference_mode,
+    is_inference_mode_enabled,
+    is_tensor,
+    numel,
+)
+from tensorgrad.creation import (  # noqa: E402
+    get_rng_state,
+    initial_seed,
+    normal,
+    randint_like,
+    seed,
+    set_rng_state,
+    tril_indices,
+    triu_indices,
+)
+from tensorgrad.dtypes import finfo, get_default_dtype, iinfo  # noqa: E402
+from tensorgrad.movement import (  # noqa: E402
+    cartesian_prod,
+    column_stack,
+    combinations,
+    concat,
+    concatenate,
+    dstack,
+    hstack,
+    row_stack,
+    vstack,
+)
+from tensorgrad.printing import set_printoptions  # noqa: E402
+from tensorgrad.reduce import bucketize, dist, searchsorted  # noqa: E402
+
+__all__ += [
+    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor",
+    "LongTensor", "ShortTensor", "Size", "inference_mode", "is_inference_mode_enabled", "is_tensor", "numel",
+    "get_rng_state", "initial_seed", "normal", "randint_like", "seed", "set_rng_state",
+    "finfo", "get_default_dtype", "iinfo", "column_stack", "concat", "concatenate", "dstack", "hstack",
+    "row_stack", "vstack", "set_printoptions", "tril_indices", "triu_indices", "cartesian_prod",
+    "combinations", "bucketize", "dist", "searchsorted",
+]

@@ -16,6 +16,7 @@ numbers on either device, at the price of one copy to the GPU.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 from scalargrad.engine import grad_mode
 from tensorgrad import checks
 from tensorgrad.autograd import bump_version
-from tensorgrad.device import array_like, as_device, is_array, to_device, to_numpy, writeable
+from tensorgrad.device import array_like, as_device, device_of, is_array, to_device, to_numpy, writeable
 from tensorgrad.dtypes import bool_, float32, int64
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -32,7 +33,8 @@ __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "arange", "eye", "zeros_like",
     "ones_like", "full_like", "manual_seed", "rand", "randn", "rand_like", "randn_like",
     "Generator", "empty", "empty_like", "linspace", "logspace", "randint", "randperm", "multinomial",
-    "bernoulli", "normal_", "uniform_",
+    "bernoulli", "normal_", "uniform_", "normal", "randint_like", "initial_seed", "seed", "get_rng_state",
+    "set_rng_state", "exponential_", "random_", "tril_indices", "triu_indices",
 ]
 
 def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
@@ -48,11 +50,17 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
     return _placed(Tensor(data, dtype=dtype, requires_grad=requires_grad), device, "tensor")
 
 
-def as_tensor(data: Any, dtype: Any = None) -> Tensor:
-    """`data` itself if it is already a Tensor (of that dtype), else a new tensor."""
-    if isinstance(data, Tensor) and (dtype is None or data.dtype == np.dtype(dtype)):
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """`data` itself if it is already a Tensor (of that dtype and device), a tensor sharing the
+    memory of an array of that dtype (as `from_numpy`), else a new tensor."""
+    same_dtype = dtype is None or getattr(data, "dtype", None) == np.dtype(dtype)
+    if isinstance(data, Tensor) and same_dtype and (device is None or data.device == as_device(device)):
         return data
-    return tensor(data.data if isinstance(data, Tensor) else data, dtype=dtype)
+    if isinstance(data, Tensor):
+        return _placed(data.detach().to(dtype=dtype), device, "as_tensor")
+    if is_array(data) and same_dtype and (device is None or as_device(device) == device_of(data)):
+        return new_leaf(data)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -116,6 +124,8 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
     if end is None:
         start, end = 0, start
+    # 0-d tensors and numpy scalars count as the numbers they hold (`arange(t.size(0))`, `arange(n)`).
+    start, end, step = (v.item() if isinstance(v, Tensor | np.generic) else v for v in (start, end, step))
     if step == 0:
         raise RuntimeError("arange(): step must be nonzero")
     if (end - start) * step < 0:
@@ -137,10 +147,48 @@ def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = F
 _rng = np.random.default_rng()
 
 
-def manual_seed(seed: int) -> None:
-    """Seed the generator behind `rand`, `randn` and their `_like` forms."""
-    global _rng
-    _rng = np.random.default_rng(seed)
+_initial_seed: Any = None
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the generator behind `rand`, `randn` and their `_like` forms; returns it (as a
+    `Generator`, as PyTorch returns its default generator)."""
+    global _rng, _initial_seed
+    _initial_seed = checks.as_int(seed, "manual_seed", "seed")
+    _rng = np.random.default_rng(_initial_seed)
+    generator = Generator()
+    generator._rng, generator._seed = _rng, _initial_seed
+    return generator
+
+
+def initial_seed() -> Any:
+    """The seed last given to `manual_seed` (None before the first)."""
+    return _initial_seed
+
+
+def seed() -> int:
+    """Seed the default generator with a fresh random seed; returns the seed."""
+    fresh = int(np.random.SeedSequence().entropy % 2**63)
+    manual_seed(fresh)
+    return fresh
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state, as a uint8 tensor (its JSON text) for `set_rng_state`."""
+    text = json.dumps(_rng.bit_generator.state).encode()
+    return new_leaf(np.frombuffer(text, dtype=np.uint8).copy())
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the default generator's state from `get_rng_state()`."""
+    if not isinstance(new_state, Tensor) or new_state.dtype != np.uint8:
+        raise TypeError("set_rng_state(): expects the uint8 tensor that get_rng_state() returns, got "
+                        f"{type(new_state).__name__}")
+    try:
+        state = json.loads(to_numpy(new_state.data).tobytes())
+        _rng.bit_generator.state = state
+    except (ValueError, TypeError, KeyError) as error:
+        raise RuntimeError(f"set_rng_state(): not a state from get_rng_state() ({error})") from None
 
 
 def default_generator() -> np.random.Generator:
@@ -148,17 +196,18 @@ def default_generator() -> np.random.Generator:
     return _rng
 
 
-def rand(*size: int, dtype: Any = None, requires_grad: bool = False,
+def rand(*size: int, generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     """Uniform samples from [0, 1)."""
-    data = _rng.random(checks.sizes(size, "rand"), dtype=np.float64).astype(_creation_dtype(dtype))
+    data = _stream(generator).random(checks.sizes(size, "rand"), dtype=np.float64)
+    data = data.astype(_creation_dtype(dtype))
     return _new(data, requires_grad, device, "rand")
 
 
-def randn(*size: int, dtype: Any = None, requires_grad: bool = False,
+def randn(*size: int, generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None) -> Tensor:
     """Samples from the standard normal distribution."""
-    data = _rng.standard_normal(checks.sizes(size, "randn")).astype(_creation_dtype(dtype))
+    data = _stream(generator).standard_normal(checks.sizes(size, "randn")).astype(_creation_dtype(dtype))
     return _new(data, requires_grad, device, "randn")
 
 
@@ -250,6 +299,27 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: An
     return _new(_cast_truncating(values, _creation_dtype(dtype)), requires_grad, device, "logspace")
 
 
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """The (2, N) row and column indices of the lower triangle of a row x col matrix (on and below
+    diagonal `offset`), row by row, as `torch.tril_indices`."""
+    return _triangle_indices(np.tril_indices, row, col, offset, dtype, device, "tril_indices")
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """The (2, N) row and column indices of the upper triangle of a row x col matrix (on and above
+    diagonal `offset`), row by row, as `torch.triu_indices`."""
+    return _triangle_indices(np.triu_indices, row, col, offset, dtype, device, "triu_indices")
+
+
+def _triangle_indices(indices: Any, row: int, col: int, offset: int, dtype: Any, device: Any,
+                      op: str) -> Tensor:
+    row, col = checks.sizes((row, col), op)
+    offset = checks.as_int(offset, op, "offset")
+    rows, cols = indices(row, k=offset, m=col)
+    data = np.stack([rows, cols]).astype(int64 if dtype is None else np.dtype(dtype))
+    return _new(data, False, device, op)
+
+
 def _steps(steps: Any, op: str) -> int:
     steps = checks.as_int(steps, op, "steps")
     if steps < 0:
@@ -263,8 +333,23 @@ def _cast_truncating(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
-            requires_grad: bool = False, device: Any = None) -> Tensor:
-    """Uniform integers in [low, high): `randint(high, size)` or `randint(low, high, size)`; int64."""
+            requires_grad: bool = False, device: Any = None, **named: Any) -> Tensor:
+    """Uniform integers in [low, high): `randint(high, size)` or `randint(low, high, size)`; int64.
+
+    The arguments may be named, as in PyTorch: `randint(low=0, high=10, size=(3,))`."""
+    unknown = set(named) - {"low", "high", "size"}
+    if unknown:
+        raise TypeError(f"randint() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    if named:
+        names = ("low", "high", "size") if len(args) + len(named) == 3 else ("high", "size")
+        given = dict(zip(names, args, strict=False))
+        repeated = set(given) & set(named)
+        if repeated:
+            raise TypeError(f"randint() got multiple values for argument {sorted(repeated)[0]!r}")
+        given.update(named)
+        if set(given) != set(names):
+            raise TypeError(f"randint() takes (high, size) or (low, high, size), got {sorted(given)}")
+        args = tuple(given[name] for name in names)
     if len(args) == 2:
         low, (high, size) = 0, args
     elif len(args) == 3:
@@ -284,6 +369,42 @@ def randperm(n: int, generator: Generator | None = None, dtype: Any = None, devi
     n = checks.sizes((n,), "randperm")[0]
     return _new(_stream(generator).permutation(n).astype(int64 if dtype is None else np.dtype(dtype)), False,
                 device, "randperm")
+
+
+def randint_like(t: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
+                 requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Uniform integers in [low, high) in t's shape, dtype and device: `randint_like(t, high)` or
+    `randint_like(t, low, high)`."""
+    if high is None:
+        low, high = 0, low
+    out = randint(low, high, t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    return _following(out, t.data) if device is None else _placed(out, device, "randint_like")
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *,
+           generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
+           device: Any = None) -> Tensor:
+    """Samples from N(mean, std**2): `normal(mean, std, size)` with numbers, or `normal(means, stds)`
+    with tensors (elementwise, broadcast), as PyTorch's `torch.normal`."""
+    tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError("normal(): with a number mean and std, give the size: normal(mean, std, size)")
+        if std < 0:
+            raise RuntimeError(f"normal(): expects std >= 0.0, got std={std}")
+        shape = checks.sizes((size,), "normal")
+        data = _stream(generator).normal(mean, std, shape).astype(_creation_dtype(dtype))
+        return _new(data, requires_grad, device, "normal")
+    if size is not None:
+        raise TypeError("normal(): size is taken from the tensor mean or std; don't give it")
+    means, stds = (to_numpy(v.data) if isinstance(v, Tensor) else v for v in (mean, std))
+    if np.any(np.asarray(stds) < 0):
+        raise RuntimeError("normal(): expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(np.shape(means), np.shape(stds))
+    out_dtype = np.result_type(*(t.dtype for t in tensors)) if dtype is None else np.dtype(dtype)
+    data = (means + stds * _stream(generator).standard_normal(shape)).astype(out_dtype)
+    out = new_leaf(data, requires_grad=requires_grad)
+    return _following(out, tensors[0].data) if device is None else _placed(out, device, "normal")
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # noqa: A002
@@ -343,6 +464,27 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
     if a > b:
         raise RuntimeError(f"uniform_(): expects from <= to, got from={a} > to={b}")
     return _fill_in_place(t, _stream(generator).uniform(a, b, t.shape), "uniform_")
+
+
+def exponential_(t: Tensor, lambd: float = 1.0, generator: Generator | None = None) -> Tensor:
+    """Fill t in place with samples from the exponential distribution of rate `lambd`; returns t."""
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_(): expects lambd > 0.0, got lambd={lambd}")
+    return _fill_in_place(t, _stream(generator).exponential(1.0 / lambd, t.shape), "exponential_")
+
+
+def random_(t: Tensor, low: int = 0, high: int | None = None, generator: Generator | None = None) -> Tensor:
+    """Fill t in place with integers uniform in [low, high): `random_(high)`, `random_(low, high)`;
+    with neither, up to the largest integer t's dtype holds exactly. Returns t."""
+    if high is None and low != 0:
+        low, high = 0, low
+    if high is None:
+        high = 2 ** (np.finfo(t.dtype).nmant + 1) + 1 if t.dtype.kind == "f" else \
+            (2 if t.dtype.kind == "b" else int(np.iinfo(t.dtype).max) + 1)
+    low, high = checks.as_int(low, "random_", "from"), checks.as_int(high, "random_", "to")
+    if low >= high:
+        raise RuntimeError(f"random_(): expects 'from' < 'to', got from={low} >= to={high}")
+    return _fill_in_place(t, _stream(generator).integers(low, high, t.shape), "random_")
 
 
 def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:

@@ -231,7 +231,22 @@ class DataLoader:
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
                  drop_last: bool = False, seed: int | None = None,
                  generator: Generator | np.random.Generator | None = None,
-                 collate_fn: Callable[[list[Any]], Any] | None = None) -> None:
+                 collate_fn: Callable[[list[Any]], Any] | None = None, *, sampler: Any = None,
+                 num_workers: int = 0, pin_memory: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable | None = None, prefetch_factor: int | None = None,
+                 persistent_workers: bool = False, **unused: Any) -> None:
+        # PyTorch's worker and memory options are accepted and change nothing: batches are made in
+        # this process (num_workers > 0 gives the same batches, made serially).
+        unknown = set(unused) - {"multiprocessing_context", "pin_memory_device", "in_order"}
+        if unknown:
+            raise TypeError(f"DataLoader.__init__() got an unexpected keyword argument "
+                            f"{sorted(unknown)[0]!r}")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral) or num_workers < 0:
+            raise ValueError("DataLoader: num_workers option should be non-negative; use num_workers=0 to "
+                             "disable multiprocessing.")
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
+        self.sampler, self.num_workers, self.pin_memory = sampler, num_workers, pin_memory
         _check_batch_size(batch_size)
         for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
             if not isinstance(flag, bool | np.bool_):
@@ -255,14 +270,18 @@ class DataLoader:
         return len(self._columns[0]) if self._columns is not None else len(self.dataset)
 
     def __len__(self) -> int:
-        n = self._size()
+        n = self._size() if self.sampler is None else len(self.sampler)
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
     def __iter__(self) -> Iterator[Any]:
         n = self._size()
-        order = _permutation(n, self._rng) if self.shuffle else np.arange(n)
+        if self.sampler is not None:  # any iterable of indices, drawn anew each epoch
+            order = np.fromiter((int(i) for i in self.sampler), dtype=np.int64)
+            n = len(order)
+        else:
+            order = _permutation(n, self._rng) if self.shuffle else np.arange(n)
         if self.batch_size is None:
             for i in order.tolist():
                 yield self._sample(i)
@@ -285,9 +304,12 @@ class DataLoader:
         return self._from_columns(i)
 
     def _from_columns(self, index: int | np.ndarray) -> Any:
-        """The tensor data set's rows at `index`: one tensor, or a tuple with one per column."""
-        picked = tuple(new_leaf(_gather(column, index)) for column in self._columns)
-        return picked[0] if isinstance(self.dataset, Tensor | np.ndarray) else picked
+        """The tensor data set's rows at `index`: one tensor, or one per column (a tuple for one
+        sample, a list for a batch, as PyTorch's TensorDataset and default collation give them)."""
+        picked = [new_leaf(_gather(column, index)) for column in self._columns]
+        if isinstance(self.dataset, Tensor | np.ndarray):
+            return picked[0]
+        return tuple(picked) if isinstance(index, int) else picked
 
 
 def _permutation(n: int, generator: Generator | np.random.Generator | None) -> np.ndarray:
@@ -316,7 +338,7 @@ def _check_batch_size(batch_size: Any) -> None:
 def _fetch(dataset: Any, rows: np.ndarray) -> Any:
     """The samples at `rows`, collated: one gather per tensor for tensor data sets."""
     if isinstance(dataset, TensorDataset):
-        return tuple(new_leaf(_gather(t.data, rows)) for t in dataset.tensors)
+        return [new_leaf(_gather(t.data, rows)) for t in dataset.tensors]
     if isinstance(dataset, Subset):
         return _fetch(dataset.dataset, np.asarray(dataset.indices)[rows])
     return collate([dataset[int(i)] for i in rows])
@@ -326,7 +348,8 @@ def collate(samples: Sequence[Any]) -> Any:
     """PyTorch's default collation: a list of samples into a batch, field by field.
 
     Tensors, arrays and numbers are stacked into a tensor with a new first dimension; tuples,
-    lists and dicts are collated per field (keeping their kind); strings stay a list.
+    lists and dicts are collated per field (a tuple, as in PyTorch, into a list; a named tuple
+    and a dict keep their kind); strings stay a list.
     """
     first = samples[0]
     if isinstance(first, Mapping):
@@ -337,7 +360,9 @@ def collate(samples: Sequence[Any]) -> Any:
         if any(len(sample) != len(first) for sample in samples):
             raise RuntimeError("DataLoader: each sample of a batch should have the same number of fields")
         fields = [collate(list(field)) for field in zip(*samples, strict=True)]
-        return tuple(fields) if isinstance(first, tuple) else fields
+        if isinstance(first, tuple) and hasattr(first, "_fields"):  # a named tuple keeps its kind
+            return type(first)(*fields)
+        return fields  # a tuple of fields batches into a list, as PyTorch's default_collate
     return _stack(samples)
 
 
@@ -365,7 +390,9 @@ def _columns(dataset: Any) -> list[np.ndarray] | None:
     """The arrays of a tensor (or tuple of tensors) data set, checked; None for other data sets."""
     if isinstance(dataset, Tensor | np.ndarray):
         return [_as_array(dataset)]
-    if isinstance(dataset, Sequence) and dataset and all(isinstance(c, Tensor | np.ndarray) for c in dataset):
+    # A tuple of tensors is tensorgrad's shorthand for their TensorDataset; a list is a list of samples,
+    # as in PyTorch (`DataLoader([np.ones(2), np.zeros(2)], batch_size=2)` stacks them).
+    if isinstance(dataset, tuple) and dataset and all(isinstance(c, Tensor | np.ndarray) for c in dataset):
         columns = [_as_array(c) for c in dataset]
         lengths = {len(c) for c in columns}
         if len(lengths) != 1:

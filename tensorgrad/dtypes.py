@@ -15,6 +15,7 @@ float dtype, `float32`.
 
 from __future__ import annotations
 
+import builtins
 import functools
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = [
     "float32", "float64", "int64", "int32", "bool_",
     "default_float", "promote_types", "result_type", "float_dtype",
     "float", "double", "half", "float16", "long", "int", "short", "int16", "int8", "uint8", "bool",
+    "get_default_dtype", "finfo", "iinfo",
 ]
 
 float32 = np.dtype(np.float32)
@@ -69,6 +71,48 @@ def result_type(a: np.dtype, a_is_dimensioned: bool, b: np.dtype, b_is_dimension
     if _CATEGORY[zero_d.kind] > _CATEGORY[dimensioned.kind]:
         return promote_types(dimensioned, zero_d)
     return dimensioned
+
+
+def get_default_dtype() -> np.dtype:
+    """The dtype Python floats become (float32), as `torch.get_default_dtype()`."""
+    return default_float
+
+
+class finfo:  # noqa: N801 - PyTorch's lower-case name
+    """The limits of a floating dtype as Python floats, as `torch.finfo(torch.float32).eps`:
+    `bits eps max min tiny smallest_normal resolution dtype`."""
+
+    def __init__(self, type: np.dtype | None = None) -> None:  # noqa: A002 - PyTorch's argument name
+        dtype = default_float if type is None else np.dtype(type)
+        if dtype.kind != "f":
+            raise TypeError(f"finfo(): expects a floating point dtype, got {dtype}")
+        info = np.finfo(dtype)
+        self.bits = info.bits
+        self.eps, self.max = builtins.float(info.eps), builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = builtins.float(info.resolution)
+        self.dtype = dtype.name
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, eps={self.eps}, "
+                f"smallest_normal={self.smallest_normal}, tiny={self.tiny}, dtype={self.dtype})")
+
+
+class iinfo:  # noqa: N801 - PyTorch's lower-case name
+    """The limits of an integer dtype as Python ints, as `torch.iinfo(torch.int64).max`:
+    `bits max min dtype`."""
+
+    def __init__(self, type: np.dtype) -> None:  # noqa: A002 - PyTorch's argument name
+        dtype = np.dtype(type)
+        if dtype.kind not in "iub":
+            raise TypeError(f"iinfo(): expects an integer dtype, got {dtype}")
+        info = np.iinfo(np.uint8 if dtype.kind == "b" else dtype)
+        self.bits, self.dtype = info.bits, dtype.name
+        self.max, self.min = builtins.int(info.max), builtins.int(info.min)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
 
 
 def float_dtype(dtype: np.dtype) -> np.dtype:

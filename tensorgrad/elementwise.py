@@ -99,8 +99,10 @@ def _floating(x: Tensor) -> np.ndarray:
 # --- arithmetic ---------------------------------------------------------------------------------
 
 
-def add(a: Operand, b: Operand) -> Tensor:
-    """a + b, broadcasting. d/da = 1, d/db = 1."""
+def add(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
+    """a + b (a + alpha * b), broadcasting. d/da = 1, d/db = 1 (alpha)."""
+    if alpha != 1:
+        return add(a, mul(b, alpha) if isinstance(b, Tensor) else b * alpha)
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.add, a, b, "+"), "+", (a, b),
@@ -108,8 +110,10 @@ def add(a: Operand, b: Operand) -> Tensor:
                   lambda grad: grad, saved=())
 
 
-def sub(a: Operand, b: Operand) -> Tensor:
-    """a - b, broadcasting. d/da = 1, d/db = -1."""
+def sub(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
+    """a - b (a - alpha * b), broadcasting. d/da = 1, d/db = -1 (-alpha)."""
+    if alpha != 1:
+        return sub(a, mul(b, alpha) if isinstance(b, Tensor) else b * alpha)
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.subtract, a, b, "-"), "-", (a, b),

@@ -9,6 +9,8 @@ movement of the incoming gradient (`expand`'s is a sum, done by `record`'s `unbr
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +21,8 @@ from tensorgrad import checks
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
-from tensorgrad.tensor import Tensor
+from tensorgrad.dtypes import promote_types
+from tensorgrad.tensor import Tensor, new_leaf
 
 
 def _view(x: Tensor, data: np.ndarray, op: str, vjp) -> Tensor:
@@ -187,15 +190,73 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = tuple(tensors)
     if not tensors:
         raise ShapeError("cat: expected a non-empty sequence of tensors")
+    # PyTorch's dtype: the promoted one (int64 with float32 is float32, where NumPy says float64).
+    dtype = functools.reduce(promote_types, (t.dtype for t in tensors))
+    # As PyTorch, an empty 1-d tensor joins anything (`out = tg.tensor([])`, then `cat([out, x])`).
+    if any(t.ndim != 1 for t in tensors):
+        tensors = tuple(t for t in tensors if t.shape != (0,)) or tensors[:1]
     dim = checks.dim(dim, tensors[0].ndim, "cat")
     try:
-        data = np.concatenate([t.data for t in tensors], axis=dim)
+        data = np.concatenate([t.data if t.dtype == dtype else t.data.astype(dtype) for t in tensors],
+                              axis=dim)
     except ValueError:
         shapes = ", ".join(str(t.shape) for t in tensors)
         raise ShapeError(f"cat: shapes {shapes} must match except in dimension {dim}") from None
     bounds = np.cumsum([0] + [t.shape[dim] for t in tensors])
     vjps = [_part_of(dim, slice(int(lo), int(hi))) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     return record(data, "cat", tensors, *vjps, saved=())
+
+
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """`cat` (PyTorch's alias)."""
+    return cat(tensors, dim)
+
+
+concatenate = concat
+
+
+def _at_least(tensors: Sequence[Tensor], ndim: int, op: str) -> tuple[Tensor, ...]:
+    """Each tensor with dimensions added as numpy's atleast_1d/2d/3d add them."""
+    tensors = tuple(tensors)
+    if not tensors:
+        raise ShapeError(f"{op}: expected a non-empty sequence of tensors")
+    out = []
+    for t in tensors:
+        if t.ndim == 0:
+            t = reshape(t, (1,) * ndim)
+        elif t.ndim == 1 and ndim >= 2:
+            t = unsqueeze(t, 0) if ndim == 2 else reshape(t, (1, t.shape[0], 1))
+        elif t.ndim == 2 and ndim == 3:
+            t = unsqueeze(t, -1)
+        out.append(t)
+    return tuple(out)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along the columns: dimension 0 for 1-d tensors, else 1 (as `np.hstack`)."""
+    tensors = _at_least(tensors, 1, "hstack")
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along the rows, 1-d tensors as rows (as `np.vstack`)."""
+    return cat(_at_least(tensors, 2, "vstack"), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along the third dimension, after making each at least 3-d (as `np.dstack`)."""
+    return cat(_at_least(tensors, 3, "dstack"), 2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join as columns: 0-d and 1-d tensors become columns, the rest join along dimension 1."""
+    tensors = tuple(tensors)
+    if not tensors:
+        raise ShapeError("column_stack: expected a non-empty sequence of tensors")
+    return cat([reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors], 1)
 
 
 def _part_of(dim: int, part: slice | int):
@@ -651,6 +712,31 @@ def _element_indices(data: np.ndarray, storage: np.ndarray, item: int) -> np.nda
     for i, (n, s) in enumerate(zip(data.shape, data.strides, strict=True)):
         index += xp.arange(n).reshape((-1,) + (1,) * (data.ndim - i - 1)) * (s // item)
     return index
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element from each 1-d tensor, as rows (N, k) in order (the
+    first tensor slowest), as `torch.cartesian_prod`; one tensor comes back as it is."""
+    if any(t.ndim != 1 for t in tensors):
+        raise RuntimeError("cartesian_prod(): expects 1-d tensors, got shapes "
+                           + ", ".join(str(t.shape) for t in tensors))
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:  # noqa: A002
+    """The r-element combinations of a 1-d tensor's elements as rows (C, r), in
+    itertools.combinations' order, as `torch.combinations`; the gradient flows back."""
+    if input.ndim != 1:
+        raise RuntimeError(f"combinations(): expects a 1-d tensor, got shape {input.shape}")
+    r = checks.as_int(r, "combinations", "r")
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))  # indices only: C(n, r) tuples of positions
+    if not rows or r == 0:
+        return input[:0]
+    return input[new_leaf(array_like(np.array(rows, dtype=np.int64), input.data))]
 
 
 def meshgrid(*tensors: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:

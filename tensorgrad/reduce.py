@@ -17,7 +17,7 @@ import numpy as np
 from tensorgrad import checks, elementwise, movement, return_types
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
-from tensorgrad.device import accumulate, array_like, namespace, to_numpy, ufunc_at
+from tensorgrad.device import accumulate, array_like, is_array, namespace, to_numpy, ufunc_at
 from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
@@ -48,8 +48,11 @@ def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...
     return out
 
 
-def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    """Sum over `dim`. Derivative: 1 for every element."""
+def sum(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+    """Sum over `dim` (in `dtype`, if given). Derivative: 1 for every element."""
+    if dtype is not None:  # (an int32 sum stays int32: the int64 below is for sums without a dtype)
+        out = sum(x.to(dtype), dim, keepdim)
+        return out if out.dtype == np.dtype(dtype) else out.to(dtype)
     data = x._data  # the slot, not the property: sum ends most graphs
     shape = data.shape
     if data.dtype.kind in "biu":  # PyTorch sums bool and integers in int64 (NumPy: uint8 to uint64)
@@ -64,8 +67,10 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A
                   lambda grad: _spread(grad, kept, shape), saved=())
 
 
-def mean(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
-    """Mean over `dim`. Derivative: 1 / (number of elements averaged)."""
+def mean(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Mean over `dim` (in `dtype`, if given). Derivative: 1 / (number of elements averaged)."""
+    if dtype is not None:
+        x = x.to(dtype)
     if x.data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): needs a floating point tensor, got dtype {x.dtype}; use .float() first")
     axes = checks.dims(dim, x.ndim, "mean")
@@ -129,6 +134,7 @@ def max(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tu
     """
     if isinstance(dim, Tensor):  # tg.max(a, b): the elementwise maximum, as torch.max(input, other)
         return elementwise.maximum(x, dim)
+    x = _input(x, "max")
     if dim is None:
         return _extreme(x, None, False, "max")
     return return_types.max(*_extreme_along(x, dim, keepdim, "max"))
@@ -141,6 +147,7 @@ def min(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tu
     """
     if isinstance(dim, Tensor):  # tg.min(a, b): the elementwise minimum
         return elementwise.minimum(x, dim)
+    x = _input(x, "min")
     if dim is None:
         return _extreme(x, None, False, "min")
     return return_types.min(*_extreme_along(x, dim, keepdim, "min"))
@@ -156,7 +163,20 @@ def amin(x: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
     return _extreme(x, None if dim == () else dim, keepdim, "amin")
 
 
+def _input(x: Any, op: str) -> Tensor:
+    """The tensor an op reads: x, or an array wrapped (`tg.max(out.data, 1)`: `.data` is an array)."""
+    if isinstance(x, Tensor):
+        return x
+    if is_array(x):
+        return new_leaf(x)
+    raise TypeError(f"{op}(): argument 'input' must be a Tensor, got {type(x).__name__}")
+
+
 def _arg_extreme(x: Tensor, dim: int | None, keepdim: bool, op: str) -> Tensor:
+    x = _input(x, op)
+    if x.data.dtype.kind == "b":
+        raise RuntimeError(f"{op}(): does not support bool input (shape {x.shape}); use .int() or "
+                           ".float() first")
     pick = np.argmax if op == "argmax" else np.argmin
     if dim is None:
         if x.data.size == 0:
@@ -213,8 +233,10 @@ def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     return shift
 
 
-def softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """exp(x) / sum(exp(x)) over `dim`. Derivative: s * (grad - sum(grad * s))."""
+def softmax(x: Tensor, dim: int = -1, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) over `dim` (in `dtype`, if given). Derivative: s * (grad - sum(grad * s))."""
+    if dtype is not None:
+        x = x.to(dtype)
     axes = checks.dims(dim, x.ndim, "softmax")
     data = elementwise._floating(x)
     # The plain max: an infinite element makes its whole slice nan, as in PyTorch.
@@ -226,8 +248,10 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
                   saved=(), saves_output=True)
 
 
-def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """x - logsumexp(x) over `dim`. Derivative: grad - softmax(x) * sum(grad)."""
+def log_softmax(x: Tensor, dim: int = -1, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """x - logsumexp(x) over `dim` (in `dtype`, if given). Derivative: grad - softmax(x) * sum(grad)."""
+    if dtype is not None:
+        x = x.to(dtype)
     axes = checks.dims(dim, x.ndim, "log_softmax")
     data = elementwise._floating(x)
     with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, as in PyTorch
@@ -374,6 +398,52 @@ def std_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, ke
     dim, correction = _correction(dim, unbiased, correction, "std_mean")
     checks.dims(dim, x.ndim, "std_mean")  # checked here, so that an error names the op called
     return return_types.std_mean(std(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
+
+
+def dist(x: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The p-norm of x - other (broadcast), a 0-d tensor, as `torch.dist`; differentiable in both."""
+    return norm(elementwise.sub(x, other), float(p))
+
+
+def searchsorted(sorted_sequence: Tensor, values: Any, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Where `values` would go in the sorted last dimension of `sorted_sequence` to keep it sorted
+    (the first such place, or the last with `right=True` / `side="right"`); int64, no gradient.
+    A 1-d sequence takes values of any shape; an (..., N) one, values of shape (..., M)."""
+    side = side or ("right" if right else "left")
+    if side not in ("left", "right"):
+        raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right', got {side!r}")
+    sequence = sorted_sequence.data
+    if sorter is not None:
+        sequence = np.take_along_axis(sequence, sorter.data, axis=-1)
+    scalar = not isinstance(values, Tensor)
+    queries = array_like(values, sequence) if scalar else values.data
+    dtype = np.int32 if out_int32 else np.int64
+    if sequence.ndim <= 1:
+        found = namespace(sequence).searchsorted(sequence.reshape(-1), queries, side=side)
+        return new_leaf(found.astype(dtype))
+    if sequence.shape[:-1] != queries.shape[:-1]:
+        raise RuntimeError(f"searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we "
+                           f"got boundaries tensor {tuple(sequence.shape)} and input value tensor "
+                           f"{tuple(queries.shape)}")
+    # One search over all rows: shift row r's values and boundaries by r * span, so rows can't mix.
+    rows, n = math.prod(sequence.shape[:-1]), sequence.shape[-1]
+    ends = [float(a) for a in (sequence.min(), queries.min(), sequence.max(), queries.max())]
+    low, span = sorted(ends)[0], sorted(ends)[-1] - sorted(ends)[0] + 1
+    row = namespace(sequence).arange(rows).reshape(*sequence.shape[:-1], 1)
+    flat = ((sequence - low).astype(np.float64) + row * span).reshape(-1)
+    found = namespace(sequence).searchsorted(flat, (queries - low).astype(np.float64) + row * span, side=side)
+    return new_leaf((found - row * n).astype(dtype))
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002
+    """The bucket of each element of `input` among the 1-d sorted `boundaries`, as
+    `torch.bucketize` (`right=True`: boundaries[i-1] <= x < boundaries[i]); int64, no gradient."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got "
+                           f"dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = False,

@@ -13,6 +13,13 @@ A state dict (`model.state_dict()`) maps names to tensors. Two formats hold one:
 A tensor on the GPU is saved from a host copy; `load` gives CPU tensors, or tensors on the
 device named by `map_location` (`tg.load(path, map_location="cuda")`, as `torch.load` takes it).
 
+A checkpoint (`{"epoch": 3, "model": model.state_dict(), "optimizer": opt.state_dict()}`), a
+tensor, or any nesting of dicts, lists and tuples of tensors, arrays, numbers, strings and None
+goes to an `.npz` archive too: each array under its dotted path (`model.fc.weight`), and the
+shape of the object as JSON text (a uint8 array named `__tensorgrad_structure__`), from which
+`load` builds it back: the same keys and kinds, numbers as numbers, tensors as tensors (a
+`Parameter` as one, `requires_grad` kept). A `.safetensors` file holds a flat state dict only.
+
 Nothing is ever unpickled, so loading a file cannot run code from it. `load` accepts only
 arrays of numbers and booleans and refuses anything else (a pickle, a PyTorch checkpoint, a
 single `.npy`, text, object or string arrays, a damaged file) with a message that names what
@@ -30,7 +37,7 @@ import math
 import os
 import struct
 import zipfile
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Any
@@ -49,6 +56,7 @@ SAFETENSORS_SUFFIX = ".safetensors"
 ZIP = "a zip archive"
 SAFETENSORS = "a safetensors file"
 EMPTY = "an empty file"
+STRUCTURE_KEY = "__tensorgrad_structure__"  # the JSON shape of a saved checkpoint, as uint8 text
 HEAD_BYTES = 200  # what load reads first to tell the format (and, for text, to quote it)
 # What load expects, in words, by the format the name (or, for a file object without one, the content) says.
 EXPECTED = {ZIP: f"an .npz archive (a zip of .npy arrays: any name not ending in {SAFETENSORS_SUFFIX})",
@@ -62,16 +70,22 @@ SAFETENSORS_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16, "
 
 # ---- save ---------------------------------------------------------------------------------------
 
-def save(obj: Mapping[str, Any], path: PathOrFile) -> None:
-    """Write a state dict (names to tensors, numpy arrays or numbers) to `path`.
+def save(obj: Any, path: PathOrFile, pickle_module: Any = None, pickle_protocol: Any = None,
+         _use_new_zipfile_serialization: bool = True) -> None:
+    """Write a state dict (names to tensors, numpy arrays or numbers) to `path`; in an `.npz`
+    archive, also a checkpoint, a tensor, or any nesting of dicts, lists and tuples of them.
 
     `.safetensors` when the name ends so, otherwise an `.npz` archive written exactly at `path`
     (numpy would add `.npz` to a name without it). `path` may be a binary file object; its
     `name`, if it has one, picks the format the same way. Every value is checked before the
-    file is opened, so a refused state dict leaves an existing file untouched.
+    file is opened, so a refused state dict leaves an existing file untouched. (PyTorch's
+    pickle arguments are accepted and unused: nothing is pickled.)
     """
-    arrays = _state_arrays(obj)
     name = _name_of(path, "tg.save", needs="write")
+    if (name is not None and name.lower().endswith(SAFETENSORS_SUFFIX)) or _is_state_dict(obj):
+        arrays = _state_arrays(obj)
+    else:
+        arrays = _packed(obj)
     if name is not None and name.lower().endswith(SAFETENSORS_SUFFIX):
         content = _safetensors_bytes(arrays)
         write = lambda file: file.write(content)
@@ -83,6 +97,96 @@ def save(obj: Mapping[str, Any], path: PathOrFile) -> None:
             write(file)
     else:
         write(path)
+
+
+def _is_state_dict(obj: Any) -> bool:
+    """Whether obj is a flat state dict: string keys, each value a tensor, an array or a number."""
+    return (isinstance(obj, Mapping) and STRUCTURE_KEY not in obj
+            and all(isinstance(key, str) and _is_numeric(value) for key, value in obj.items()))
+
+
+def _is_numeric(value: Any) -> bool:
+    return isinstance(value, Tensor | np.generic | bool | int | float | complex) or is_array(value)
+
+
+def _packed(obj: Any) -> dict[str, np.ndarray]:
+    """Any nesting of containers, tensors and plain values as arrays: one per tensor, array or
+    numpy scalar, under its dotted path, and the nesting as JSON text under STRUCTURE_KEY."""
+    arrays: dict[str, np.ndarray] = {}
+
+    def stored(value: Any, path: list[str]) -> str:
+        name = ".".join(path).replace("\0", "?") or "tensor"
+        unique, n = name, 1
+        while unique in arrays or unique == STRUCTURE_KEY:
+            unique, n = f"{name}#{n}", n + 1
+        arrays[unique] = _numeric_array(".".join(path) or "the object", value)
+        return unique
+
+    def encode(value: Any, path: list[str], is_key: bool = False) -> dict[str, Any]:
+        if isinstance(value, Tensor) and not is_key:
+            node: dict[str, Any] = {"tensor": stored(value, path)}
+            if value.requires_grad:
+                node["requires_grad"] = True
+            if type(value).__name__ == "Parameter":
+                node["parameter"] = True
+            return node
+        if is_array(value) and not is_key:
+            return {"array": stored(value, path)}
+        if isinstance(value, np.generic) and not is_key:
+            return {"scalar": stored(value, path)}
+        if value is None or isinstance(value, bool | int | float | str):
+            return {"value": value}
+        if isinstance(value, complex):
+            return {"complex": [value.real, value.imag]}
+        if isinstance(value, tuple):
+            return {"tuple": [encode(v, [*path, str(i)], is_key) for i, v in enumerate(value)]}
+        if isinstance(value, list) and not is_key:
+            return {"list": [encode(v, [*path, str(i)]) for i, v in enumerate(value)]}
+        if isinstance(value, Mapping) and not is_key:
+            kind = "odict" if isinstance(value, OrderedDict) else "dict"
+            return {kind: [[encode(k, path, is_key=True), encode(v, [*path, str(k)])]
+                           for k, v in value.items()]}
+        where = ".".join(path) or "the object"
+        what = f"a key of {where!r}" if is_key else repr(where)
+        raise TypeError(f"tg.save: {what} is a {type(value).__name__}, which is not a tensor, an array, a "
+                        "number, a string, None or a dict, list or tuple of them (tensorgrad never pickles)")
+
+    skeleton = encode(obj, [])
+    text = json.dumps(skeleton).encode()
+    arrays[STRUCTURE_KEY] = np.frombuffer(text, dtype=np.uint8).copy()
+    return arrays
+
+
+def _unpacked(node: Any, state: dict[str, Tensor], label: str) -> Any:
+    """The object `_packed` wrote: its JSON skeleton `node`, with the arrays of `state` put back."""
+    if not isinstance(node, dict) or not node:
+        raise ValueError(f"tg.load: {label} has a damaged structure (node {node!r})")
+    kind = next(iter(node))  # the node's kind comes first, then its options (requires_grad)
+    content = node[kind]
+    if kind == "value":
+        return content
+    if kind == "complex":
+        return complex(*content)
+    if kind in ("tensor", "array", "scalar"):
+        if content not in state:
+            raise ValueError(f"tg.load: {label} has a damaged structure (no array named {content!r})")
+        tensor = state[content]
+        if kind == "array":
+            return tensor.data
+        if kind == "scalar":
+            return tensor.data[()]
+        if node.get("parameter"):
+            from tensorgrad.nn import Parameter
+
+            return Parameter(tensor, requires_grad=bool(node.get("requires_grad")))
+        return tensor.requires_grad_(True) if node.get("requires_grad") else tensor
+    if kind in ("list", "tuple"):
+        items = [_unpacked(item, state, label) for item in content]
+        return items if kind == "list" else tuple(items)
+    if kind in ("dict", "odict"):
+        pairs = ((_unpacked(k, state, label), _unpacked(v, state, label)) for k, v in content)
+        return OrderedDict(pairs) if kind == "odict" else dict(pairs)
+    raise ValueError(f"tg.load: {label} has a damaged structure (unknown kind {kind!r})")
 
 
 def _state_arrays(obj: Any) -> dict[str, np.ndarray]:
@@ -160,25 +264,36 @@ def _safetensors_numpy() -> Any:
 
 # ---- load ---------------------------------------------------------------------------------------
 
-def load(path: PathOrFile, map_location: str | device | None = None) -> dict[str, Tensor]:
-    """Read a state dict from an `.npz` archive or a `.safetensors` file: names to tensors.
+def load(path: PathOrFile, map_location: str | device | None = None, pickle_module: Any = None, *,
+         weights_only: bool | None = None, mmap: bool | None = None, **pickle_load_args: Any) -> Any:
+    """Read a state dict from an `.npz` archive or a `.safetensors` file: names to tensors (or
+    the checkpoint, tensor or nesting that `save` wrote to the archive).
 
     The name decides the format, as in `save`: `.safetensors` for a name ending so, an `.npz`
     archive for any other name; a file object without a name may be either. The tensors come
     in the order the file lists them, on the CPU or on the device `map_location` names ("cpu",
     "cuda", "cuda:1" or a `tg.device`), and do not require grad. Anything else (a pickle, a
     PyTorch checkpoint, a single `.npy`, text, arrays of objects or strings, a damaged file)
-    raises a ValueError naming what was found; nothing is ever unpickled.
+    raises a ValueError naming what was found; nothing is ever unpickled. (PyTorch's
+    `weights_only`, `mmap` and pickle arguments are accepted: loading here is always weights only.)
     """
     if map_location is not None and not isinstance(map_location, str | device):
         raise TypeError(f"tg.load: map_location must be a device name such as 'cpu' or 'cuda', or a "
                         f"tg.device, got {type(map_location).__name__}")
     target = as_device(map_location)  # checked before the file is read
     state = _read_state(path)
+    structure = state.pop(STRUCTURE_KEY, None)
     if target.type != "cpu":
         for value in state.values():
             value.data = to_device(value.data, target, "tg.load")
-    return state
+    if structure is None:
+        return state
+    label = repr(os.fspath(path)) if isinstance(path, str | os.PathLike) else "the file object"
+    try:
+        skeleton = json.loads(to_numpy(structure.data).tobytes())
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"tg.load: {label} has a damaged structure ({error})") from None
+    return _unpacked(skeleton, state, label)
 
 
 def _read_state(path: PathOrFile) -> dict[str, Tensor]:

@@ -193,18 +193,19 @@ class Tensor:
         return self._data.copy() if copy else self._data
 
     def __repr__(self) -> str:
-        body = np.array2string(device_module.to_numpy(self._data), separator=", ", precision=4,
-                               prefix="tensor(")
-        extras = []
-        if type(self._data) is not np.ndarray and self.device.type != "cpu":
-            extras.append(f"device='{self.device}'")
-        if self._data.dtype != float32 and self._data.dtype != int64 and self._data.dtype != bool_:
-            extras.append(f"dtype={self._data.dtype}")
-        if self._backward is not None:
-            extras.append(f"op={self.op!r}")
-        elif self._requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        # PyTorch's layout, number for number (tensorgrad/printing.py): `tensor([1.0000, 2.5000])`.
+        on_device = type(self._data) is not np.ndarray and self.device.type != "cpu"
+        where = str(self.device) if on_device else None
+        autograd = (f"op={self.op!r}" if self._backward is not None
+                    else "requires_grad=True" if self._requires_grad else None)
+        values = device_module.to_numpy(self._data)
+        return printing.tensor_repr(values, where, autograd, (float32, int64, bool_))
+
+    def __format__(self, format_spec: str) -> str:
+        # As PyTorch: a 0-d tensor formats as its number (f"{loss:.3f}"), anything else as its repr.
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return self._data.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
@@ -418,13 +419,13 @@ class Tensor:
         """self >= other, elementwise: a bool tensor."""
         return elementwise.ge(self, other)
 
-    def add(self, other: Any) -> Tensor:
-        """self + other, broadcasting."""
-        return elementwise.add(self, other)
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self + other (self + alpha * other), broadcasting."""
+        return elementwise.add(self, other, alpha=alpha)
 
-    def sub(self, other: Any) -> Tensor:
-        """self - other, broadcasting."""
-        return elementwise.sub(self, other)
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self - other (self - alpha * other), broadcasting."""
+        return elementwise.sub(self, other, alpha=alpha)
 
     def mul(self, other: Any) -> Tensor:
         """self * other, broadcasting."""
@@ -482,13 +483,15 @@ class Tensor:
         """Elementwise min with other."""
         return elementwise.minimum(self, other)
 
-    def sum(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        """Sum over `dim` (int, tuple or None for all)."""
-        return reduce.sum(self, dim, keepdim)
+    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """Sum over `dim` (int, tuple or None for all), in `dtype` if given."""
+        if dtype is None:  # (sum ends most graphs: no keyword to pass on the common path)
+            return reduce.sum(self, dim, keepdim)
+        return reduce.sum(self, dim, keepdim, dtype=dtype)
 
-    def mean(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        """Mean over `dim` (int, tuple or None for all)."""
-        return reduce.mean(self, dim, keepdim)
+    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """Mean over `dim` (int, tuple or None for all), in `dtype` if given."""
+        return reduce.mean(self, dim, keepdim, dtype=dtype)
 
     def max(self, dim: Any = None, keepdim: bool = False) -> Any:
         """The largest element; with `dim`, the named tuple `(values, indices)` along it."""
@@ -518,13 +521,13 @@ class Tensor:
         """log(sum(exp(self))) over `dim`, computed stably."""
         return reduce.logsumexp(self, dim, keepdim)
 
-    def softmax(self, dim: int = -1) -> Tensor:
-        """Softmax over `dim`."""
-        return reduce.softmax(self, dim)
+    def softmax(self, dim: int = -1, dtype: Any = None) -> Tensor:
+        """Softmax over `dim` (in `dtype`, if given)."""
+        return reduce.softmax(self, dim, dtype=dtype)
 
-    def log_softmax(self, dim: int = -1) -> Tensor:
-        """Log-softmax over `dim`, computed stably."""
-        return reduce.log_softmax(self, dim)
+    def log_softmax(self, dim: int = -1, dtype: Any = None) -> Tensor:
+        """Log-softmax over `dim`, computed stably (in `dtype`, if given)."""
+        return reduce.log_softmax(self, dim, dtype=dtype)
 
     # --- more elementwise math (each calls its op in `tensorgrad.elementwise`) -------------------
 
@@ -1333,6 +1336,47 @@ class Tensor:
         """A bool copy (True where nonzero), cut from the graph (or self, if already bool)."""
         return _cast(self, bool_)
 
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """With no argument, the type's name as PyTorch writes it ("torch.FloatTensor"); else this
+        tensor in that dtype: a dtype, a legacy type (`tg.FloatTensor`) or its name."""
+        if dtype is None:
+            kind = compat.LEGACY_TYPES.get(self.dtype)
+            name = kind.__name__ if kind is not None else f"{self.dtype.name}Tensor"
+            return ("torch.cuda." if self.device.type == "cuda" else "torch.") + name
+        device = "cuda" if isinstance(dtype, str) and ".cuda." in dtype else None
+        return self.to(dtype=compat.legacy_type(dtype), device=device)
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether the tensor lives on a GPU."""
+        return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether the tensor lives on the CPU."""
+        return self.device.type == "cpu"
+
+    def data_ptr(self) -> int:
+        """The memory address of the first element (views of one storage share their base's)."""
+        return device_module.data_address(self._data)
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from the graph in place: it becomes a leaf that does not require grad."""
+        self._backward = None
+        self.parents = ()
+        self.op = ""
+        self._seq = None
+        self._requires_grad = False
+        return self
+
+    def new(self, *args: Any, device: Any = None) -> Tensor:
+        """PyTorch's legacy constructor in this tensor's dtype and on its device: `t.new(2, 3)` is
+        uninitialised of that shape, `t.new(data)` holds data, `t.new()` is empty."""
+        if len(args) == 1 and not isinstance(args[0], int | np.integer) and not (
+                isinstance(args[0], tuple) and all(isinstance(v, int | np.integer) for v in args[0])):
+            return self.new_tensor(args[0], device=device)
+        return self.new_empty(*(args or (0,)), device=device)
+
     def type_as(self, other: Tensor) -> Tensor:
         """This tensor in `other`'s dtype and on its device (self if it is both already)."""
         if not isinstance(other, Tensor):
@@ -1491,6 +1535,22 @@ class Tensor:
 
     # --- randomness (see `tensorgrad.creation`) -------------------------------------------------
 
+    def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill in place with exponential samples of rate `lambd`; returns self."""
+        return creation.exponential_(self, lambd, generator=generator)
+
+    def random_(self, low: int = 0, high: int | None = None, *, generator: Any = None) -> Tensor:
+        """Fill in place with integers uniform in [low, high) (`random_(high)` too); returns self."""
+        return creation.random_(self, low, high, generator=generator)
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """Fill in place with 1 with probability `p` (a number or a tensor), else 0; returns self."""
+        if isinstance(p, Tensor):
+            draws = creation.bernoulli(p.detach().expand(self.shape), generator=generator)
+        else:
+            draws = creation.bernoulli(self.detach(), p, generator=generator)
+        return self.copy_(draws)
+
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with samples from N(mean, std**2), in place."""
         return creation.normal_(self, mean, std, generator=generator)
@@ -1509,12 +1569,16 @@ class Tensor:
 
     # --- in place: each bumps the storage's version counter -----------------------------------
 
-    def add_(self, other: Any) -> Tensor:
-        """self += other, in place."""
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self += other (alpha * other), in place."""
+        if alpha != 1:
+            other = elementwise.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
         return inplace.arithmetic_inplace(self, np.add, elementwise.add, other, "add_")
 
-    def sub_(self, other: Any) -> Tensor:
-        """self -= other, in place."""
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self -= other (alpha * other), in place."""
+        if alpha != 1:
+            other = elementwise.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
         return inplace.arithmetic_inplace(self, np.subtract, elementwise.sub, other, "sub_")
 
     def mul_(self, other: Any) -> Tensor:
@@ -1806,6 +1870,7 @@ def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
 # The op modules import this one, so they are imported last.
 from tensorgrad import (  # noqa: E402
     autograd,  # noqa: E402
+    compat,
     creation,
     elementwise,
     indexing,
@@ -1813,6 +1878,7 @@ from tensorgrad import (  # noqa: E402
     linalg,
     matmul,
     movement,
+    printing,
     reduce,
 )
 from tensorgrad import device as device_module  # noqa: E402

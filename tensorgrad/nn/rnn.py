@@ -25,7 +25,34 @@ from tensorgrad.movement import cat, stack
 from tensorgrad.nn.modules import Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
 
-__all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "pad_sequence"]
+
+
+def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float = 0.0,
+                 padding_side: str = "right") -> Tensor:
+    """Sequences of lengths L_i (each (L_i, *)) padded to the longest and stacked: (L, B, *), or
+    (B, L, *) with `batch_first`, as `torch.nn.utils.rnn.pad_sequence` (`nn.utils.rnn` here too).
+    The gradient flows back to each sequence."""
+    sequences = list(sequences)
+    if not sequences:
+        raise RuntimeError("pad_sequence: received an empty list of sequences")
+    if padding_side not in ("left", "right"):
+        raise ValueError(f"pad_sequence: padding_side must be 'left' or 'right', got {padding_side!r}")
+    rests = {tuple(s.shape[1:]) for s in sequences}
+    if len(rests) > 1 or any(s.ndim == 0 for s in sequences):
+        shapes = ", ".join(str(s.shape) for s in sequences)
+        raise RuntimeError(f"pad_sequence: the sequences must agree in every dimension after the first, "
+                           f"got shapes {shapes}")
+    longest = max(s.shape[0] for s in sequences)
+    padded = []
+    for s in sequences:
+        if s.shape[0] == longest:
+            padded.append(s)
+            continue
+        shape = (longest - s.shape[0], *s.shape[1:])
+        filler = new_leaf(namespace(s.data).full(shape, padding_value, s.dtype))  # where s lives
+        padded.append(cat([s, filler] if padding_side == "right" else [filler, s]))
+    return stack(padded, 0 if batch_first else 1)
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 

@@ -130,3 +130,6 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
     clip_value = float(clip_value)
     for g in grads:
         np.clip(g, -clip_value, clip_value, out=g)
+
+
+from tensorgrad.nn import rnn  # noqa: E402, F401 - `nn.utils.rnn.pad_sequence`, as in PyTorch

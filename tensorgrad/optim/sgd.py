@@ -28,7 +28,7 @@ class SGD(Optimizer):
     >>> (w * w).sum().backward()      # grad 2w = (2, -4)
     >>> SGD([w], lr=0.1).step()
     >>> w
-    tensor([ 0.8, -1.6], requires_grad=True)
+    tensor([ 0.8000, -1.6000], requires_grad=True)
 
     State per parameter: `momentum_buffer` (when momentum is used).
     """
