@@ -1,11 +1,12 @@
 """`tensorgrad.optim`: PyTorch's optimizers and learning-rate schedules (tutorial chapter 9).
 
 `SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`, `Adamax`, `NAdam`, `RAdam`, `Adadelta`, `Rprop`
-and `ASGD` follow PyTorch's update rules exactly, with parameter groups (`param_groups`,
-`add_param_group`) and state dicts in PyTorch's layout, so a model trained with either library
-from the same initial weights follows the same path, and training resumed from a state dict
-continues bit for bit. `optim.lr_scheduler` holds the schedules that change a group's learning
-rate as training goes.
+and `ASGD` follow PyTorch's update rules exactly, with PyTorch 2.13's constructor signatures
+(`lr` may be a Tensor; `foreach` and `fused` are accepted, one numpy path), parameter groups
+(`param_groups`, `add_param_group`) and state dicts in PyTorch's layout, so a model trained with
+either library from the same initial weights follows the same path, a state dict saved by either
+loads into the other, and training resumed from a state dict continues bit for bit.
+`optim.lr_scheduler` holds the schedules that change a group's learning rate as training goes.
 """
 
 from tensorgrad.optim import lr_scheduler

@@ -20,10 +20,11 @@ from tensorgrad.optim.optimizer import (
     ParamsT,
     check_number,
     check_options,
-    check_unsupported,
     count_step,
     decayed_gradient,
+    hyper,
 )
+from tensorgrad.tensor import Tensor
 
 __all__ = ["Adadelta"]
 
@@ -31,11 +32,12 @@ __all__ = ["Adadelta"]
 class Adadelta(Optimizer):
     """Adadelta, PyTorch's `torch.optim.Adadelta` (its `lr` scales the step; 1.0 is the paper's rule).
 
-    State per parameter: `step` (a 0-d float32 tensor), `square_avg` and `acc_delta`. `foreach`,
-    `capturable` and `differentiable` are accepted only at their defaults.
+    State per parameter: `step` (a 0-d float32 tensor), `square_avg` and `acc_delta`. `lr` may be a
+    1-element Tensor. `foreach` is accepted at any value (one numpy path: the rule is the same);
+    `capturable=True` and `differentiable=True` are refused.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
                  maximize: bool = False, differentiable: bool = False) -> None:
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
@@ -46,12 +48,11 @@ class Adadelta(Optimizer):
         check_options("Adadelta", group, "lr")
         check_number("Adadelta", "rho", group["rho"], high=1.0)
         check_options("Adadelta", group, "eps", "weight_decay")
-        check_unsupported("Adadelta", group, "foreach", "capturable", "differentiable")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
         rho, eps = group["rho"], group["eps"]
-        count_step(state, param, "square_avg", "acc_delta")
+        count_step(state, param, group, "square_avg", "acc_delta")
         grad = decayed_gradient(param, grad, group)
         square_avg, acc_delta = state["square_avg"].data, state["acc_delta"].data
         square_avg *= rho
@@ -62,4 +63,4 @@ class Adadelta(Optimizer):
         delta *= grad
         acc_delta *= rho
         acc_delta += (1 - rho) * delta * delta
-        param -= group["lr"] * delta
+        param -= hyper(group["lr"]) * delta

@@ -21,8 +21,10 @@ from tensorgrad.optim.optimizer import (
     check_adam_options,
     count_step,
     decayed_gradient,
+    hyper,
     lerp_,
 )
+from tensorgrad.tensor import Tensor
 
 __all__ = ["Adam", "AdamW"]
 
@@ -31,26 +33,38 @@ class Adam(Optimizer):
     """Adam (Kingma and Ba), PyTorch's `torch.optim.Adam`, with `amsgrad` and L2 weight decay.
 
     `decoupled_weight_decay=True` makes it AdamW. State per parameter: `step` (a 0-d float32
-    tensor, as in PyTorch), `exp_avg`, `exp_avg_sq` and, with AMSGrad, `max_exp_avg_sq`.
+    tensor, as in PyTorch), `exp_avg`, `exp_avg_sq` and, with AMSGrad, `max_exp_avg_sq`. `lr` and
+    the `betas` may be 1-element Tensors (both betas or neither), as in PyTorch. `foreach` and
+    `fused` are accepted at any value (one numpy path: the rule is the same); `capturable=True`
+    and `differentiable=True` are refused.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
-                 maximize: bool = False, decoupled_weight_decay: bool = False) -> None:
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
         name = type(self).__name__
-        check_adam_options(name, group)
+        check_adam_options(name, group, tensor_betas=True)
+        if isinstance(group["betas"][0], Tensor) != isinstance(group["betas"][1], Tensor):
+            raise ValueError(f"{name}: betas must be either both numbers or both Tensors")
+        # As PyTorch: a tuple, a 1-element Tensor squeezed to 0-d.
+        group["betas"] = tuple(beta.reshape(()) if isinstance(beta, Tensor) and beta.ndim else beta
+                               for beta in group["betas"])
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        lr, eps = hyper(group["lr"]), group["eps"]
+        beta1, beta2 = (hyper(beta) for beta in group["betas"])
         extra = ("max_exp_avg_sq",) if group["amsgrad"] else ()
-        step = count_step(state, param, "exp_avg", "exp_avg_sq", *extra)
+        step = count_step(state, param, group, "exp_avg", "exp_avg_sq", *extra)
         grad = decayed_gradient(param, grad, group)
         exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
         lerp_(exp_avg, grad, 1 - beta1)  # beta1 m + (1 - beta1) g
@@ -73,10 +87,13 @@ class AdamW(Adam):
     gradient (and so the moments). Default `weight_decay=0.01`, as in PyTorch.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
 
     def _check_group(self, group: dict[str, Any]) -> None:

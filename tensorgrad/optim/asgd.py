@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_unsupported
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, count_step, decayed_gradient, hyper
+from tensorgrad.tensor import Tensor
 
 __all__ = ["ASGD"]
 
@@ -27,13 +27,14 @@ __all__ = ["ASGD"]
 class ASGD(Optimizer):
     """ASGD, PyTorch's `torch.optim.ASGD` (which checks only `lr` and `weight_decay`).
 
-    State per parameter: `step`, `eta` and `mu` (0-d float32 tensors) and `ax`. `foreach`,
-    `differentiable` and `capturable` are accepted only at their defaults.
+    State per parameter: `step`, `eta` and `mu` (0-d float32 tensors) and `ax`. `lr` may be a
+    1-element Tensor. `foreach` is accepted at any value (one numpy path: the rule is the same);
+    `differentiable=True` and `capturable=True` are refused.
     """
 
     _host_scalars = frozenset({"step", "eta", "mu"})
 
-    def __init__(self, params: ParamsT, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
                  t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None,
                  maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay,
@@ -43,20 +44,12 @@ class ASGD(Optimizer):
 
     def _check_group(self, group: dict[str, Any]) -> None:
         check_options("ASGD", group, "lr", "weight_decay")
-        check_unsupported("ASGD", group, "foreach", "differentiable", "capturable")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        lr, lambd = group["lr"], group["lambd"]
-        if not state:
-            state["step"] = new_leaf(np.zeros((), np.float32))
-            state["eta"] = new_leaf(np.array(lr, np.float32))
-            state["mu"] = new_leaf(np.ones((), np.float32))
-            state["ax"] = new_leaf(np.zeros_like(param))
-        state["step"].data += 1
-        step = float(state["step"].data)
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        lr, lambd = hyper(group["lr"]), group["lambd"]
+        step = count_step(state, param, group, "ax", eta=lr, mu=1.0)
+        grad = decayed_gradient(param, grad, group)
         eta, mu, ax = float(state["eta"].data), float(state["mu"].data), state["ax"].data
         param *= 1 - lambd * eta
         param -= eta * grad

@@ -15,6 +15,10 @@ from the current one, in PyTorch's formulas, so the rates it produces are PyTorc
 bit, and schedules stack as PyTorch's do. `ReduceLROnPlateau.step(metric)` instead lowers the
 rate when a watched metric stops improving. `SequentialLR` runs schedules one after another
 (switching at milestones), `ChainedScheduler` steps several at once, their effects multiplied.
+
+A group whose `lr` is a Tensor keeps it: the new rate is written into it in place, as PyTorch
+does. `state_dict()` holds what PyTorch's holds, under the same keys in the same order, so a
+state dict saved by either library loads into the other.
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from tensorgrad.optim.optimizer import Optimizer
+from tensorgrad.optim.optimizer import Optimizer, hyper
+from tensorgrad.tensor import Tensor
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR",
            "LinearLR", "OneCycleLR", "ReduceLROnPlateau", "ConstantLR", "MultiplicativeLR", "PolynomialLR",
@@ -44,6 +50,11 @@ class LRScheduler:
     `SequentialLR` uses to restart it at a milestone, as PyTorch does.
     """
 
+    # PyTorch's flags, in every state dict: inside `step` (`get_lr` warns when called outside
+    # it), and inside the constructor's step.
+    _get_lr_called_within_step: bool = False
+    _is_initial: bool = False
+
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(self).__name__}: {type(optimizer).__name__} is not an Optimizer")
@@ -51,13 +62,13 @@ class LRScheduler:
         self.optimizer = optimizer
         for i, group in enumerate(optimizer.param_groups):
             if last_epoch == -1:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", _copy(group["lr"]))
             elif "initial_lr" not in group:
                 raise KeyError(
                     f"{type(self).__name__}: param 'initial_lr' is not specified in param_groups[{i}] "
                     "when resuming with last_epoch >= 0 (load the optimizer's state dict first)"
                 )
-        self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
+        self.base_lrs: list[Any] = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._initial_step()
 
@@ -90,19 +101,19 @@ class LRScheduler:
     def _update_lr(self, epoch: int | None = None) -> None:
         """Go to the next epoch, or to `epoch` (there by `_get_closed_form_lr` where the schedule has
         one, else by `get_lr`), and write the rates into the optimizer."""
-        if epoch is None:
-            self.last_epoch += 1
-            lrs = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            closed_form = getattr(self, "_get_closed_form_lr", None)
-            lrs = closed_form() if closed_form is not None else self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, lrs, strict=True):
-            group["lr"] = lr
-        self._last_lr = self._current_lrs()
+        with _within_step(self):
+            if epoch is None:
+                self.last_epoch += 1
+                lrs = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed_form = getattr(self, "_get_closed_form_lr", None)
+                lrs = closed_form() if closed_form is not None else self.get_lr()
+        self._set_lrs(lrs)
 
-    def get_last_lr(self) -> list[float]:
-        """The learning rates the last `step()` set, one per parameter group."""
+    def get_last_lr(self) -> list[Any]:
+        """The learning rates the last `step()` set, one per parameter group (copies, where a
+        group's `lr` is a Tensor)."""
         return self._last_lr
 
     def state_dict(self) -> dict[str, Any]:
@@ -116,8 +127,15 @@ class LRScheduler:
                             f"{type(state_dict).__name__}")
         self.__dict__.update(state_dict)
 
-    def _current_lrs(self) -> list[float]:
-        return [group["lr"] for group in self.optimizer.param_groups]
+    def _current_lrs(self) -> list[Any]:
+        """Each group's current rate (a copy, where it is a Tensor)."""
+        return _group_values(self.optimizer, "lr")
+
+    def _set_lrs(self, lrs: Iterable[Any]) -> None:
+        """Write the rates into the groups (into a Tensor `lr` in place) and remember them."""
+        for group, lr in zip(self.optimizer.param_groups, lrs, strict=True):
+            _set_group_value(group, "lr", lr)
+        self._last_lr = self._current_lrs()
 
 
 class _LambdaScheduler(LRScheduler):
@@ -161,6 +179,7 @@ class LambdaLR(_LambdaScheduler):
     """lr = base_lr * lr_lambda(epoch); one function, or a list with one per group."""
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs,
                                                                       strict=True)]
 
@@ -169,6 +188,7 @@ class MultiplicativeLR(_LambdaScheduler):
     """Multiply the rate by lr_lambda(epoch) at each step (not at the constructor's step 0)."""
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         if self._is_initial:
             return self._current_lrs()
         return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, self._current_lrs(), strict=True)]
@@ -184,6 +204,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._current_lrs()
         return [lr * self.gamma for lr in self._current_lrs()]
@@ -208,6 +229,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         if self.last_epoch not in self.milestones:
             return self._current_lrs()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._current_lrs()]
@@ -225,6 +247,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         if self._is_initial:
             return self._current_lrs()
         return [lr * self.gamma for lr in self._current_lrs()]
@@ -247,6 +270,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         t, T_max, eta_min = self.last_epoch, self.T_max, self.eta_min
         if self._is_initial:
             return self._current_lrs()
@@ -279,6 +303,7 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         t, start, end = self.last_epoch, self.start_factor, self.end_factor
         if t == 0:
             return [lr * start for lr in self._current_lrs()]
@@ -318,8 +343,8 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got "
                              f"{anneal_strategy!r}")
-        self._anneal_func_type = anneal_strategy
         self._schedule_phases = _one_cycle_phases(float(pct_start), self.total_steps, three_phase)
+        self._anneal_func_type = anneal_strategy
         groups = optimizer.param_groups
         if last_epoch == -1:
             for group, top in zip(groups, _per_group("max_lr", max_lr, groups), strict=True):
@@ -346,6 +371,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         step = self.last_epoch
         if step > self.total_steps:
             raise ValueError(f"OneCycleLR: tried to step {step} times; the schedule has total_steps "
@@ -377,6 +403,7 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         if self.last_epoch == 0:
             return [lr * self.factor for lr in self._current_lrs()]
         if self.last_epoch != self.total_iters:
@@ -397,6 +424,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         t, total = self.last_epoch, self.total_iters
         if self._is_initial or t > total:
             return self._current_lrs()
@@ -433,6 +461,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
 
@@ -448,9 +477,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         else:
             self._jump_to(epoch)
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
-            group["lr"] = lr
-        self._last_lr = self._current_lrs()
+        with _within_step(self):
+            lrs = self.get_lr()
+        self._set_lrs(lrs)
 
     def _jump_to(self, epoch: float) -> None:
         """Set T_cur and T_i for `epoch` counted from the start."""
@@ -489,7 +518,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group("base_lr", base_lr, optimizer.param_groups)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
-                group["lr"] = lr
+                _set_group_value(group, "lr", lr)
         self.max_lrs = _per_group("max_lr", max_lr, optimizer.param_groups)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
@@ -539,6 +568,7 @@ class CyclicLR(LRScheduler):
         return self.gamma**x
 
     def get_lr(self) -> list[float]:
+        _warn_outside_step(self)
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle  # how far into the cycle, in [0, 1)
         height = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
@@ -594,18 +624,20 @@ class ReduceLROnPlateau(LRScheduler):
         if threshold_mode not in ("rel", "abs"):
             raise ValueError(f"ReduceLROnPlateau: threshold_mode must be 'rel' or 'abs', got "
                              f"{threshold_mode!r}")
+        # Set in PyTorch's order, which its state dict keeps.
+        self.factor = factor
         self.optimizer = optimizer
-        self.factor, self.patience, self.cooldown, self.eps = factor, patience, cooldown, eps
-        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
         if isinstance(min_lr, list | tuple):
             self.default_min_lr = None
             self.min_lrs = _per_group("min_lr", list(min_lr), optimizer.param_groups)
         else:
             self.default_min_lr = min_lr
             self.min_lrs = [min_lr] * len(optimizer.param_groups)
+        self.patience, self.cooldown, self.eps = patience, cooldown, eps
         self.last_epoch = 0
         self._last_lr = self._current_lrs()
         self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
         self.best = self.mode_worse
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
@@ -624,10 +656,16 @@ class ReduceLROnPlateau(LRScheduler):
             return current < best - self.threshold
         return current > best + self.threshold
 
-    def step(self, metrics: Any) -> None:  # type: ignore[override]
-        """Record this epoch's metric; cut the rates if it has not improved for `patience` epochs."""
+    def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
+        """Record this epoch's metric; cut the rates if it has not improved for `patience` epochs.
+
+        `epoch` (deprecated in PyTorch, which warns as here) sets `last_epoch` instead of counting.
+        """
         current = float(metrics)
-        self.last_epoch += 1
+        if epoch is not None:
+            warnings.warn("ReduceLROnPlateau.step(metrics, epoch) is deprecated (as in PyTorch): call "
+                          "step(metrics)", UserWarning, stacklevel=2)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self.is_better(current, self.best):
             self.best, self.num_bad_epochs = current, 0
         else:
@@ -651,7 +689,7 @@ class ReduceLROnPlateau(LRScheduler):
             old_lr = float(group["lr"])
             new_lr = max(old_lr * self.factor, min_lr)
             if old_lr - new_lr > self.eps:
-                group["lr"] = new_lr
+                _set_group_value(group, "lr", new_lr)
 
 
 class _ComposedScheduler(LRScheduler):
@@ -708,7 +746,7 @@ class SequentialLR(_ComposedScheduler):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_group_value(group, "lr", group["initial_lr"])
         self.recursive_undo()
         first = self._schedulers[bisect_right(self._milestones, 0)]
         first._initial_step()
@@ -745,16 +783,53 @@ class ChainedScheduler(_ComposedScheduler):
         self._check_schedulers(schedulers, optimizer)
         self._schedulers = schedulers
         self.optimizer = optimizer
-        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
     def step(self) -> None:
         """Step each scheduler in turn."""
         for scheduler in self._schedulers:
             scheduler.step()
-        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
 
 # --- helpers -----------------------------------------------------------------------------------
+
+
+def _copy(value: Any) -> Any:
+    """A Tensor's copy (a rate or momentum kept apart from the group's), else the value itself."""
+    return value.clone() if isinstance(value, Tensor) else value
+
+
+def _group_values(optimizer: Optimizer, key: str) -> list[Any]:
+    """Each group's `key`, Tensors copied so that nobody changes a group's through the list
+    (PyTorch's `_param_groups_val_list`)."""
+    return [_copy(group[key]) for group in optimizer.param_groups]
+
+
+def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
+    """Set a group's option: into its Tensor in place where it is one (whoever holds that tensor,
+    as a captured step does in PyTorch, sees the new value), else by replacing it."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(float(hyper(value)))
+    else:
+        group[key] = value
+
+
+@contextmanager
+def _within_step(scheduler: LRScheduler) -> Iterator[None]:
+    """Mark `get_lr` calls as the scheduler's own (PyTorch's `_enable_get_lr_call`)."""
+    scheduler._get_lr_called_within_step = True
+    try:
+        yield
+    finally:
+        scheduler._get_lr_called_within_step = False
+
+
+def _warn_outside_step(scheduler: LRScheduler) -> None:
+    """PyTorch's warning for a `get_lr()` called by the user rather than by `step()`."""
+    if not scheduler._get_lr_called_within_step:
+        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning, stacklevel=3)
 
 
 def _check_int(scheduler: str, name: str, value: Any, low: int) -> None:
@@ -766,13 +841,14 @@ def _check_int(scheduler: str, name: str, value: Any, low: int) -> None:
 
 
 def _per_group(name: str, value: Any, groups: Sequence[dict[str, Any]]) -> list[Any]:
-    """One value per parameter group: a list of that length, or one value for every group."""
+    """One value per parameter group: a list of that length, or one value for every group (Tensors
+    copied, as PyTorch's `_format_param` does)."""
     if isinstance(value, list | tuple):
         if len(value) != len(groups):
             raise ValueError(f"{name} must have the same length as optimizer.param_groups: {name} has "
                              f"{len(value)} values, param_groups has {len(groups)}")
-        return list(value)
-    return [value] * len(groups)
+        return [_copy(v) for v in value]
+    return [_copy(value) for _ in groups]
 
 
 def _set_momentum(group: dict[str, Any], momentum: float, use_beta1: bool) -> None:

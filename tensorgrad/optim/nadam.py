@@ -23,11 +23,12 @@ from tensorgrad.optim.optimizer import (
     Optimizer,
     ParamsT,
     check_adam_options,
-    check_unsupported,
     count_step,
     decayed_gradient,
+    hyper,
     lerp_,
 )
+from tensorgrad.tensor import Tensor
 
 __all__ = ["NAdam"]
 
@@ -36,13 +37,14 @@ class NAdam(Optimizer):
     """NAdam, PyTorch's `torch.optim.NAdam`, with `momentum_decay` and `decoupled_weight_decay`.
 
     State per parameter: `step` and `mu_product` (0-d float32 tensors on the host, as PyTorch
-    keeps them), `exp_avg` and `exp_avg_sq`. `foreach`, `capturable` and `differentiable` are
-    accepted only at their defaults.
+    keeps them), `exp_avg` and `exp_avg_sq`. `lr` may be a 1-element Tensor. `foreach` is accepted
+    at any value (one numpy path: the rule is the same); `capturable=True` and
+    `differentiable=True` are refused.
     """
 
     _host_scalars = frozenset({"step", "mu_product"})
 
-    def __init__(self, params: ParamsT, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+    def __init__(self, params: ParamsT, lr: float | Tensor = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False) -> None:
@@ -54,13 +56,12 @@ class NAdam(Optimizer):
 
     def _check_group(self, group: dict[str, Any]) -> None:
         check_adam_options("NAdam", group, "momentum_decay")
-        check_unsupported("NAdam", group, "foreach", "capturable", "differentiable")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        lr, (beta1, beta2) = group["lr"], group["betas"]
+        lr, (beta1, beta2) = hyper(group["lr"]), group["betas"]
         # (mu_product: the product of the momenta so far)
-        step = count_step(state, param, "exp_avg", "exp_avg_sq", mu_product=1.0)
+        step = count_step(state, param, group, "exp_avg", "exp_avg_sq", mu_product=1.0)
         grad = decayed_gradient(param, grad, group)
         mu = _momentum(beta1, step, group["momentum_decay"])
         mu_next = _momentum(beta1, step + 1, group["momentum_decay"])

@@ -22,11 +22,12 @@ from tensorgrad.optim.optimizer import (
     Optimizer,
     ParamsT,
     check_adam_options,
-    check_unsupported,
     count_step,
     decayed_gradient,
+    hyper,
     lerp_,
 )
+from tensorgrad.tensor import Tensor
 
 __all__ = ["RAdam"]
 
@@ -34,11 +35,12 @@ __all__ = ["RAdam"]
 class RAdam(Optimizer):
     """RAdam, PyTorch's `torch.optim.RAdam`, with `decoupled_weight_decay` (RAdamW).
 
-    State per parameter: `step` (a 0-d float32 tensor), `exp_avg` and `exp_avg_sq`. `foreach`,
-    `capturable` and `differentiable` are accepted only at their defaults.
+    State per parameter: `step` (a 0-d float32 tensor), `exp_avg` and `exp_avg_sq`. `lr` may be a
+    1-element Tensor. `foreach` is accepted at any value (one numpy path: the rule is the same);
+    `capturable=True` and `differentiable=True` are refused.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
@@ -49,12 +51,11 @@ class RAdam(Optimizer):
 
     def _check_group(self, group: dict[str, Any]) -> None:
         check_adam_options("RAdam", group)
-        check_unsupported("RAdam", group, "foreach", "capturable", "differentiable")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        lr, (beta1, beta2) = group["lr"], group["betas"]
-        step = count_step(state, param, "exp_avg", "exp_avg_sq")
+        lr, (beta1, beta2) = hyper(group["lr"]), group["betas"]
+        step = count_step(state, param, group, "exp_avg", "exp_avg_sq")
         grad = decayed_gradient(param, grad, group)
         exp_avg, exp_avg_sq = state["exp_avg"].data, state["exp_avg_sq"].data
         lerp_(exp_avg, grad, 1 - beta1)

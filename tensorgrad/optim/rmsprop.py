@@ -15,8 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, lerp_
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    check_options,
+    count_step,
+    decayed_gradient,
+    hyper,
+    lerp_,
+)
+from tensorgrad.tensor import Tensor
 
 __all__ = ["RMSprop"]
 
@@ -25,14 +33,18 @@ class RMSprop(Optimizer):
     """RMSprop, PyTorch's `torch.optim.RMSprop` (with `centered` and `momentum`).
 
     State per parameter: `step` (a 0-d float32 tensor), `square_avg`, and `momentum_buffer` and
-    `grad_avg` when momentum and centering are used.
+    `grad_avg` when momentum and centering are used. `lr` may be a 1-element Tensor. `foreach` is
+    accepted at any value (one numpy path: the rule is the same); `capturable=True` and
+    `differentiable=True` are refused.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
-                 maximize: bool = False) -> None:
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
-                    "weight_decay": weight_decay, "maximize": maximize}
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
@@ -40,17 +52,10 @@ class RMSprop(Optimizer):
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        alpha, momentum = group["alpha"], group["momentum"]
-        if not state:
-            state["step"] = new_leaf(np.zeros((), np.float32))
-            state["square_avg"] = new_leaf(np.zeros_like(param))
-            if momentum > 0:
-                state["momentum_buffer"] = new_leaf(np.zeros_like(param))
-            if group["centered"]:
-                state["grad_avg"] = new_leaf(np.zeros_like(param))
-        state["step"].data += 1
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        alpha, momentum, lr = group["alpha"], group["momentum"], hyper(group["lr"])
+        extra = (("momentum_buffer",) if momentum > 0 else ()) + (("grad_avg",) if group["centered"] else ())
+        count_step(state, param, group, "square_avg", *extra)
+        grad = decayed_gradient(param, grad, group)
         square_avg = state["square_avg"].data
         square_avg *= alpha
         square_avg += (1 - alpha) * grad * grad
@@ -65,6 +70,6 @@ class RMSprop(Optimizer):
             buf = state["momentum_buffer"].data
             buf *= momentum
             buf += grad / avg
-            param -= group["lr"] * buf
+            param -= lr * buf
         else:
-            param -= group["lr"] * grad / avg
+            param -= lr * grad / avg

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_pair, check_unsupported
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_options, check_pair, count_step, hyper
+from tensorgrad.tensor import Tensor
 
 __all__ = ["Rprop"]
 
@@ -27,10 +27,11 @@ class Rprop(Optimizer):
     """Rprop (Riedmiller and Braun), PyTorch's `torch.optim.Rprop` (no weight decay, as there).
 
     State per parameter: `step` (a 0-d float32 tensor), `prev` (the last gradient used) and
-    `step_size`. `capturable`, `foreach` and `differentiable` are accepted only at their defaults.
+    `step_size`. `lr` may be a 1-element Tensor. `foreach` is accepted at any value (one numpy
+    path: the rule is the same); `capturable=True` and `differentiable=True` are refused.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
@@ -45,16 +46,14 @@ class Rprop(Optimizer):
             raise ValueError(f"Rprop: invalid etas = {group['etas']}: they must be (etaminus, etaplus) "
                              "with 0 < etaminus < 1 < etaplus")
         check_pair("Rprop", group, "step_sizes", low=-float("inf"))  # PyTorch checks no range
-        check_unsupported("Rprop", group, "foreach", "differentiable", "capturable")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
         (etaminus, etaplus), (step_size_min, step_size_max) = group["etas"], group["step_sizes"]
-        if not state:
-            state["step"] = new_leaf(np.zeros((), np.float32))
-            state["prev"] = new_leaf(np.zeros_like(param))
-            state["step_size"] = new_leaf(np.full_like(param, group["lr"]))
-        state["step"].data += 1
+        first = not state
+        count_step(state, param, group, "prev", "step_size")
+        if first:
+            state["step_size"].data[...] = hyper(group["lr"])
         prev, step_size = state["prev"].data, state["step_size"].data
         sign = np.sign(grad * prev)
         factor = np.where(sign > 0, etaplus, np.where(sign < 0, etaminus, np.where(sign == 0, 1.0, sign)))

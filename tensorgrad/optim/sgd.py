@@ -14,8 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.optim.optimizer import Optimizer, ParamsT, check_number, check_options
-from tensorgrad.tensor import new_leaf
+from tensorgrad.optim.optimizer import (
+    Optimizer,
+    ParamsT,
+    check_number,
+    check_options,
+    decayed_gradient,
+    hyper,
+)
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["SGD"]
 
@@ -30,19 +37,24 @@ class SGD(Optimizer):
     >>> w
     tensor([ 0.8000, -1.6000], requires_grad=True)
 
-    State per parameter: `momentum_buffer` (when momentum is used).
+    State per parameter: `momentum_buffer` (when momentum is used). `lr` and `weight_decay` may
+    be 1-element Tensors, as in PyTorch. `foreach` and `fused` are accepted at any value (one numpy
+    path: the rule is the same); `differentiable=True` is refused.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False) -> None:
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float | Tensor = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
-                    "nesterov": nesterov, "maximize": maximize}
+                    "nesterov": nesterov, "maximize": maximize, "foreach": foreach,
+                    "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
         check_options("SGD", group, "lr", "momentum")
         check_number("SGD", "dampening", group["dampening"], low=-float("inf"))
-        check_options("SGD", group, "weight_decay")
+        check_number("SGD", "weight_decay", group["weight_decay"], tensor=True)
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening, got "
                              f"momentum={group['momentum']}, dampening={group['dampening']}")
@@ -50,8 +62,7 @@ class SGD(Optimizer):
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
         momentum = group["momentum"]
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        grad = decayed_gradient(param, grad, group)
         if momentum != 0:
             if "momentum_buffer" not in state:
                 buf = grad.copy()
@@ -61,4 +72,4 @@ class SGD(Optimizer):
                 buf *= momentum
                 buf += (1 - group["dampening"]) * grad
             grad = grad + momentum * buf if group["nesterov"] else buf
-        param -= group["lr"] * grad
+        param -= hyper(group["lr"]) * grad

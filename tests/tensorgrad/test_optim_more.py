@@ -243,17 +243,21 @@ def test_a_bad_option_in_a_later_group_is_refused_too():
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("option", ["foreach", "capturable", "differentiable"])
-def test_pytorch_internal_options_are_accepted_only_at_their_defaults(name, option):
-    default = None if option == "foreach" else False
-    opt = getattr(optim, name)(P(), **{option: default})
-    assert opt.param_groups[0][option] is default
-    if option == "foreach":
-        assert getattr(optim, name)(P(), foreach=False).param_groups[0]["foreach"] is False
+@pytest.mark.parametrize("option", ["capturable", "differentiable"])
+def test_pytorch_graph_options_are_accepted_only_at_their_defaults(name, option):
+    opt = getattr(optim, name)(P(), **{option: False})
+    assert opt.param_groups[0][option] is False
     with pytest.raises(NotImplementedError, match=f"{name}: {option}=True is not supported"):
         getattr(optim, name)(P(), **{option: True})
     with pytest.raises(NotImplementedError, match=option):
         opt.add_param_group({"params": P(), option: True})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_foreach_is_accepted_at_any_value_and_kept(name):
+    # foreach picks one of PyTorch's kernels for the same rule: tensorgrad has one path.
+    for value in (None, False, True):
+        assert getattr(optim, name)(P(), foreach=value).param_groups[0]["foreach"] is value
 
 
 def test_options_pytorch_does_not_have_are_refused():
