@@ -340,7 +340,7 @@ from tensorgrad.creation import (  # noqa: E402
     tril_indices,
     triu_indices,
 )
-from tensorgrad.dtypes import finfo, get_default_dtype, iinfo  # noqa: E402
+from tensorgrad.dtypes import finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: E402
 from tensorgrad.movement import (  # noqa: E402
     cartesian_prod,
     column_stack,
@@ -359,7 +359,8 @@ __all__ += [
     "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor",
     "LongTensor", "ShortTensor", "Size", "inference_mode", "is_inference_mode_enabled", "is_tensor", "numel",
     "get_rng_state", "initial_seed", "normal", "randint_like", "seed", "set_rng_state",
-    "finfo", "get_default_dtype", "iinfo", "column_stack", "concat", "concatenate", "dstack", "hstack",
+    "finfo", "get_default_dtype", "set_default_dtype", "iinfo", "column_stack", "concat", "concatenate",
+    "dstack", "hstack",
     "row_stack", "vstack", "set_printoptions", "tril_indices", "triu_indices", "cartesian_prod",
     "combinations", "bucketize", "dist", "searchsorted",
 ]

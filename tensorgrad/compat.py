@@ -86,14 +86,7 @@ class _LegacyTensorType:
     def __call__(self, *args: Any, device: Any = None) -> Tensor:
         from tensorgrad import creation
 
-        if not args:
-            return creation.empty(0, dtype=self.dtype, device=device)
-        if len(args) == 1 and not isinstance(args[0], int | np.integer):
-            data = args[0]
-            if isinstance(data, Tensor):
-                return data.detach().to(dtype=self.dtype)
-            return creation.tensor(data, dtype=self.dtype, device=device)
-        return creation.empty(*args, dtype=self.dtype, device=device)
+        return creation.legacy(self.dtype, args, device)
 
     def __instancecheck__(self, obj: Any) -> bool:
         return isinstance(obj, Tensor) and obj.dtype == self.dtype

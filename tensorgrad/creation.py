@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import grad_mode
-from tensorgrad import checks
+from tensorgrad import checks, dtypes
 from tensorgrad.autograd import bump_version
 from tensorgrad.device import array_like, as_device, device_of, is_array, to_device, to_numpy, writeable
-from tensorgrad.dtypes import bool_, float32, int64
-from tensorgrad.tensor import Tensor, new_leaf
+from tensorgrad.dtypes import bool_, int64
+from tensorgrad.tensor import Tensor, new_leaf, to_array
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "arange", "eye", "zeros_like",
@@ -41,13 +41,13 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
            device: Any = None) -> Tensor:
     """A new tensor holding a copy of `data` (nested lists, numbers or an array).
 
-    Python floats become float32 and ints int64; numpy arrays keep their dtype. A GPU array
-    stays on its GPU (unless `device` says otherwise).
+    Python floats become the default float (float32) and ints int64; numpy arrays keep their dtype.
+    A GPU array stays on its GPU (unless `device` says otherwise).
     """
     if type(data) is not np.ndarray and is_array(data):  # a GPU's array: copied through the host
-        t = Tensor(to_numpy(data), dtype=dtype, requires_grad=requires_grad)
+        t = new_leaf(to_array(to_numpy(data), dtype), requires_grad)
         return _placed(t, device, "tensor") if device is not None else _following(t, data)
-    return _placed(Tensor(data, dtype=dtype, requires_grad=requires_grad), device, "tensor")
+    return _placed(new_leaf(to_array(data, dtype), requires_grad), device, "tensor")
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -92,7 +92,21 @@ def _following(t: Tensor, like: Any) -> Tensor:
 
 
 def _creation_dtype(dtype: Any) -> np.dtype:
-    return float32 if dtype is None else np.dtype(dtype)
+    return dtypes.or_default(dtype)
+
+
+def legacy(dtype: np.dtype, args: tuple, device: Any = None) -> Tensor:
+    """PyTorch's legacy constructors (`tg.Tensor(...)`, `tg.FloatTensor(...)`): data converted to
+    `dtype` (`Tensor([1, 2])` is float), sizes as an uninitialised tensor (`Tensor(2, 3)`), or
+    nothing for an empty one."""
+    if not args:
+        return empty(0, dtype=dtype, device=device)
+    if len(args) == 1 and not isinstance(args[0], int | np.integer):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return data.detach().to(dtype=dtype)
+        return tensor(data, dtype=dtype, device=device)
+    return empty(*args, dtype=dtype, device=device)
 
 
 def zeros(*size: int, dtype: Any = None, requires_grad: bool = False,
@@ -121,7 +135,7 @@ def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_gra
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
            requires_grad: bool = False,
            device: Any = None) -> Tensor:
-    """Evenly spaced values in [start, end): int64 for integer arguments, else float32."""
+    """Evenly spaced values in [start, end): int64 for integer arguments, else the default float."""
     if end is None:
         start, end = 0, start
     # 0-d tensors and numpy scalars count as the numbers they hold (`arange(t.size(0))`, `arange(n)`).
@@ -133,7 +147,7 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
                            f"(start={start}, end={end}, step={step})")
     if dtype is None:
         integral = all(isinstance(v, int) for v in (start, end, step))
-        dtype = int64 if integral else float32
+        dtype = int64 if integral else dtypes.default_float
     return _new(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad, device, "arange")
 
 
@@ -284,7 +298,7 @@ def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device
 
 def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
              device: Any = None) -> Tensor:
-    """`steps` evenly spaced values from start to end, both included (float32 by default)."""
+    """`steps` evenly spaced values from start to end, both included (the default float unless `dtype`)."""
     steps = _steps(steps, "linspace")
     values = np.linspace(start, end, steps, dtype=np.float64)
     return _new(_cast_truncating(values, _creation_dtype(dtype)), requires_grad, device, "linspace")
@@ -449,7 +463,7 @@ def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None
     if np.any((probability < 0) | (probability > 1)):
         raise RuntimeError("bernoulli(): expects all probabilities to be in [0, 1]")
     draws = array_like(_stream(generator).random(input.shape), input.data) < probability
-    return new_leaf(draws.astype(input.dtype if input.dtype.kind == "f" else float32))
+    return new_leaf(draws.astype(input.dtype if input.dtype.kind == "f" else dtypes.default_float))
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:

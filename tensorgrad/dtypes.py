@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ __all__ = [
     "float32", "float64", "int64", "int32", "bool_",
     "default_float", "promote_types", "result_type", "float_dtype",
     "float", "double", "half", "float16", "long", "int", "short", "int16", "int8", "uint8", "bool",
-    "get_default_dtype", "finfo", "iinfo",
+    "get_default_dtype", "set_default_dtype", "or_default", "finfo", "iinfo",
 ]
 
 float32 = np.dtype(np.float32)
@@ -33,11 +34,13 @@ int64 = np.dtype(np.int64)
 int32 = np.dtype(np.int32)
 bool_ = np.dtype(np.bool_)
 
+# The dtype Python floats and integer-to-float results take: float32 unless `set_default_dtype`
+# changed it. Module state, read as `dtypes.default_float` (a `from` import would freeze it).
 default_float = float32
 
 # PyTorch's dtype aliases, so that `dtype=tg.float` reads as `dtype=torch.float`. (They shadow
 # the builtins in this module only, which uses none of them.)
-float = default_float  # noqa: A001
+float = float32  # noqa: A001
 double = np.dtype(np.float64)
 half = float16 = np.dtype(np.float16)
 long = np.dtype(np.int64)
@@ -74,8 +77,25 @@ def result_type(a: np.dtype, a_is_dimensioned: bool, b: np.dtype, b_is_dimension
 
 
 def get_default_dtype() -> np.dtype:
-    """The dtype Python floats become (float32), as `torch.get_default_dtype()`."""
+    """The dtype Python floats become (float32 unless `set_default_dtype` changed it), as
+    `torch.get_default_dtype()`."""
     return default_float
+
+
+def or_default(dtype: Any) -> np.dtype:
+    """`dtype`, or the default float when it is None: what a factory or a layer's weights take."""
+    return default_float if dtype is None else np.dtype(dtype)
+
+
+def set_default_dtype(d: Any) -> None:
+    """Make `d` (float16, float32 or float64) the dtype that Python floats, `tg.zeros(3)`,
+    `nn.Linear`'s weights and integer-to-float results take, as `torch.set_default_dtype`."""
+    global default_float
+    dtype = np.dtype(d)
+    if dtype.kind != "f":
+        raise TypeError(f"set_default_dtype: only floating-point types are supported as the default "
+                        f"type, got {dtype}")
+    default_float = dtype
 
 
 class finfo:  # noqa: N801 - PyTorch's lower-case name

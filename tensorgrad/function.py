@@ -542,14 +542,8 @@ class BackwardHook:
         requires grad (no inputs' node will run)."""
         assert self.output_index is not None
         grad_outputs = _pack_with_none(self.output_index, grads, self.n_outputs)
-        for hook in self.pre_hooks:
-            result = hook(self.module, grad_outputs)
-            if result is None:
-                continue
-            if len(result) != len(grad_outputs):
-                raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
-                                   f"{len(result)}, but expected {len(grad_outputs)}")
-            grad_outputs = tuple(result)
+        grad_outputs = _replaced_by_hooks(self.pre_hooks, lambda hook, g: hook(self.module, g), grad_outputs,
+                                          "Backward pre hook", "grad_output")
         self.grad_outputs = grad_outputs
         if self.input_index is None:
             grad_inputs = (None,) * self.n_inputs
@@ -567,16 +561,26 @@ class BackwardHook:
         if self.grad_outputs is None:  # reached without passing through the module's outputs
             return grads
         grad_inputs = _pack_with_none(self.input_index, grads, self.n_inputs)
-        for hook in self.hooks:
-            result = hook(self.module, grad_inputs, self.grad_outputs)
-            if result is None:
-                continue
-            if len(result) != len(grad_inputs):
-                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
-                                   f"{len(result)}, but expected {len(grad_inputs)}")
-            grad_inputs = tuple(result)
+        grad_outputs = self.grad_outputs
+        grad_inputs = _replaced_by_hooks(self.hooks, lambda hook, g: hook(self.module, g, grad_outputs),
+                                         grad_inputs, "Backward hook", "grad_input")
         self.grad_outputs = None
         return tuple(grad_inputs[i] for i in self.input_index)
+
+
+def _replaced_by_hooks(hooks: Any, call: Callable[[Any, tuple], Any], grads: tuple, who: str,
+                       name: str) -> tuple:
+    """`grads` after each hook in turn (`call(hook, grads)`): a result that is not None replaces
+    them, and must have as many entries, as PyTorch checks."""
+    for hook in hooks:
+        result = call(hook, grads)
+        if result is None:
+            continue
+        if len(result) != len(grads):
+            raise RuntimeError(f"{who} returned an invalid number of {name}, got {len(result)}, but "
+                               f"expected {len(grads)}")
+        grads = tuple(result)
+    return grads
 
 
 # --- tg.autograd.functional: jacobian and vjp of a function ------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import checks
+from tensorgrad import checks, dtypes
 from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 
 __all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array"]
@@ -64,8 +64,14 @@ class Tensor:
     # Make `ndarray + Tensor` call Tensor.__radd__ instead of numpy broadcasting over objects.
     __array_priority__ = 1000
 
-    def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
-        init_node(self, to_array(data, dtype), requires_grad)
+    def __init__(self, *args: Any, device: Any = None) -> None:
+        """PyTorch's legacy constructor: `tg.Tensor([1, 2])` holds the data in the default float
+        dtype (float32), `tg.Tensor(2, 3)` is an uninitialised tensor of that shape, `tg.Tensor()`
+        an empty one. `tg.tensor(data)` keeps the data's own dtype."""
+        from tensorgrad import creation
+
+        made = creation.legacy(dtypes.default_float, args, device)
+        init_node(self, made._data, False)
 
     # --- data and grad: numpy arrays, checked when assigned -----------------------------------
 
@@ -199,7 +205,7 @@ class Tensor:
         autograd = (f"op={self.op!r}" if self._backward is not None
                     else "requires_grad=True" if self._requires_grad else None)
         values = device_module.to_numpy(self._data)
-        return printing.tensor_repr(values, where, autograd, (float32, int64, bool_))
+        return printing.tensor_repr(values, where, autograd, (dtypes.default_float, int64, bool_))
 
     def __format__(self, format_spec: str) -> str:
         # As PyTorch: a 0-d tensor formats as its number (f"{loss:.3f}"), anything else as its repr.
@@ -372,10 +378,10 @@ class Tensor:
         return elementwise.neg(self)
 
     def __matmul__(self, other: Tensor) -> Tensor:
-        return matmul.matmul(self, other if isinstance(other, Tensor) else Tensor(other))
+        return matmul.matmul(self, other if isinstance(other, Tensor) else new_leaf(to_array(other)))
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return matmul.matmul(Tensor(other), self)
+        return matmul.matmul(new_leaf(to_array(other)), self)
 
     def __lt__(self, other: Any) -> Tensor:
         return elementwise.lt(self, other)
@@ -1787,7 +1793,8 @@ def new_leaf(data: np.ndarray, requires_grad: bool = False) -> Tensor:
 
 
 def to_array(data: Any, dtype: Any = None) -> np.ndarray:
-    """Convert user data to a fresh array: Python floats become float32, ints int64."""
+    """Convert user data to a fresh array: Python floats become the default float (float32), ints
+    int64; a sequence of tensors or numpy numbers keeps their dtype."""
     if isinstance(data, Tensor):
         data = data.data
     if type(data) is not np.ndarray and device_module.is_array(data):  # a GPU's array: copied there
@@ -1799,11 +1806,19 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
                          f"(got a ragged {type(data).__name__}): {str(error).split('. ')[0]}") from None
     if dtype is not None:
         return array
-    if array.dtype.kind == "f" and not isinstance(data, np.ndarray | np.floating):
-        array = array.astype(np.float32)  # Python floats: PyTorch's default dtype
+    if array.dtype.kind == "f" and not isinstance(data, np.ndarray | np.floating) and not _typed(data):
+        array = array.astype(dtypes.default_float)  # Python floats: PyTorch's default dtype
     elif array.dtype.kind in "OUSV":
         raise TypeError(f"can't make a tensor from {type(data).__name__} data (dtype {array.dtype})")
     return array
+
+
+def _typed(data: Any) -> bool:
+    """Whether a nested sequence holds tensors or numpy numbers (their dtype stands, as in
+    `torch.tensor([t1, t2])`) rather than Python floats; its first element at each depth tells."""
+    while isinstance(data, list | tuple) and data:
+        data = data[0]
+    return isinstance(data, Tensor | np.ndarray | np.generic) or device_module.is_array(data)
 
 
 def _checked_grad(t: Tensor, value: Any) -> np.ndarray:
@@ -1838,12 +1853,12 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
             except OverflowError:  # -2 next to uint8: kept as int64, cast by the op as PyTorch does
                 value = np.array(x)
         else:
-            value = np.array(x, dtype=float32 if isinstance(x, float) else int64)
+            value = np.array(x, dtype=dtypes.default_float if isinstance(x, float) else int64)
         if type(like._data) is not np.ndarray:  # a GPU's kernels take no numpy array, not even 0-d
             value = device_module.array_like(value, like._data)
         return new_leaf(value)
     if isinstance(x, np.ndarray | np.generic | list | tuple):
-        return Tensor(x) if not isinstance(x, np.ndarray) else new_leaf(x)
+        return new_leaf(to_array(x)) if not isinstance(x, np.ndarray) else new_leaf(x)
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
 
 

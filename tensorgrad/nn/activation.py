@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import creation
+from tensorgrad import creation, dtypes
 from tensorgrad.autograd import record
 from tensorgrad.checks import UnsupportedDtypeError
 from tensorgrad.device import namespace
@@ -538,7 +538,8 @@ class PReLU(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         self.num_parameters = num_parameters
-        self.weight = Parameter(creation.full((num_parameters,), init, dtype=dtype or float32, device=device))
+        weight = creation.full((num_parameters,), init, dtype=dtypes.or_default(dtype), device=device)
+        self.weight = Parameter(weight)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return prelu(input, self.weight)

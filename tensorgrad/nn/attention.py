@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad import dtypes
 from tensorgrad.device import namespace
-from tensorgrad.dtypes import float32
 from tensorgrad.elementwise import dropout, where
 from tensorgrad.matmul import linear
 from tensorgrad.movement import cat
@@ -157,7 +157,7 @@ class MultiheadAttention(Module):
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError(f"embed_dim must be divisible by num_heads, got {embed_dim} and {num_heads}")
-        dtype = float32 if dtype is None else np.dtype(dtype)
+        dtype = dtypes.or_default(dtype)
         self._make_parameters(bias, add_bias_kv, dtype)
         self.add_zero_attn = add_zero_attn
         _place(self, device)

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad import dtypes
 from tensorgrad.autograd import record
 from tensorgrad.device import namespace, strided_view, ufunc_at
 from tensorgrad.matmul import matmul
@@ -1009,7 +1010,7 @@ class _ConvNd(Module):
             channels = (in_channels, out_channels // groups)
         else:
             channels = (out_channels, in_channels // groups)
-        dtype = np.dtype(np.float32 if dtype is None else dtype)
+        dtype = dtypes.or_default(dtype)
         fan_in = channels[1] * math.prod(self.kernel_size)
         bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
         self.weight = Parameter(_uniform(bound, (*channels, *self.kernel_size), dtype))

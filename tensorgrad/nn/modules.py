@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tensorgrad import loss
+from tensorgrad import dtypes, loss
 from tensorgrad.creation import default_generator
 from tensorgrad.device import as_device, is_array, namespace, to_device, to_numpy
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
@@ -78,7 +78,7 @@ class Parameter(Tensor):
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         # Shares memory with a tensor or array handed in (as torch.nn.Parameter does).
         if data is None:
-            data = np.empty(0, np.float32)
+            data = np.empty(0, dtypes.default_float)
         if isinstance(data, Tensor):
             array = data.data
         else:  # an array on a device is kept as it is; anything else is converted as tg.tensor does
@@ -676,7 +676,7 @@ class Linear(Module):
         self.in_features = check_size("Linear", "in_features", in_features)
         self.out_features = check_size("Linear", "out_features", out_features)
         bound = 1 / math.sqrt(self.in_features) if self.in_features else 0.0
-        dtype = np.dtype(np.float32 if dtype is None else dtype)
+        dtype = dtypes.or_default(dtype)
         self.weight = Parameter(_uniform(bound, (self.out_features, self.in_features), dtype))
         bias_values = _uniform(bound, (self.out_features,), dtype) if bias else None
         self.register_parameter("bias", None if bias_values is None else Parameter(bias_values))
@@ -704,7 +704,7 @@ class Bilinear(Module):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         bound = 1 / math.sqrt(in1_features) if in1_features else 0.0
-        dtype = np.dtype(np.float32 if dtype is None else dtype)
+        dtype = dtypes.or_default(dtype)
         self.weight = Parameter(_uniform(bound, (out_features, in1_features, in2_features), dtype))
         self.register_parameter("bias", Parameter(_uniform(bound, (out_features,), dtype)) if bias else None)
         _place(self, device)

@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import is_grad_enabled, no_grad
+from tensorgrad import dtypes
 from tensorgrad.autograd import bump_version, record
-from tensorgrad.dtypes import float32, int64
+from tensorgrad.dtypes import int64
 from tensorgrad.nn.modules import Module, Parameter, _place
-from tensorgrad.tensor import Tensor
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
     "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
@@ -391,7 +392,7 @@ def _dim(dim: int, ndim: int, op: str) -> int:
 
 def _param_dtype(dtype: Any) -> np.dtype:
     """The dtype of a module's parameters (float32 by default)."""
-    return float32 if dtype is None else np.dtype(dtype)
+    return dtypes.or_default(dtype)
 
 
 def _affine_parameters(module: Module, shape: tuple[int, ...], affine: bool, bias: bool,
@@ -422,9 +423,9 @@ class _BatchNorm(Module):
         dtype = _param_dtype(dtype)
         _affine_parameters(self, (num_features,), affine, bias, dtype)
         if track_running_stats:
-            self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype)))
-            self.register_buffer("running_var", Tensor(np.ones(num_features, dtype)))
-            self.register_buffer("num_batches_tracked", Tensor(np.array(0, int64)))
+            self.register_buffer("running_mean", new_leaf(np.zeros(num_features, dtype)))
+            self.register_buffer("running_var", new_leaf(np.ones(num_features, dtype)))
+            self.register_buffer("num_batches_tracked", new_leaf(np.array(0, int64)))
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)

@@ -16,8 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
+from tensorgrad import dtypes
 from tensorgrad.device import namespace
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.matmul import linear
@@ -116,7 +115,7 @@ class RNNBase(Module):
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, 0
         gates = _GATES[self.mode] * hidden_size
-        dtype = np.dtype(np.float32 if dtype is None else dtype)
+        dtype = dtypes.or_default(dtype)
         bound = 1 / math.sqrt(hidden_size)
         directions = 2 if bidirectional else 1
         for layer in range(num_layers):
@@ -266,7 +265,7 @@ class _Cell(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
-        dtype = np.dtype(np.float32 if dtype is None else dtype)
+        dtype = dtypes.or_default(dtype)
         bound = 1 / math.sqrt(hidden_size)
         rows = self.gates * hidden_size
         self.weight_ih = Parameter(_uniform(bound, (rows, input_size), dtype))

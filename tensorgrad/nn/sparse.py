@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad import dtypes
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.device import namespace, ufunc_at
-from tensorgrad.dtypes import float32, int64
+from tensorgrad.dtypes import int64
 from tensorgrad.nn import init
 from tensorgrad.nn.modules import Module, Parameter, _place
 from tensorgrad.tensor import Tensor, new_leaf
@@ -125,7 +126,7 @@ class Embedding(Module):
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
-            table = np.empty((num_embeddings, embedding_dim), float32 if dtype is None else dtype)
+            table = np.empty((num_embeddings, embedding_dim), dtypes.or_default(dtype))
             self.weight = Parameter(table, requires_grad=not _freeze)
             self.reset_parameters()
         else:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import creation
+from tensorgrad import creation, dtypes
 from tensorgrad.elementwise import relu
 from tensorgrad.nn.activation import gelu
 from tensorgrad.nn.attention import MultiheadAttention
@@ -221,6 +221,6 @@ class Transformer(Module):
     def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
         """The causal mask of size (sz, sz): 0 on and below the diagonal, -inf above (a position
         may attend to itself and to earlier ones only)."""
-        dtype = np.float32 if dtype is None else np.dtype(dtype)
+        dtype = dtypes.or_default(dtype)
         mask = np.triu(np.full((sz, sz), -np.inf, dtype=dtype), 1)
         return creation.tensor(mask, device=device)

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from tensorgrad import dtypes
 from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -60,7 +61,7 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
 
 def _total_norm(arrays: list[np.ndarray], norm_type: float, error_if_nonfinite: bool, op: str) -> Tensor:
     if not arrays:
-        return Tensor(np.asarray(0.0, np.float32))
+        return new_leaf(np.asarray(0.0, dtypes.default_float))
     dtype = np.result_type(*(a.dtype for a in arrays))
     xp = namespace(arrays[0])
     per_tensor = xp.stack([_vector_norm(a, norm_type).astype(dtype) for a in arrays])
