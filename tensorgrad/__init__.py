@@ -355,6 +355,18 @@ from tensorgrad.movement import (  # noqa: E402
 from tensorgrad.printing import set_printoptions  # noqa: E402
 from tensorgrad.reduce import bucketize, dist, searchsorted  # noqa: E402
 
+# isort: split
+# Special functions (`tg.special` holds them all under torch.special's names), and NumPy's `axis`
+# and `keepdims` for the reductions, as PyTorch's argument parser takes them.
+from tensorgrad import special  # noqa: E402
+from tensorgrad.elementwise import digamma, erfinv, i0, lgamma, mvlgamma, polygamma  # noqa: E402
+from tensorgrad.tensor import AXIS_ALIASED, numpy_names  # noqa: E402
+
+for _name in AXIS_ALIASED:
+    if _name in globals():
+        globals()[_name] = numpy_names(globals()[_name])
+del _name
+
 __all__ += [
     "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor",
     "LongTensor", "ShortTensor", "Size", "inference_mode", "is_inference_mode_enabled", "is_tensor", "numel",
@@ -363,4 +375,5 @@ __all__ += [
     "dstack", "hstack",
     "row_stack", "vstack", "set_printoptions", "tril_indices", "triu_indices", "cartesian_prod",
     "combinations", "bucketize", "dist", "searchsorted",
+    "special", "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0",
 ]

@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import grad_mode, no_grad
-from tensorgrad.autograd import bump_version, history_moved, is_custom_function_view, record
+from tensorgrad.autograd import bump_version, history_moved, is_custom_function_view, record, refresh_view
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import data_address, namespace, strided_view, writeable
 from tensorgrad.tensor import Tensor, new_leaf
 
-__all__ = ["arithmetic_inplace", "apply_inplace", "fill", "copy"]
+__all__ = ["arithmetic_inplace", "apply_inplace", "view_inplace", "fill", "copy"]
 
 
 def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], other: Any,
@@ -82,6 +82,37 @@ def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -
     result = op(before, *args)
     _write(x, result.data, name)
     _take_history(x, result, name)
+    return x
+
+
+def view_inplace(x: Tensor, view: Callable[..., Tensor], *args: Any, name: str) -> Tensor:
+    """Make x the view `view(x, *args)` of its own storage: `squeeze_`, `unsqueeze_`, `t_`,
+    `transpose_`. Its shape and strides change, its elements stay where they are (no copy).
+
+    As in PyTorch it counts as an in-place change (the version counter goes up, so a backward pass
+    that saved x refuses it), and a leaf that requires grad, or a view of one, can't be changed
+    so outside no_grad(). In the graph x takes the history of the view op applied to its old
+    history (PyTorch's SqueezeBackward on top of x's grad_fn); a view stays a view of its base.
+    """
+    base = x._base
+    if grad_mode.enabled and (x._requires_grad or (base is not None and base._requires_grad)):
+        if x._requires_grad and x._backward is None:
+            raise RuntimeError(f"{name}: a leaf tensor that requires grad can't be changed in place "
+                               "outside no_grad(); wrap it in `with tg.no_grad():`, or use the "
+                               f"out-of-place {name.rstrip('_')}()")
+        if base is not None and base._requires_grad and base._backward is None:
+            raise RuntimeError(f"{name}: a view of a leaf tensor that requires grad can't be changed in "
+                               f"place outside no_grad(); use the out-of-place {name.rstrip('_')}()")
+        if base is not None and x._view_version != x._versions[0]:
+            refresh_view(x)  # its base changed in place since: first the view of the base as it is
+        before = _detached_copy_with_history(x, x.data)
+        result = view(before, *args)
+        _take_history(x, result, name)
+    else:
+        result = view(x, *args)
+    x._data = result.data
+    bump_version(x)
+    x._view_version = x._versions[0]
     return x
 
 

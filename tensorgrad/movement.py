@@ -69,6 +69,46 @@ def view(x: Tensor, *shape: int) -> Tensor:
     return _view(x, data, "view", lambda grad: grad.reshape(in_shape))
 
 
+def is_dtype(spec: Any) -> bool:
+    """Whether `spec` names a dtype (`tg.int32`, `np.float32`), as `view(dtype)` tells it from a size."""
+    return isinstance(spec, np.dtype) or (isinstance(spec, type) and issubclass(spec, np.generic))
+
+
+def view_dtype(x: Tensor, dtype: Any) -> Tensor:
+    """x's bytes read as `dtype`, sharing its storage and version counter: PyTorch's `view(dtype)`.
+
+    The same element size keeps the shape and strides. A smaller one splits each element along
+    the last dimension, which must have stride 1 (a float32 (3, 4) viewed as int16 is (3, 8)); a
+    larger one merges elements, so the last dimension's size, the storage offset and the other
+    strides must be multiples of the ratio. No gradient flows through it, as in PyTorch.
+    """
+    new = np.dtype(dtype)
+    data = x.data
+    old = data.dtype
+    if new.itemsize != old.itemsize:
+        what = f"to view {old} as {new} (different element sizes)"
+        if data.ndim == 0:
+            raise RuntimeError(f"view: self.dim() cannot be 0 {what}")
+        ratio = max(new.itemsize, old.itemsize) // min(new.itemsize, old.itemsize)
+        strides = x.stride()
+        if new.itemsize > old.itemsize:
+            if data.shape[-1] % ratio:
+                raise RuntimeError(f"view: self.size(-1) must be divisible by {ratio} {what}, "
+                                   f"but got {data.shape[-1]} (shape {x.shape})")
+            if x.storage_offset() % ratio:
+                raise RuntimeError(f"view: self.storage_offset() must be divisible by {ratio} {what}, "
+                                   f"but got {x.storage_offset()}")
+        if strides[-1] != 1:
+            raise RuntimeError(f"view: self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        for i, stride in enumerate(strides[:-1] if new.itemsize > old.itemsize else ()):
+            if stride % ratio:
+                raise RuntimeError(f"view: self.stride({i}) must be divisible by {ratio} {what}, "
+                                   f"but got {stride}")
+    out = new_leaf(data.view(new))
+    out._versions = x._versions  # one storage: an in-place change through either is seen by both
+    return out
+
+
 def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view). Gradient: the same swap."""
     dim0, dim1 = checks.dim(dim0, x.ndim, "transpose"), checks.dim(dim1, x.ndim, "transpose")

@@ -13,6 +13,7 @@ plain method per op, which calls the op in its module, so "jump to definition" l
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ import numpy as np
 from tensorgrad import checks, dtypes
 from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 
-__all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array"]
+__all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array", "numpy_names", "AXIS_ALIASED"]
 
 # --- the Tensor -------------------------------------------------------------------------------
 
@@ -489,14 +490,22 @@ class Tensor:
         """Elementwise min with other."""
         return elementwise.minimum(self, other)
 
-    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    # sum and mean end most graphs, so they take NumPy's `axis`/`keepdims` as parameters of their
+    # own rather than through `numpy_names`'s wrapper (a Python frame: +2% of a small op's step).
+    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, axis: Any = None,
+            keepdims: bool | None = None) -> Tensor:
         """Sum over `dim` (int, tuple or None for all), in `dtype` if given."""
-        if dtype is None:  # (sum ends most graphs: no keyword to pass on the common path)
+        if axis is not None or keepdims is not None:
+            dim, keepdim = _numpy_dims("sum", dim, keepdim, axis, keepdims)
+        if dtype is None:  # (no keyword to pass on the common path)
             return reduce.sum(self, dim, keepdim)
         return reduce.sum(self, dim, keepdim, dtype=dtype)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, axis: Any = None,
+             keepdims: bool | None = None) -> Tensor:
         """Mean over `dim` (int, tuple or None for all), in `dtype` if given."""
+        if axis is not None or keepdims is not None:
+            dim, keepdim = _numpy_dims("mean", dim, keepdim, axis, keepdims)
         return reduce.mean(self, dim, keepdim, dtype=dtype)
 
     def max(self, dim: Any = None, keepdim: bool = False) -> Any:
@@ -1060,8 +1069,13 @@ class Tensor:
         """The same elements in a new shape; a view when the strides allow."""
         return movement.reshape(self, *shape)
 
-    def view(self, *shape: int) -> Tensor:
-        """A view with a new shape; raises when the strides don't allow one."""
+    def view(self, *shape: Any, dtype: Any = None) -> Tensor:
+        """A view with a new shape; raises when the strides don't allow one. Given a dtype
+        (`view(tg.int32)`), the same bytes read as that dtype, with no gradient."""
+        if dtype is not None or (len(shape) == 1 and movement.is_dtype(shape[0])):
+            if dtype is not None and shape:
+                raise TypeError(f"view(): takes a shape or a dtype, got both {shape} and dtype={dtype}")
+            return movement.view_dtype(self, shape[0] if dtype is None else dtype)
         return movement.view(self, *shape)
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
@@ -1698,6 +1712,82 @@ class Tensor:
         """self = fmod(self, other), in place."""
         return inplace.apply_inplace(self, elementwise.fmod, other, name="fmod_")
 
+    # --- special functions (each calls its op in `tensorgrad.elementwise`; more in `tg.special`) ---
+
+    def lgamma(self) -> Tensor:
+        """ln|Gamma(self)|."""
+        return elementwise.lgamma(self)
+
+    def digamma(self) -> Tensor:
+        """psi(self), the derivative of lgamma."""
+        return elementwise.digamma(self)
+
+    def polygamma(self, n: int) -> Tensor:
+        """The n-th derivative of digamma at self."""
+        return elementwise.polygamma(n, self)
+
+    def mvlgamma(self, p: int) -> Tensor:
+        """The multivariate log-gamma function of dimension p."""
+        return elementwise.mvlgamma(self, p)
+
+    def erfinv(self) -> Tensor:
+        """The inverse error function of self."""
+        return elementwise.erfinv(self)
+
+    def i0(self) -> Tensor:
+        """The modified Bessel function I0 of self."""
+        return elementwise.i0(self)
+
+    def lgamma_(self) -> Tensor:
+        """self = lgamma(self), in place."""
+        return inplace.apply_inplace(self, elementwise.lgamma, name="lgamma_")
+
+    def digamma_(self) -> Tensor:
+        """self = digamma(self), in place."""
+        return inplace.apply_inplace(self, elementwise.digamma, name="digamma_")
+
+    def polygamma_(self, n: int) -> Tensor:
+        """self = polygamma(n, self), in place."""
+        return inplace.apply_inplace(self, lambda x: elementwise.polygamma(n, x), name="polygamma_")
+
+    def mvlgamma_(self, p: int) -> Tensor:
+        """self = mvlgamma(self, p), in place."""
+        return inplace.apply_inplace(self, elementwise.mvlgamma, p, name="mvlgamma_")
+
+    def erfinv_(self) -> Tensor:
+        """self = erfinv(self), in place."""
+        return inplace.apply_inplace(self, elementwise.erfinv, name="erfinv_")
+
+    def i0_(self) -> Tensor:
+        """self = i0(self), in place."""
+        return inplace.apply_inplace(self, elementwise.i0, name="i0_")
+
+    # --- shape changes in place: the tensor becomes a view of its own storage ---------------------
+
+    def squeeze_(self, dim: Any = None) -> Tensor:
+        """Drop size-1 dimensions (all, or those in `dim`), in place."""
+        return inplace.view_inplace(self, movement.squeeze, dim, name="squeeze_")
+
+    def unsqueeze_(self, dim: int) -> Tensor:
+        """Insert a size-1 dimension at `dim`, in place."""
+        return inplace.view_inplace(self, movement.unsqueeze, dim, name="unsqueeze_")
+
+    def t_(self) -> Tensor:
+        """Transpose a matrix (0-d and 1-D tensors stay as they are), in place."""
+        return inplace.view_inplace(self, movement.t, name="t_")
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dimensions, in place."""
+        return inplace.view_inplace(self, movement.transpose, dim0, dim1, name="transpose_")
+
+    def swapdims_(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dimensions, in place (`transpose_`)."""
+        return inplace.view_inplace(self, movement.transpose, dim0, dim1, name="swapdims_")
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Tensor:
+        """Swap two dimensions, in place (`transpose_`)."""
+        return inplace.view_inplace(self, movement.transpose, axis0, axis1, name="swapaxes_")
+
     def remainder_(self, other: Any) -> Tensor:
         """self = self % other, in place."""
         return inplace.apply_inplace(self, elementwise.remainder, other, name="remainder_")
@@ -1761,6 +1851,49 @@ class Tensor:
 # --- construction -------------------------------------------------------------------------------
 
 _new_tensor = object.__new__
+
+
+# PyTorch's argument parser takes NumPy's names wherever an op has `dim` and `keepdim`:
+# `x.sum(axis=0, keepdims=True)`. The reductions and scans take them here, renamed in this one place.
+NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+AXIS_ALIASED = (
+    "sum", "mean", "prod", "std", "var", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp",
+    "softmax", "log_softmax", "all", "any", "cumsum", "cumprod", "cummax", "cummin", "median", "nanmean",
+    "nansum", "count_nonzero", "std_mean", "var_mean", "sort", "argsort", "topk", "kthvalue", "mode",
+    "quantile", "nanquantile", "aminmax", "logcumsumexp", "nanmedian",
+)
+
+
+def numpy_names(op: Any) -> Any:
+    """`op`, also taking `axis` for `dim` and `keepdims` for `keepdim`, as PyTorch's ops do."""
+    @functools.wraps(op)
+    def with_numpy_names(*args: Any, **kwargs: Any) -> Any:
+        if "axis" in kwargs or "keepdims" in kwargs:
+            renamed = {}
+            for key, value in kwargs.items():
+                name = NUMPY_NAMES.get(key, key)
+                if name in renamed or (name != key and name in kwargs):
+                    raise TypeError(f"{op.__name__}() got multiple values for argument '{name}' "
+                                    f"(once as '{key}', NumPy's name for it)")
+                renamed[name] = value
+            kwargs = renamed
+        return op(*args, **kwargs)
+    return with_numpy_names
+
+
+def _numpy_dims(op: str, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None) -> tuple[Any, bool]:
+    """`dim` and `keepdim` from NumPy's `axis` and `keepdims`, refusing both names for one argument."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}() got multiple values for argument 'dim' (once as 'axis', NumPy's name "
+                            "for it)")
+        dim = axis
+    return dim, keepdim if keepdims is None else keepdims
+
+
+for _name in AXIS_ALIASED:
+    if hasattr(Tensor, _name) and _name not in ("sum", "mean"):  # (those two take them themselves)
+        setattr(Tensor, _name, numpy_names(getattr(Tensor, _name)))
 
 
 def init_node(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:

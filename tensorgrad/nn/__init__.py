@@ -7,6 +7,7 @@ usually imported as `F`; weight initialisers in `init`; gradient clipping in `ut
 
 from tensorgrad.nn import functional, init, utils
 from tensorgrad.nn.modules import (
+    AlphaDropout,
     BCELoss,
     BCEWithLogitsLoss,
     Bilinear,
@@ -15,6 +16,7 @@ from tensorgrad.nn.modules import (
     Dropout,
     Dropout1d,
     Dropout2d,
+    FeatureAlphaDropout,
     Flatten,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
@@ -72,6 +74,8 @@ __all__ = [
     "HuberLoss",
     "Dropout1d",
     "Dropout2d",
+    "AlphaDropout",
+    "FeatureAlphaDropout",
     "ParameterList",
     "ParameterDict",
     "GaussianNLLLoss",
@@ -140,6 +144,7 @@ from tensorgrad.nn.activation import (  # noqa: E402
     Mish,
     PReLU,
     ReLU6,
+    RReLU,
     SiLU,
     Softmax,
     Softmax2d,
@@ -177,5 +182,5 @@ __all__ += ["GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax", "Mish",
             "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding", "MultiheadAttention",
             "GLU", "PReLU", "Softmax2d", "Tanhshrink", "Threshold", "CosineSimilarity", "PairwiseDistance",
             "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "Hardshrink", "Softshrink", "RMSNorm",
-            "InstanceNorm1d", "InstanceNorm2d", "TransformerEncoderLayer", "TransformerEncoder",
+            "InstanceNorm1d", "InstanceNorm2d", "TransformerEncoderLayer", "TransformerEncoder", "RReLU",
             "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]

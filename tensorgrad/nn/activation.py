@@ -22,8 +22,8 @@ import numpy as np
 
 from tensorgrad import creation, dtypes
 from tensorgrad.autograd import record
-from tensorgrad.checks import UnsupportedDtypeError
-from tensorgrad.device import namespace
+from tensorgrad.checks import ArgumentValueError, UnsupportedDtypeError
+from tensorgrad.device import array_like, namespace
 from tensorgrad.dtypes import float32
 from tensorgrad.elementwise import _erf_array, neg, sigmoid_array, where
 from tensorgrad.inplace import apply_inplace
@@ -34,7 +34,7 @@ from tensorgrad.tensor import Tensor, new_leaf
 __all__ = [
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
     "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "threshold", "tanhshrink", "glu",
-    "prelu", "hardshrink", "softshrink", "gumbel_softmax",
+    "prelu", "hardshrink", "softshrink", "gumbel_softmax", "rrelu", "RReLU",
     "GELU", "SiLU", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "ReLU6", "Hardsigmoid",
     "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin", "Softmax", "LogSoftmax", "Threshold",
     "Tanhshrink", "GLU", "PReLU", "Softmax2d", "Hardshrink", "Softshrink",
@@ -262,6 +262,25 @@ def _thresholded(x: Tensor, limit: float, value: float) -> Tensor:
     above = x.data > limit
     return record(np.where(above, x.data, x.dtype.type(value)), "threshold", (x,),
                   lambda grad: grad * above, saved=())
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,  # noqa: A002
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: x where x > 0, else a * x. In training each element's slope a is drawn
+    uniformly from [lower, upper] (from tensorgrad's generator); outside training (the default, as
+    in PyTorch) a = (lower + upper) / 2, which is `leaky_relu`. Derivative: 1 where x > 0, else a.
+    """
+    x = _floating(input, "rrelu")
+    if lower > upper:
+        raise ArgumentValueError(f"rrelu: Lower bound should be less than or equal to the upper bound, "
+                                 f"got lower={lower}, upper={upper}")
+    if not training:
+        return leaky_relu(x, (lower + upper) / 2, inplace)
+    if inplace:
+        return apply_inplace(x, rrelu, lower, upper, True, name="rrelu_")
+    drawn = creation.default_generator().uniform(lower, upper, x.shape)
+    slope = np.where(x.data <= 0, array_like(drawn.astype(x.dtype), x.data), 1.0)
+    return record(x.data * slope, "rrelu", (x,), lambda grad: grad * slope, saved=())
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
@@ -570,3 +589,17 @@ class Softshrink(_Activation):
 
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__(softshrink, lambd=lambd)
+
+
+class RReLU(Module):
+    """rrelu(x, lower, upper) as a layer: random negative slopes in training, their mean in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

@@ -7,7 +7,16 @@ itself (defined in its op module), so "jump to definition" lands on the forward 
 
 from __future__ import annotations
 
-from tensorgrad.elementwise import dropout, dropout1d, dropout2d, relu, sigmoid, tanh
+from tensorgrad.elementwise import (
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    feature_alpha_dropout,
+    relu,
+    sigmoid,
+    tanh,
+)
 from tensorgrad.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -39,6 +48,8 @@ __all__ = [
     "dropout",
     "dropout1d",
     "dropout2d",
+    "alpha_dropout",
+    "feature_alpha_dropout",
     "linear",
     "cross_entropy",
     "nll_loss",
@@ -103,6 +114,7 @@ from tensorgrad.nn.activation import (  # noqa: E402
     mish,
     prelu,
     relu6,
+    rrelu,
     selu,
     silu,
     softmin,
@@ -129,4 +141,5 @@ __all__ += ["gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardt
             "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "layer_norm", "batch_norm",
             "group_norm", "normalize", "cosine_similarity", "embedding", "one_hot",
             "scaled_dot_product_attention", "glu", "prelu", "tanhshrink", "threshold", "pairwise_distance",
-            "hardshrink", "softshrink", "rms_norm", "instance_norm", "gumbel_softmax", "bilinear", "pdist"]
+            "hardshrink", "softshrink", "rms_norm", "instance_norm", "gumbel_softmax", "bilinear", "pdist",
+            "rrelu"]

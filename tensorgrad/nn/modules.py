@@ -23,7 +23,16 @@ from tensorgrad import dtypes, loss
 from tensorgrad.creation import default_generator
 from tensorgrad.device import as_device, is_array, namespace, to_device, to_numpy
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
-from tensorgrad.elementwise import dropout, dropout1d, dropout2d, relu, sigmoid, tanh
+from tensorgrad.elementwise import (
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    feature_alpha_dropout,
+    relu,
+    sigmoid,
+    tanh,
+)
 from tensorgrad.function import BackwardHook
 from tensorgrad.matmul import bilinear, linear
 from tensorgrad.tensor import Tensor, init_node, to_array
@@ -36,6 +45,8 @@ __all__ = [
     "Tanh",
     "Sigmoid",
     "Dropout",
+    "AlphaDropout",
+    "FeatureAlphaDropout",
     "Sequential",
     "ModuleList",
     "ModuleDict",
@@ -770,6 +781,20 @@ class Dropout2d(Dropout1d):
     and scale the rest by 1 / (1 - p)."""
 
     _function = staticmethod(dropout2d)
+
+
+class AlphaDropout(Dropout1d):
+    """In training, alpha dropout (`F.alpha_dropout`): dropped elements take SELU's saturation value
+    and all are scaled and shifted so zero mean and unit variance stay. Identity in eval mode.
+    (`inplace` is stored but, as in PyTorch, not used.)"""
+
+    _function = staticmethod(alpha_dropout)
+
+
+class FeatureAlphaDropout(Dropout1d):
+    """In training, alpha dropout of whole channels (`F.feature_alpha_dropout`). Identity in eval mode."""
+
+    _function = staticmethod(feature_alpha_dropout)
 
 
 class Dropout(Module):

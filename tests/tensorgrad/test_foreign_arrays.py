@@ -244,7 +244,29 @@ BREADTH = [
         m.linalg.vander(x), m.vander(x, 3), m.linalg.diagonal(b, offset=1))),
     ("rot90/tensor_split/addmm", [(3, 4), (4, 4)], lambda m, a, b: (
         a.rot90(1, (0, 1)), *a.tensor_split(3, 1), m.addmm(a[:, 0:1], a, b, beta=0.5, alpha=2.0))),
+    ("lgamma/digamma/polygamma/mvlgamma", [(3, 4)], lambda m, a: (
+        m.lgamma(a), m.digamma(a), m.polygamma(1, a), m.polygamma(3, a), m.mvlgamma(a.abs() + 2, 3))),
+    ("erfinv/erfcx/ndtr/ndtri/log_ndtr", [(3, 4)], lambda m, a: (
+        m.erfinv(a.tanh()), m.special.erfcx(a * 9), m.special.ndtr(a * 9), m.special.ndtri(a.sigmoid()),
+        m.special.log_ndtr(a * 9))),
+    ("i0/i0e/i1/i1e/entr/xlog1py/zeta", [(3, 4), (3, 4)], lambda m, a, b: (
+        m.i0(a * 20), m.special.i0e(a), m.special.i1(a * 20), m.special.i1e(a), m.special.entr(b.abs()),
+        m.special.xlog1py(a, b.abs()), m.special.zeta(3.0, b.abs() + 0.5))),
+    ("alpha_dropout/rrelu/view(dtype)/squeeze_/t_", [(3, 4)], lambda m, a: (
+        *_seeded_dropout(m, a), a.detach().view(m.int32), _reshaped_in_place(a * 1.0))),
 ]
+
+
+def _seeded_dropout(m, x):
+    m.manual_seed(0)  # the same draws in both runs
+    functional = m.nn.functional
+    return (functional.alpha_dropout(x, 0.3, True), functional.feature_alpha_dropout(x[None], 0.3, True),
+            functional.rrelu(x, training=True), functional.rrelu(x))
+
+
+def _reshaped_in_place(y):
+    y.unsqueeze_(0).squeeze_(0).t_().transpose_(0, 1).swapaxes_(0, 1)
+    return y * 2.0
 
 
 
