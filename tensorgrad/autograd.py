@@ -136,7 +136,7 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
             for t, vjp in zip(inputs, vjps):  # noqa: B905 - lengths checked above
                 if t._requires_grad and vjp is not None:
                     if t._base is not None and t._view_version != t._versions[0]:
-                        refresh_view(t)
+                        refresh_view(t)  # its base changed in place since: a view of it as it is now
                     array = t._data
                     edges.append((t, vjp, t._backward, array.shape, array.dtype))
         except AttributeError:

@@ -158,7 +158,8 @@ def _apply_to_view(x: Tensor, base: Tensor, op: Callable[..., Tensor], args: tup
 
 
 def view_of_base(view: Tensor, name: str, window: Window | None = None) -> None:
-    """Give `view` a new history: the view of its base's current one.
+    """Give `view` a new history: the view of its base's current one (op "as_strided", as
+    PyTorch's AsStridedBackward). `name` is the op that asks, for errors.
 
     Ops that used the view before keep reaching its old history, which moves to a node of its
     own, listed as a parent that takes no gradient so that the backward pass still visits it
@@ -169,7 +170,7 @@ def view_of_base(view: Tensor, name: str, window: Window | None = None) -> None:
     parents, vjps = (base,), (window.scatter,)
     if view._backward is not None:
         parents, vjps = (base, _detached_copy_with_history(view, view.data)), (window.scatter, None)
-    _take_history(view, record(view.data, "as_strided", parents, *vjps, saved=(), view_of=base), name)
+    _take_history(view, record(view.data, "as_strided", parents, *vjps, saved=(), view_of=base), "as_strided")
     view._view_version = view._versions[0]
 
 
