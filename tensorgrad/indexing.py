@@ -8,6 +8,7 @@ gradients. `index_put` is the out-of-place form of `t[key] = value`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -182,12 +183,30 @@ def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
     """A copy of x with x[key] = value. d/dx = grad except at key; d/dvalue = grad[key].
 
     The selection is PyTorch's (see `getitem`): `t[0, :, idx] = v` takes v of shape (3, 2) on a
-    (2, 3, 4) tensor.
+    (2, 3, 4) tensor. (`x[key] = value` itself writes into x: `index_put_`.)
     """
     key = _plain_key(key)
     _check_index_types(key, x)
     out = x.data.copy()
-    target, where = _in_torch_order(out, key)
+    write_at(out, key, value)
+    return record(out, "index_put", (x, value), *_index_put_vjps(key), saved=())
+
+
+def index_put_(x: Tensor, before: Tensor | None, key: Any, value: Tensor) -> Tensor | None:
+    """x[key] = value written into x's own memory; with `before` (a node holding x's place in the
+    graph), the graph node of the result, whose inputs are `before` and `value`. The gradients are
+    index_put's, which read no values, so nothing but the selection is written or copied."""
+    key = _plain_key(key)
+    _check_index_types(key, x)
+    write_at(x.data, key, value)
+    if before is None:
+        return None
+    return record(x.data, "index_put", (before, value), *_index_put_vjps(key), saved=())
+
+
+def write_at(array: np.ndarray, key: Any, value: Tensor) -> None:
+    """array[key] = value's data, with PyTorch's selection (`_in_torch_order`)."""
+    target, where = _in_torch_order(array, key)
     try:
         target[where] = value.data
     except ValueError:
@@ -196,6 +215,10 @@ def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
             f"of shape {target[where].shape}"
         ) from None
 
+
+def _index_put_vjps(key: Any) -> tuple[Callable, Callable]:
+    """index_put's gradients: the incoming one with the selection zeroed (it was overwritten), and
+    the selection itself (summed back to the value's shape by `record`)."""
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         g = grad.copy()
         part, at = _in_torch_order(g, key)
@@ -206,7 +229,7 @@ def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
         part, at = _in_torch_order(grad, key)
         return part[at]
 
-    return record(out, "index_put", (x, value), vjp_x, vjp_value, saved=())
+    return vjp_x, vjp_value
 
 
 def _in_torch_order(array: np.ndarray, key: Any) -> tuple[np.ndarray, Any]:

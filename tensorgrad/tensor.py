@@ -1282,8 +1282,7 @@ class Tensor:
     def __setitem__(self, key: Any, value: Any) -> None:
         if isinstance(value, Tensor) and value._base is not None and inplace.is_part(self, key, value):
             return  # `t[key] += v` writes back the view it has just changed: the values are there
-        value = ensure_tensor(value, self)
-        inplace.apply_inplace(self, indexing.index_put, key, value, name="setitem")
+        inplace.setitem(self, key, ensure_tensor(value, self))
 
     def __iter__(self):
         if self._data.ndim == 0:

@@ -300,3 +300,26 @@ def test_a_base_laid_out_column_major(case):
         assert (got is None) == (want is None)
         if want is not None:
             np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_a_buffer_filled_row_by_row_keeps_no_copy_per_row():
+    # x[key] = value writes only the selection, and the graph keeps none of the buffer's old
+    # values (index_put's gradients read none): memory grows by rows, not by buffers, as in PyTorch.
+    import tracemalloc
+
+    h = tg.randn(16, 16, requires_grad=True)
+    buf = tg.zeros(64, 16, 16)  # 64 KB
+    tracemalloc.start()
+    for t in range(64):
+        buf[t] = h * float(t)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # The rows (h * t) and the graph's nodes take a few buffers' worth; a copy per row would be 64.
+    assert peak < 8 * buf.data.nbytes
+    (buf * buf).sum().backward()
+    np.testing.assert_allclose(h.grad, 2 * h.data * sum(t * t for t in range(64)), rtol=1e-5)
+    with tg.no_grad():
+        tracemalloc.start()
+        buf[3] = h
+        assert tracemalloc.get_traced_memory()[1] < buf.data.nbytes // 8  # outside the graph: no copy
+        tracemalloc.stop()
