@@ -303,7 +303,6 @@ class Tensor:
         if create_graph or inputs is not None:
             autograd.backward(self, gradient, retain_graph, create_graph, inputs)
             return
-        retain_graph = bool(retain_graph)
         if not self._requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad: no input of the graph has "
