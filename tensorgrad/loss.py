@@ -92,9 +92,22 @@ def _constant(weight: Any, input: Tensor) -> np.ndarray | None:  # noqa: A002
     return weight.data if isinstance(weight, Tensor) else namespace(input.data).asarray(weight)
 
 
-def _labels(target: Any, input: Tensor) -> np.ndarray:  # noqa: A002
-    """The array of a target: a tensor's own, or a list or numpy array on `input`'s device."""
-    return target.data if isinstance(target, Tensor) else namespace(input.data).asarray(target)
+CLASS_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.uint8))
+
+
+def _labels(op: str, target: Any, input: Tensor) -> np.ndarray:  # noqa: A002
+    """The array of a target: a tensor's own, or a list or numpy array on `input`'s device.
+
+    A tensor of class indices must be int64 or uint8, as PyTorch requires (an int32 tensor is
+    refused, not cast); a list or numpy array, which PyTorch does not take at all, may hold any
+    integer type."""
+    if not isinstance(target, Tensor):
+        return namespace(input.data).asarray(target)
+    labels = target.data
+    if labels.dtype.kind in "iu" and labels.dtype not in CLASS_INDEX_DTYPES:
+        raise UnsupportedDtypeError(f"{op}: expected target dtype to be int64 (long) or uint8, got "
+                                    f"{labels.dtype}; convert the labels with .long()")
+    return labels
 
 
 def _operand(value: Any, like: Tensor) -> Tensor:
@@ -140,7 +153,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 
     ndim = input.ndim
     if ndim == 0:
         raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
-    labels = _labels(target, input)
+    labels = _labels(op, target, input)
     if labels.dtype.kind == "f" and labels.shape == input.shape:  # class probabilities
         if ignore_index >= 0:
             raise RuntimeError(f"{op}: ignore_index is not supported for probability targets "
@@ -277,7 +290,7 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyT
     _floating(input, op)
     if input.ndim == 0:
         raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
-    labels, ignored = _class_targets(op, input, _labels(target, input), ignore_index)
+    labels, ignored = _class_targets(op, input, _labels(op, target, input), ignore_index)
     return _nll(op, input, labels, ignored, _class_weight(op, weight, input), reduction)
 
 

@@ -479,3 +479,25 @@ def test_loss_modules_match_pytorch_with_their_state_dict(name, options, x, targ
     assert name in repr(ours)
     ours.double()  # the weight buffers cast with the module
     ours.load_state_dict(theirs.state_dict())
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+@pytest.mark.parametrize("dtype", ["int32", "int16", "uint8", "int64"])
+def test_class_index_tensors_must_be_long_or_byte_as_in_pytorch(loss, dtype):
+    torch = pytest.importorskip("torch")
+    logits = np.random.default_rng(0).standard_normal((3, 4))
+    labels = np.array([0, 3, 2])
+    def ours():
+        return getattr(F, loss)(tg.tensor(logits), tg.tensor(labels, dtype=getattr(tg, dtype)))
+
+    def theirs():
+        return getattr(torch.nn.functional, loss)(torch.tensor(logits),
+                                                  torch.tensor(labels, dtype=getattr(torch, dtype)))
+
+    if dtype in ("int32", "int16"):
+        with pytest.raises(RuntimeError, match=rf"{loss}: .*int64 \(long\) or uint8, got {dtype}"):
+            ours()
+        with pytest.raises(RuntimeError, match="Long or Byte"):
+            theirs()
+    else:
+        np.testing.assert_allclose(ours().item(), theirs().item(), rtol=1e-12)
