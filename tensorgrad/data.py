@@ -5,7 +5,10 @@
   offline (see `_data/README.md` for the source and licence).
 - `load_names`: 32,033 first names, shipped too: the data of the character-level language model.
 - `Dataset`, `TensorDataset`, `Subset` and `random_split`: PyTorch's data-set protocol (an
-  object with `__len__` and `__getitem__`) and the usual ways to build and split one.
+  object with `__len__` and `__getitem__`) and the usual ways to build and split one; also
+  `ConcatDataset`, `StackDataset`, and streams (`IterableDataset`, `ChainDataset`).
+- The samplers (`RandomSampler`, `WeightedRandomSampler`, `BatchSampler`, ...): which rows a
+  loader takes, in which order.
 - `DataLoader`: mini-batches of a data set (or of tensors), shuffled each epoch if asked.
 
 Data sets come back as tensors: float32 inputs and int64 class labels, as PyTorch code expects.
@@ -16,22 +19,26 @@ the GPU with `.to("cuda")`.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import numbers
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
-from tensorgrad.creation import Generator, randperm
+from tensorgrad.creation import Generator, as_tensor, from_numpy, multinomial, randint, randperm
 from tensorgrad.device import is_array, namespace
-from tensorgrad.dtypes import float32, int64
+from tensorgrad.dtypes import float32, float64, int64
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["make_moons", "make_spirals", "load_digits", "load_names", "Dataset", "TensorDataset", "Subset",
-           "random_split", "DataLoader"]
+           "IterableDataset", "ConcatDataset", "ChainDataset", "StackDataset", "random_split", "DataLoader",
+           "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler", "collate", "default_collate", "default_convert", "get_worker_info"]
 
 
 def make_moons(n_samples: int = 100, noise: float = 0.0, seed: int | None = None) -> tuple[Tensor, Tensor]:
@@ -113,6 +120,25 @@ class Dataset:
     def __len__(self) -> int:
         raise NotImplementedError(f"{type(self).__name__} must define __len__")
 
+    def __add__(self, other: Any) -> ConcatDataset:
+        """`a + b`: the samples of a, then those of b (a `ConcatDataset`)."""
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A data set read as a stream: subclass it and define `__iter__` (PyTorch's protocol).
+
+    A `DataLoader` batches its samples in the order the stream gives them; it cannot shuffle or
+    sample a stream, and knows its length only where the subclass defines `__len__`.
+    """
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+    def __add__(self, other: Any) -> ChainDataset:
+        """`a + b`: the stream of a, then that of b (a `ChainDataset`)."""
+        return ChainDataset([self, other])
+
 
 class SizeMismatchError(ValueError, AssertionError):
     """Tensors of one data set differ in their first dimension (PyTorch raises AssertionError;
@@ -162,6 +188,83 @@ class Subset(Dataset):
         return len(self.indices)
 
 
+class ConcatDataset(Dataset):
+    """Data sets one after the other: sample i is found in the data set whose range holds i.
+
+    `cumulative_sizes[k]` is the number of samples in the first k + 1 data sets, as in PyTorch.
+    """
+
+    def __init__(self, datasets: Iterable[Any]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("ConcatDataset: datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index: int) -> Any:
+        if index < 0:
+            if -index > len(self):
+                raise ValueError("ConcatDataset: absolute value of index should not exceed dataset length")
+            index += len(self)
+        k = bisect.bisect_right(self.cumulative_sizes, index)
+        if k == len(self.datasets):
+            raise IndexError(f"ConcatDataset: index {index} is out of range for {len(self)} samples")
+        start = self.cumulative_sizes[k - 1] if k > 0 else 0
+        return self.datasets[k][index - start]
+
+
+class ChainDataset(IterableDataset):
+    """Streams one after the other (the `ConcatDataset` of `IterableDataset`s)."""
+
+    def __init__(self, datasets: Iterable[Any]) -> None:
+        self.datasets = list(datasets)
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+        return sum(len(d) for d in self.datasets)
+
+
+class StackDataset(Dataset):
+    """Data sets side by side: sample i is the tuple (or, by keyword, the dict) of their sample i.
+
+    `StackDataset(images, labels)[i] == (images[i], labels[i])`;
+    `StackDataset(x=images, y=labels)[i] == {"x": images[i], "y": labels[i]}`.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError("StackDataset: give the data sets by position (samples are tuples) or by "
+                             "keyword (samples are dicts), not both")
+        self.datasets: tuple[Any, ...] | dict[str, Any] = args if args else kwargs
+        sizes = [len(d) for d in (args or kwargs.values())]
+        if not sizes:
+            raise ValueError("StackDataset: at least one data set should be passed")
+        if len(set(sizes)) != 1:
+            raise ValueError(f"StackDataset: size mismatch between datasets, got lengths {sizes}")
+        self._length = sizes[0]
+
+    def __getitem__(self, index: int) -> tuple[Any, ...] | dict[str, Any]:
+        if isinstance(self.datasets, dict):
+            return {key: d[index] for key, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
+
+
 def random_split(dataset: Any, lengths: Sequence[int | float],
                  generator: Generator | np.random.Generator | None = None) -> list[Subset]:
     """Split `dataset` at random into `Subset`s of the given `lengths`, without overlap.
@@ -209,6 +312,143 @@ def _split_lengths(lengths: list[Any], n: int) -> list[int]:
     return [int(length) for length in lengths]
 
 
+# --- samplers: which rows a DataLoader takes, in which order ---------------------------------------
+
+
+class Sampler:
+    """An iterable of data set indices (PyTorch's protocol): a `DataLoader(sampler=...)` takes
+    its rows in the order a sampler gives them. Subclass it and define `__iter__` (and
+    `__len__` where the count is known)."""
+
+    def __init__(self, data_source: Any = None) -> None:
+        pass  # PyTorch's signature; a sampler keeps what it needs itself
+
+    def __iter__(self) -> Iterator[int]:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+
+class SequentialSampler(Sampler):
+    """0, 1, ..., len(data_source) - 1, in order."""
+
+    def __init__(self, data_source: Any) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """The indices of `data_source` shuffled (`replacement=False`), or `num_samples` indices drawn
+    uniformly with replacement. Without replacement, `num_samples` larger than the data set
+    goes through several shuffles, one after the other. Draws from `generator` (a
+    `tg.Generator`) or else from tensorgrad's default generator, anew at each iteration."""
+
+    def __init__(self, data_source: Any, replacement: bool = False, num_samples: int | None = None,
+                 generator: Generator | None = None) -> None:
+        if not isinstance(replacement, bool):
+            raise TypeError(f"RandomSampler: replacement should be a boolean value, but got "
+                            f"replacement={replacement!r}")
+        self.data_source, self.replacement, self.generator = data_source, replacement, generator
+        self._num_samples = num_samples
+        _check_positive("RandomSampler", "num_samples", self.num_samples)
+
+    @property
+    def num_samples(self) -> int:
+        """How many indices one iteration gives (the data set's length unless set)."""
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.data_source)
+        if self.replacement:
+            return iter(randint(n, (self.num_samples,), generator=self.generator).tolist())
+        shuffles = [randperm(n, generator=self.generator).tolist()
+                    for _ in range(-(-self.num_samples // n))]
+        return iter(list(itertools.chain.from_iterable(shuffles))[:self.num_samples])
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given `indices` in a new random order at each iteration."""
+
+    def __init__(self, indices: Sequence[int], generator: Generator | None = None) -> None:
+        self.indices, self.generator = indices, generator
+
+    def __iter__(self) -> Iterator[int]:
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """`num_samples` indices drawn with probabilities proportional to `weights` (one weight per
+    sample; they need not sum to 1), with replacement unless asked: the usual cure for
+    imbalanced classes."""
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
+                 generator: Generator | None = None) -> None:
+        _check_positive("WeightedRandomSampler", "num_samples", num_samples)
+        if not isinstance(replacement, bool):
+            raise ValueError(f"WeightedRandomSampler: replacement should be a boolean value, but got "
+                             f"replacement={replacement!r}")
+        self.weights = as_tensor(weights.data if isinstance(weights, Tensor) else weights, dtype=float64)
+        if self.weights.ndim != 1:
+            raise ValueError(f"WeightedRandomSampler: weights should be a 1d sequence but given weights "
+                             f"have shape {tuple(self.weights.shape)}")
+        self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
+
+    def __iter__(self) -> Iterator[int]:
+        drawn = multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        return iter(drawn.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """Lists of `batch_size` indices from `sampler` (the last one shorter unless `drop_last`): a
+    `DataLoader(batch_sampler=...)` takes each list as one batch."""
+
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        _check_positive("BatchSampler", "batch_size", batch_size)
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"BatchSampler: drop_last should be a boolean value, but got "
+                             f"drop_last={drop_last!r}")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        indices = iter(self.sampler)
+        while batch := list(itertools.islice(indices, self.batch_size)):
+            if len(batch) < self.batch_size and self.drop_last:
+                return
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+def _check_positive(op: str, name: str, value: Any) -> None:
+    """A positive int (not a bool), or PyTorch's ValueError naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise ValueError(f"{op}: {name} should be a positive integer value, but got {name}={value!r}")
+
+
+def get_worker_info() -> None:
+    """Information about the loading worker process: None, as in PyTorch's main process (a
+    DataLoader here makes every batch in the calling process)."""
+    return None
+
+
+# --- the loader ------------------------------------------------------------------------------------
+
+
 class DataLoader:
     """Mini-batches from a data set, in order or shuffled anew each epoch.
 
@@ -220,7 +460,9 @@ class DataLoader:
     samples one by one, unbatched; `collate_fn` replaces the default collation (it gets the
     list of a batch's samples). With `generator` (a `tg.Generator` or a numpy one) or `seed`,
     the loader shuffles from its own generator; without, from tensorgrad's (`tg.manual_seed`).
-    Batches live on the device of the data set's tensors.
+    Batches live on the device of the data set's tensors. `sampler` (an iterable of indices) or
+    `batch_sampler` (an iterable of lists of indices, one per batch) choose the rows instead of
+    `shuffle`; an `IterableDataset` is batched in the order it streams its samples.
 
     >>> x, y = make_moons(100, noise=0.1, seed=0)
     >>> loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True, seed=0)
@@ -232,7 +474,8 @@ class DataLoader:
                  drop_last: bool = False, seed: int | None = None,
                  generator: Generator | np.random.Generator | None = None,
                  collate_fn: Callable[[list[Any]], Any] | None = None, *, sampler: Any = None,
-                 num_workers: int = 0, pin_memory: bool = False, timeout: float = 0,
+                 batch_sampler: Iterable[Sequence[int]] | None = None, num_workers: int = 0,
+                 pin_memory: bool = False, timeout: float = 0,
                  worker_init_fn: Callable | None = None, prefetch_factor: int | None = None,
                  persistent_workers: bool = False, **unused: Any) -> None:
         # PyTorch's worker and memory options are accepted and change nothing: batches are made in
@@ -244,9 +487,20 @@ class DataLoader:
         if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral) or num_workers < 0:
             raise ValueError("DataLoader: num_workers option should be non-negative; use num_workers=0 to "
                              "disable multiprocessing.")
+        if isinstance(dataset, IterableDataset):
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if value:
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                                     f"but got {name}={value!r}")
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
-        self.sampler, self.num_workers, self.pin_memory = sampler, num_workers, pin_memory
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("DataLoader: batch_sampler option is mutually exclusive with batch_size, "
+                                 "shuffle, sampler, and drop_last")
+            batch_size = None  # the batch sampler decides each batch's size, as in PyTorch
+        self.sampler, self.batch_sampler = sampler, batch_sampler
+        self.num_workers, self.pin_memory = num_workers, pin_memory
         _check_batch_size(batch_size)
         for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
             if not isinstance(flag, bool | np.bool_):
@@ -264,18 +518,27 @@ class DataLoader:
         self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
         self._rng = generator if generator is not None else (
             None if seed is None else np.random.default_rng(seed))
-        self._columns = _columns(dataset)
+        self._columns = None if isinstance(dataset, IterableDataset) else _columns(dataset)
 
     def _size(self) -> int:
         return len(self._columns[0]) if self._columns is not None else len(self.dataset)
 
     def __len__(self) -> int:
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
         n = self._size() if self.sampler is None else len(self.sampler)
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
     def __iter__(self) -> Iterator[Any]:
+        if isinstance(self.dataset, IterableDataset):
+            yield from self._stream_batches()
+            return
+        if self.batch_sampler is not None:
+            for rows in self.batch_sampler:
+                yield self._batch(np.fromiter((int(i) for i in rows), dtype=np.int64))
+            return
         n = self._size()
         if self.sampler is not None:  # any iterable of indices, drawn anew each epoch
             order = np.fromiter((int(i) for i in self.sampler), dtype=np.int64)
@@ -289,6 +552,17 @@ class DataLoader:
         stop = n - n % self.batch_size if self.drop_last else n
         for start in range(0, stop, self.batch_size):
             yield self._batch(order[start:start + self.batch_size])
+
+    def _stream_batches(self) -> Iterator[Any]:
+        """An `IterableDataset`'s samples in the order it gives them, `batch_size` at a time."""
+        samples = iter(self.dataset)
+        if self.batch_size is None:
+            yield from samples
+            return
+        while batch := list(itertools.islice(samples, self.batch_size)):
+            if len(batch) < self.batch_size and self.drop_last:
+                return
+            yield (self.collate_fn or collate)(batch)
 
     def _batch(self, rows: np.ndarray) -> Any:
         if self.collate_fn is not None:
@@ -349,21 +623,43 @@ def collate(samples: Sequence[Any]) -> Any:
 
     Tensors, arrays and numbers are stacked into a tensor with a new first dimension; tuples,
     lists and dicts are collated per field (a tuple, as in PyTorch, into a list; a named tuple
-    and a dict keep their kind); strings stay a list.
+    and a dict keep their kind); strings stay as they come (the list of a batch, or a field's
+    tuple).
     """
     first = samples[0]
     if isinstance(first, Mapping):
         return {key: collate([sample[key] for sample in samples]) for key in first}
     if isinstance(first, str | bytes):
-        return list(samples)
+        return samples  # as given: a list at the top, a tuple within a field, as in PyTorch
     if isinstance(first, tuple | list):
         if any(len(sample) != len(first) for sample in samples):
             raise RuntimeError("DataLoader: each sample of a batch should have the same number of fields")
-        fields = [collate(list(field)) for field in zip(*samples, strict=True)]
+        fields = [collate(field) for field in zip(*samples, strict=True)]
         if isinstance(first, tuple) and hasattr(first, "_fields"):  # a named tuple keeps its kind
             return type(first)(*fields)
         return fields  # a tuple of fields batches into a list, as PyTorch's default_collate
     return _stack(samples)
+
+
+default_collate = collate  # PyTorch's name for the default collation
+
+
+def default_convert(data: Any) -> Any:
+    """Each numpy array (and numpy number) in `data` as a tensor, field by field, without
+    batching: what `DataLoader(batch_size=None)` does to samples in PyTorch. Arrays become tensors
+    sharing their memory; Python numbers, strings and other values stay as they are; dicts and
+    named tuples keep their kind, other tuples and lists become lists."""
+    if isinstance(data, np.ndarray | np.generic):
+        if data.dtype.kind in "OSUV":  # strings and objects have no tensor form
+            return data
+        return from_numpy(np.asarray(data))
+    if isinstance(data, Mapping):
+        return type(data)({key: default_convert(value) for key, value in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(value) for value in data))
+    if isinstance(data, tuple | list):
+        return [default_convert(value) for value in data]
+    return data
 
 
 def _array(value: Any) -> Any:
