@@ -1,7 +1,8 @@
 """`tensorgrad.optim`: PyTorch's optimizers and learning-rate schedules (tutorial chapter 9).
 
-`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`, `Adamax`, `NAdam`, `RAdam`, `Adadelta`, `Rprop`
-and `ASGD` follow PyTorch's update rules exactly, with PyTorch 2.13's constructor signatures
+`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`, `Adamax`, `NAdam`, `RAdam`, `Adadelta`, `Rprop`,
+`ASGD` and `LBFGS` (which calls the model itself, through a closure) follow PyTorch's update
+rules exactly, with PyTorch 2.13's constructor signatures
 (`lr` may be a Tensor; `foreach` and `fused` are accepted, one numpy path), parameter groups
 (`param_groups`, `add_param_group`) and state dicts in PyTorch's layout, so a model trained with
 either library from the same initial weights follows the same path, a state dict saved by either
@@ -15,6 +16,7 @@ from tensorgrad.optim.adagrad import Adagrad
 from tensorgrad.optim.adam import Adam, AdamW
 from tensorgrad.optim.adamax import Adamax
 from tensorgrad.optim.asgd import ASGD
+from tensorgrad.optim.lbfgs import LBFGS
 from tensorgrad.optim.nadam import NAdam
 from tensorgrad.optim.optimizer import Optimizer
 from tensorgrad.optim.radam import RAdam
@@ -23,4 +25,4 @@ from tensorgrad.optim.rprop import Rprop
 from tensorgrad.optim.sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "Rprop", "ASGD", "lr_scheduler"]
+           "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
