@@ -1,14 +1,19 @@
-"""`tensorgrad.nn.utils`: gradient clipping, as `torch.nn.utils` does it.
+"""`tensorgrad.nn.utils`: gradient clipping and reparametrized weights, as `torch.nn.utils`.
 
 Call between `loss.backward()` and `optimizer.step()`: `clip_grad_norm_` scales all gradients
 together so that their joint norm is at most `max_norm` (the direction of the step is kept),
 `clip_grad_value_` clamps each gradient element into [-clip_value, clip_value]. Both change the
 `.grad` arrays in place.
+
+`parametrize` computes a module's tensor from others (`register_parametrization`);
+`parametrizations` holds weight and spectral normalisation built on it; `weight_norm` and
+`spectral_norm` here are PyTorch's older, hook-based forms.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -18,7 +23,8 @@ from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "vector_to_parameters", "parametrize", "parametrizations", "rnn",
+           "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "clip_grad_norm"]
 
 
 def _gradients(parameters: Tensor | Iterable[Tensor], op: str) -> list[np.ndarray]:
@@ -133,4 +139,21 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
         np.clip(g, -clip_value, clip_value, out=g)
 
 
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """`clip_grad_norm_` under its older name (deprecated in PyTorch, with a warning)."""
+    warnings.warn("`nn.utils.clip_grad_norm` is now deprecated in favor of `nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+# isort: split
+# The submodules PyTorch code reaches through `nn.utils` (after the functions they may use).
 from tensorgrad.nn import rnn  # noqa: E402, F401 - `nn.utils.rnn.pad_sequence`, as in PyTorch
+from tensorgrad.nn.utils import parametrizations, parametrize  # noqa: E402
+from tensorgrad.nn.utils.legacy_norms import (  # noqa: E402
+    remove_spectral_norm,
+    remove_weight_norm,
+    spectral_norm,
+    weight_norm,
+)
