@@ -377,3 +377,150 @@ __all__ += [
     "combinations", "bucketize", "dist", "searchsorted",
     "special", "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0",
 ]
+
+# isort: split
+# NumPy's names for elementwise ops, which PyTorch has too (torch.arccos, torch.divide, torch.less).
+from tensorgrad.elementwise import (  # noqa: E402
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctanh,
+    divide,
+    fix,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    multiply,
+    not_equal,
+    subtract,
+)
+
+__all__ += [
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "divide", "fix", "greater",
+    "greater_equal", "less", "less_equal", "multiply", "not_equal", "subtract",
+]
+
+# isort: split
+# torch-level functions: shape and dtype helpers, numerics and windows, and the `torch.X` spellings
+# of nn.functional's ops (tensorgrad/nn/toplevel.py adapts those whose arguments differ from F's).
+from tensorgrad.compat import can_cast, is_complex, is_floating_point, promote_types, result_type  # noqa: E402
+from tensorgrad.creation import (  # noqa: E402
+    bartlett_window,
+    binomial,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+    poisson,
+    scalar_tensor,
+)
+from tensorgrad.elementwise import rsub  # noqa: E402
+from tensorgrad.matmul import bilinear  # noqa: E402
+from tensorgrad.movement import (  # noqa: E402
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    unravel_index,
+)
+from tensorgrad.nn.activation import hardshrink, prelu, threshold  # noqa: E402
+from tensorgrad.nn.conv import (  # noqa: E402
+    adaptive_avg_pool1d,
+    avg_pool1d,
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
+from tensorgrad.nn.normalization import pairwise_distance, rms_norm  # noqa: E402
+from tensorgrad.nn.toplevel import (  # noqa: E402
+    adaptive_max_pool1d,
+    alpha_dropout,
+    batch_norm,
+    binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
+    dropout,
+    embedding,
+    feature_alpha_dropout,
+    hinge_embedding_loss,
+    instance_norm,
+    kl_div,
+    margin_ranking_loss,
+    max_pool1d,
+    max_pool2d,
+    poisson_nll_loss,
+    rrelu,
+    triplet_margin_loss,
+)
+from tensorgrad.reduce import cumulative_trapezoid, histogram, histogramdd, isin, trapezoid, trapz  # noqa: E402
+
+__all__ += [
+    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
+    "unravel_index", "can_cast", "promote_types", "result_type", "is_floating_point", "is_complex", "isin",
+    "scalar_tensor", "rsub", "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "histogramdd",
+    "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "poisson",
+    "binomial", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+    "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "batch_norm", "instance_norm", "embedding",
+    "dropout", "alpha_dropout", "feature_alpha_dropout", "pixel_shuffle", "pixel_unshuffle", "prelu", "rrelu",
+    "threshold", "hardshrink", "pairwise_distance", "cosine_embedding_loss", "hinge_embedding_loss",
+    "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "kl_div",
+    "binary_cross_entropy_with_logits", "bilinear", "rms_norm",
+]
+
+# isort: split
+# Index writes: PyTorch's functions that write into a copy (and index_put_, resize_as_ in place).
+from tensorgrad.indexing import (  # noqa: E402
+    as_strided_scatter,
+    diagonal_scatter,
+    index_put_,
+    index_reduce,
+    put,
+    select_scatter,
+    slice_scatter,
+)
+from tensorgrad.inplace import resize_as_  # noqa: E402
+from tensorgrad.movement import narrow_copy  # noqa: E402
+
+__all__ += [
+    "index_put_", "put", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
+    "as_strided_scatter", "narrow_copy", "resize_as_",
+]
+
+# isort: split
+# More math: the rest of the BLAS family, number-theory and float-bit ops, covariance, diagonals
+# built from values, conjugate transposes, and tensor queries.
+from tensorgrad.compat import get_device, is_conj, is_inference, is_neg, is_nonzero, is_same_size, is_signed  # noqa: E402
+from tensorgrad.elementwise import frexp, gcd, isreal, lcm, ldexp, nextafter  # noqa: E402
+from tensorgrad.matmul import addbmm, addmv, addmv_, addr, baddbmm, chain_matmul, ger, inner, vdot  # noqa: E402
+from tensorgrad.movement import adjoint, conj, diag_embed, diagflat, resolve_conj, resolve_neg  # noqa: E402
+from tensorgrad.reduce import corrcoef, cov, renorm  # noqa: E402
+
+__all__ += [
+    "addbmm", "addmv", "addmv_", "addr", "baddbmm", "chain_matmul", "ger", "inner", "vdot",
+    "frexp", "gcd", "isreal", "lcm", "ldexp", "nextafter", "corrcoef", "cov", "renorm",
+    "adjoint", "conj", "diag_embed", "diagflat", "resolve_conj", "resolve_neg",
+    "get_device", "is_conj", "is_inference", "is_neg", "is_nonzero", "is_same_size", "is_signed",
+]
+
+# isort: split
+# Anomaly detection's switches, where PyTorch has them (`torch.is_anomaly_enabled`).
+from tensorgrad.autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: E402
+
+__all__ += ["is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
+
+# isort: split
+# torch's older linear-algebra spellings (torch.cholesky, torch.lu, torch.lu_solve(b, LU, pivots), ...).
+from tensorgrad.linalg import cholesky_inverse, cholesky_solve, lu_unpack, triangular_solve  # noqa: E402
+from tensorgrad.linalg import legacy_cholesky as cholesky  # noqa: E402
+from tensorgrad.linalg import legacy_lu as lu  # noqa: E402
+from tensorgrad.linalg import legacy_lu_solve as lu_solve  # noqa: E402
+
+__all__ += ["cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack",
+            "triangular_solve"]

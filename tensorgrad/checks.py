@@ -103,3 +103,12 @@ def dims(d: Any, ndim: int, op: str) -> tuple[int, ...]:
         repeated = next(a for a in axes if axes.count(a) > 1)
         raise RuntimeError(f"{op}(): dim {repeated} appears multiple times in the list of dims {d}")
     return tuple(sorted(axes)) if ndim else ()
+
+
+def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether an array of `shape` broadcasts to `target` without growing it (in-place and
+    index-write rules: the values must fit the place they are written to)."""
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False

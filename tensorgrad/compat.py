@@ -11,13 +11,14 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import is_grad_enabled, no_grad, set_grad_enabled
-from tensorgrad import checks
-from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
+from tensorgrad import checks, dtypes
+from tensorgrad.dtypes import _CATEGORY, bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 from tensorgrad.tensor import Tensor
 
 __all__ = ["Size", "is_tensor", "numel", "inference_mode", "is_inference_mode_enabled", "LEGACY_TYPES",
            "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
-           "CharTensor", "ByteTensor", "BoolTensor", "legacy_type"]
+           "CharTensor", "ByteTensor", "BoolTensor", "legacy_type", "can_cast", "promote_types",
+           "result_type", "is_floating_point", "is_complex"]
 
 
 class Size(tuple):
@@ -120,3 +121,120 @@ def legacy_type(spec: Any) -> np.dtype:
                 return dtype
         raise ValueError(f"type(): invalid type {spec!r}")
     return np.dtype(spec)
+
+
+# --- dtype queries: torch.can_cast, promote_types, result_type, is_floating_point, is_complex ---
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether PyTorch's casting rules let `from_` become `to` in an op's output: never down a
+    category (float to integer, integer to bool, complex to real); within one, any width."""
+    return _CATEGORY[np.dtype(from_).kind] <= _CATEGORY[np.dtype(to).kind]
+
+
+def promote_types(type1: Any, type2: Any) -> np.dtype:
+    """The smallest dtype both `type1` and `type2` convert to: the higher category's (bool <
+    integer < floating < complex), or the wider within one (uint8 and int8 give int16)."""
+    return dtypes.promote_types(np.dtype(type1), np.dtype(type2))
+
+
+def result_type(tensor: Any, other: Any) -> np.dtype:
+    """The dtype of an arithmetic op on `tensor` and `other` (tensors or Python numbers), by
+    PyTorch's rules: a tensor with dimensions decides within its category, a 0-d tensor only when
+    its category is higher, and a Python number only lifts the category (to int64, the default
+    float or complex), never the width."""
+    tiers: list[np.dtype | None] = [None, None, None]  # dimensioned tensors, 0-d tensors, numbers
+    for operand in (tensor, other):
+        if isinstance(operand, Tensor):
+            tier, dtype = (0 if operand.ndim else 1), operand.dtype
+        elif isinstance(operand, bool | int | float | complex):
+            tier, dtype = 2, _number_dtype(operand)
+        else:
+            raise TypeError(f"result_type(): expected Tensors or Python numbers, got "
+                            f"{type(operand).__name__}")
+        tiers[tier] = dtype if tiers[tier] is None else dtypes.promote_types(tiers[tier], dtype)
+    result = None
+    for dtype in tiers:
+        if dtype is not None and (result is None or _CATEGORY[dtype.kind] > _CATEGORY[result.kind]):
+            result = dtype if result is None else dtypes.promote_types(result, dtype)
+    return result
+
+
+def _number_dtype(number: bool | int | float | complex) -> np.dtype:
+    """The dtype a Python number takes in an op: bool, int64, the default float or its complex."""
+    if isinstance(number, bool):
+        return bool_
+    if isinstance(number, int):
+        return int64
+    if isinstance(number, float):
+        return dtypes.default_float
+    return np.dtype(np.complex128 if dtypes.default_float == float64 else np.complex64)
+
+
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    """Whether `input`'s dtype is a floating one (float16, float32, float64)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_floating_point(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    return input.dtype.kind == "f"
+
+
+def is_complex(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    """Whether `input`'s dtype is a complex one."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_complex(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    return input.dtype.kind == "c"
+
+
+# --- tensor queries: torch.is_nonzero, is_signed, is_same_size, is_conj, is_neg, is_inference, get_device ---
+
+
+def _tensor_argument(op: str, value: Any, name: str = "input") -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(value).__name__}")
+    return value
+
+
+def is_nonzero(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    """Whether a one-element tensor's value is not zero (nan is not zero); any other size raises."""
+    size = _tensor_argument("is_nonzero", input).numel()
+    if size != 1:
+        amount = "no values" if size == 0 else "more than one value"
+        raise RuntimeError(f"is_nonzero(): Boolean value of Tensor with {amount} is ambiguous "
+                           f"(shape {input.shape})")
+    return bool(input.item())
+
+
+def is_signed(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    """Whether `input`'s dtype holds negative numbers: not for bool and the unsigned integers."""
+    return _tensor_argument("is_signed", input).dtype.kind in "ifc"
+
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    """Whether the two tensors have the same shape."""
+    return _tensor_argument("is_same_size", input).shape == _tensor_argument("is_same_size", other,
+                                                                             "other").shape
+
+
+def is_conj(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    """Whether `input` carries a lazy conjugation: never, as tensorgrad's `conj` computes it."""
+    _tensor_argument("is_conj", input)
+    return False
+
+
+def is_neg(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    """Whether `input` carries a lazy negation: never, as tensorgrad computes every negation."""
+    _tensor_argument("is_neg", input)
+    return False
+
+
+def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    """Whether `input` is an inference tensor: never, as `inference_mode` here is `no_grad`,
+    whose tensors are ordinary ones."""
+    _tensor_argument("is_inference", input)
+    return False
+
+
+def get_device(input: Tensor) -> int:  # noqa: A002 - PyTorch's argument name
+    """The index of the GPU holding `input`, or -1 for a tensor on the CPU."""
+    place = _tensor_argument("get_device", input).device
+    return -1 if place.type == "cpu" else place.index or 0

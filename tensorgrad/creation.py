@@ -24,8 +24,18 @@ import numpy as np
 
 from scalargrad.engine import grad_mode
 from tensorgrad import checks, dtypes
-from tensorgrad.autograd import bump_version
-from tensorgrad.device import array_like, as_device, device_of, is_array, to_device, to_numpy, writeable
+from tensorgrad.autograd import bump_version, record
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError
+from tensorgrad.device import (
+    array_like,
+    as_device,
+    device_of,
+    is_array,
+    namespace,
+    to_device,
+    to_numpy,
+    writeable,
+)
 from tensorgrad.dtypes import bool_, int64
 from tensorgrad.tensor import Tensor, new_leaf, to_array
 
@@ -34,7 +44,9 @@ __all__ = [
     "ones_like", "full_like", "manual_seed", "rand", "randn", "rand_like", "randn_like",
     "Generator", "empty", "empty_like", "linspace", "logspace", "randint", "randperm", "multinomial",
     "bernoulli", "normal_", "uniform_", "normal", "randint_like", "initial_seed", "seed", "get_rng_state",
-    "set_rng_state", "exponential_", "random_", "tril_indices", "triu_indices",
+    "set_rng_state", "exponential_", "random_", "tril_indices", "triu_indices", "scalar_tensor",
+    "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "poisson",
+    "binomial",
 ]
 
 def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
@@ -510,3 +522,114 @@ def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:
     t.data[...] = array_like(values, t.data)  # drawn on the host, written where t lives
     bump_version(t)
     return t
+
+
+# --- torch.scalar_tensor, window functions, and Poisson and binomial sampling ----------------------
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A 0-d tensor holding the number `s`, in the default float dtype unless `dtype` says
+    otherwise (also for an int or bool `s`, as `torch.scalar_tensor`)."""
+    if isinstance(s, Tensor | np.ndarray | np.generic) and np.ndim(s) == 0:
+        s = s.item()
+    if not isinstance(s, bool | int | float | complex):
+        raise TypeError(f"scalar_tensor(): argument 's' must be a number, not {type(s).__name__}")
+    if isinstance(s, complex) and _creation_dtype(dtype).kind != "c":
+        raise RuntimeError(f"scalar_tensor(): the complex value {s} can't be converted to "
+                           f"{_creation_dtype(dtype)}")
+    return _new(np.asarray(s, _creation_dtype(dtype)), requires_grad, device, "scalar_tensor")
+
+
+def _window(op: str, window_length: int, periodic: bool, dtype: Any, requires_grad: bool, device: Any,
+            values: Any) -> Tensor:
+    """A window of `window_length` samples: `values(k, m)` at k = 0 .. m-1 for a symmetric window of
+    m points, where a periodic window (for spectral analysis) is the first n of n + 1 points."""
+    n = checks.as_int(window_length, op, "window_length")
+    if n < 0:
+        raise RuntimeError(f"{op}(): requires non-negative window_length, got window_length={n}")
+    dtype = _creation_dtype(dtype)
+    if dtype.kind != "f":
+        raise RuntimeError(f"{op}(): expects floating point dtypes, got {dtype}")
+    if n <= 1:  # PyTorch's: an empty window, or the single point 1
+        data = np.ones(n)
+    else:
+        m = n + 1 if periodic else n
+        data = values(np.arange(m, dtype=np.float64), m)[:n]
+    return _new(data.astype(dtype), requires_grad, device, op)
+
+
+def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None, requires_grad: bool = False,
+                device: Any = None) -> Tensor:
+    """The Hann window: 0.5 - 0.5 cos(2 pi k / (m - 1)) for k = 0 .. m-1 (periodic: m = n + 1, the
+    last point dropped)."""
+    return _window("hann_window", window_length, periodic, dtype, requires_grad, device,
+                   lambda k, m: 0.5 - 0.5 * np.cos(2 * np.pi * k / (m - 1)))
+
+
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
+                   dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """The generalised Hamming window: alpha - beta cos(2 pi k / (m - 1)) for k = 0 .. m-1
+    (periodic: m = n + 1, the last point dropped)."""
+    return _window("hamming_window", window_length, periodic, dtype, requires_grad, device,
+                   lambda k, m: alpha - beta * np.cos(2 * np.pi * k / (m - 1)))
+
+
+def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                    requires_grad: bool = False, device: Any = None) -> Tensor:
+    """The Blackman window: 0.42 - 0.5 cos(2 pi k / (m - 1)) + 0.08 cos(4 pi k / (m - 1)) for
+    k = 0 .. m-1 (periodic: m = n + 1, the last point dropped)."""
+    return _window("blackman_window", window_length, periodic, dtype, requires_grad, device,
+                   lambda k, m: 0.42 - 0.5 * np.cos(2 * np.pi * k / (m - 1))
+                   + 0.08 * np.cos(4 * np.pi * k / (m - 1)))
+
+
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                    requires_grad: bool = False, device: Any = None) -> Tensor:
+    """The Bartlett (triangular) window: 1 - |2k / (m - 1) - 1| for k = 0 .. m-1 (periodic:
+    m = n + 1, the last point dropped)."""
+    return _window("bartlett_window", window_length, periodic, dtype, requires_grad, device,
+                   lambda k, m: 1 - np.abs(2 * k / (m - 1) - 1))
+
+
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None,
+                  requires_grad: bool = False, device: Any = None) -> Tensor:
+    """The Kaiser window: I0(beta sqrt(1 - (2k / (m - 1) - 1)**2)) / I0(beta) for k = 0 .. m-1,
+    I0 the modified Bessel function of order 0 (periodic: m = n + 1, the last point dropped)."""
+    return _window("kaiser_window", window_length, periodic, dtype, requires_grad, device,
+                   lambda k, m: np.i0(beta * np.sqrt(np.clip(1 - (2 * k / (m - 1) - 1) ** 2, 0, None)))
+                   / np.i0(beta))
+
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:  # noqa: A002 - PyTorch's name
+    """Samples from Poisson(rate) for each element of `input` (the rates), in input's dtype.
+    Derivative: 0 (a sample does not vary smoothly with its rate), as PyTorch defines it."""
+    if input.dtype.kind != "f":
+        raise UnsupportedDtypeError(f"poisson(): the rates must be a floating tensor, got {input.dtype}")
+    rates = to_numpy(input.data)  # drawn on the host (the same draws on every device), moved back
+    if np.any(rates < 0) or np.any(np.isnan(rates)):
+        raise RuntimeError("poisson(): invalid Poisson rate, expected rate to be non-negative")
+    draws = _stream(generator).poisson(rates.astype(np.float64)).astype(input.dtype)
+    return record(array_like(draws, input.data), "poisson", (input,),
+                  lambda grad: namespace(grad).zeros_like(grad), saved=())
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Samples from Binomial(count, prob) elementwise (broadcasting), in count's floating dtype:
+    the number of successes in `count` trials that each succeed with probability `prob`. No
+    gradient."""
+    if count.dtype.kind != "f":
+        raise ValueError(f"binomial(): only floating-point dtypes are supported for count, got {count.dtype}")
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"binomial(): count and prob must have one dtype, got {count.dtype} and "
+                           f"{prob.dtype}")
+    trials, chance = to_numpy(count.data), to_numpy(prob.data)  # drawn on the host, as `poisson`
+    try:
+        shape = np.broadcast_shapes(trials.shape, chance.shape)
+    except ValueError:
+        raise ShapeError(f"binomial(): count of shape {count.shape} and prob of shape {prob.shape} can't be "
+                         "broadcast together") from None
+    if not np.all((chance >= 0) & (chance <= 1)) or not np.all(trials >= 0):
+        raise RuntimeError("binomial(): expects every prob in [0, 1] and every count >= 0")
+    draws = _stream(generator).binomial(np.broadcast_to(trials, shape).astype(np.int64),
+                                        np.broadcast_to(chance, shape))
+    return _following(new_leaf(draws.astype(count.dtype)), count.data)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import creation
+from tensorgrad import creation, return_types
 from tensorgrad.autograd import CROSSED, record
 from tensorgrad.checks import (
     ArgumentValueError,
@@ -103,6 +103,7 @@ def _floating(x: Tensor) -> np.ndarray:
 def add(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
     """a + b (a + alpha * b), broadcasting. d/da = 1, d/db = 1 (alpha)."""
     if alpha != 1:
+        _check_alpha("add", a, b, alpha)
         return add(a, mul(b, alpha) if isinstance(b, Tensor) else b * alpha)
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
@@ -114,12 +115,34 @@ def add(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
 def sub(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
     """a - b (a - alpha * b), broadcasting. d/da = 1, d/db = -1 (-alpha)."""
     if alpha != 1:
+        _check_alpha("sub", a, b, alpha)
         return sub(a, mul(b, alpha) if isinstance(b, Tensor) else b * alpha)
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.subtract, a, b, "-"), "-", (a, b),
                   lambda grad: grad,
                   lambda grad: -grad, saved=())
+
+
+def rsub(input: Tensor, other: Operand, alpha: Any = 1) -> Tensor:  # noqa: A002 - PyTorch's argument name
+    """other - alpha * input, broadcasting (`sub` with its operands swapped), as `torch.rsub`.
+    d/dinput = -alpha, d/dother = 1."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rsub(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    _check_alpha("rsub", input, other, alpha)
+    return sub(other, input, alpha=alpha)
+
+
+def _check_alpha(op: str, a: Operand, b: Operand, alpha: Any) -> None:
+    """PyTorch's rules for `alpha`: no float for an integer result, no bool but for a bool one."""
+    kinds = [t.dtype.kind if isinstance(t, Tensor) else "f" if isinstance(t, float | complex) else "i"
+             for t in (a, b)]
+    if isinstance(alpha, bool | np.bool_):
+        if not all(kind == "b" for kind in kinds):
+            raise RuntimeError(f"{op}(): Boolean alpha only supported for Boolean results, got alpha={alpha}")
+    elif all(kind in "iub" for kind in kinds) and isinstance(alpha, float | np.floating):
+        raise RuntimeError(f"{op}(): For integral input tensors, argument alpha must not be a floating point "
+                           f"number, got alpha={alpha}")
 
 
 def mul(a: Operand, b: Operand) -> Tensor:
@@ -233,7 +256,7 @@ def log(x: Tensor) -> Tensor:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(_floating(x))
     return record(out, "log", (x,),
-                  lambda grad: grad / x.data)
+                  _quiet(lambda grad: grad / x.data))
 
 
 def sqrt(x: Tensor) -> Tensor:
@@ -242,7 +265,7 @@ def sqrt(x: Tensor) -> Tensor:
         out = np.sqrt(_floating(x))
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # at 0: inf, or nan where grad is 0 too
             return grad / (2 * out)
 
     return record(out, "sqrt", (x,), vjp, saved=(), saves_output=True)
@@ -311,26 +334,52 @@ def _dropped(x: Tensor, p: float, mask_shape: tuple[int, ...], op: str) -> Tenso
     return record(x.data * scale, op, (x,), lambda grad: grad * scale, saved=())
 
 
-def dropout1d(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
     """Channel dropout of (N, C, L) or (C, L) input: each channel zeroed whole with probability p,
-    the rest scaled by 1 / (1 - p). Derivative: the same mask."""
-    return _channel_dropout(x, p, training, 1, "dropout1d")
+    the rest scaled by 1 / (1 - p). Derivative: the same mask. `inplace=True` writes into input."""
+    return _channel_dropout(input, p, training, 1, "dropout1d", inplace)
 
 
-def dropout2d(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
     """Channel dropout of (N, C, H, W) or (C, H, W) input: each feature map zeroed whole with
     probability p, the rest scaled by 1 / (1 - p). Derivative: the same mask.
 
-    A 3-D input is read as (N, C, L), with PyTorch's warning, as PyTorch reads it.
+    A 3-D input is read as (N, C, L), with PyTorch's warning, as PyTorch reads it. `inplace=True`
+    writes the result into input.
     """
-    if x.ndim == 3:
+    if input.ndim == 3:
         warnings.warn("dropout2d: received a 3D input; assuming that channel-wise 1D dropout behavior "
                       "is desired - input is interpreted as shape (N, C, L), as in PyTorch", stacklevel=2)
-        return _channel_dropout(x, p, training, 1, "dropout2d")
-    return _channel_dropout(x, p, training, 2, "dropout2d")
+        return _channel_dropout(input, p, training, 1, "dropout2d", inplace)
+    return _channel_dropout(input, p, training, 2, "dropout2d", inplace)
 
 
-def _channel_dropout(x: Tensor, p: float, training: bool, spatial: int, op: str) -> Tensor:
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Channel dropout of (N, C, D, H, W) or (C, D, H, W) input: each volume zeroed whole with
+    probability p, the rest scaled by 1 / (1 - p). Derivative: the same mask.
+
+    Another rank gets PyTorch's warning and is read as unbatched, as PyTorch reads it: one draw
+    per entry of its first dimension. `inplace=True` writes the result into input.
+    """
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout3d: dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: received a {input.ndim}-D input; dropout3d is channel-wise dropout of "
+                      "4-D or 5-D inputs (use dropout instead), so the input is read as unbatched, as in "
+                      "PyTorch", stacklevel=2)
+    if not training or p == 0:
+        return input
+    channels = 2 if input.ndim == 5 else 1
+    mask_shape = input.shape[:channels] + (1,) * (input.ndim - channels)
+    if inplace:
+        from tensorgrad.inplace import apply_inplace
+
+        return apply_inplace(input, lambda t: _dropped(t, p, mask_shape, "dropout3d"), name="dropout3d_")
+    return _dropped(input, p, mask_shape, "dropout3d")
+
+
+def _channel_dropout(x: Tensor, p: float, training: bool, spatial: int, op: str,
+                     inplace: bool = False) -> Tensor:
     """Dropout with one draw per channel: the mask has size 1 along the last `spatial` dimensions."""
     if x.ndim not in (spatial + 1, spatial + 2):
         raise RuntimeError(f"{op}: expected {spatial + 1}D or {spatial + 2}D input, but received input "
@@ -339,7 +388,12 @@ def _channel_dropout(x: Tensor, p: float, training: bool, spatial: int, op: str)
         raise ValueError(f"{op}: p must be between 0 and 1, got {p}")
     if not training or p == 0:
         return x
-    return _dropped(x, p, x.shape[:x.ndim - spatial] + (1,) * spatial, op)
+    mask_shape = x.shape[:x.ndim - spatial] + (1,) * spatial
+    if inplace:
+        from tensorgrad.inplace import apply_inplace
+
+        return apply_inplace(x, _dropped, p, mask_shape, op, name=op + "_")
+    return _dropped(x, p, mask_shape, op)
 
 
 def clamp(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:  # noqa: A002
@@ -987,13 +1041,16 @@ def float_power(a: Operand, b: Operand) -> Tensor:
 def sinc(x: Tensor) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0. Derivative: (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0."""
     data = _floating(x)
-    out = np.sinc(data)
+    with np.errstate(invalid="ignore"):  # sinc(+-inf) is nan, silently as in PyTorch
+        out = np.sinc(data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             angle = np.pi * data
-            slope = (np.cos(angle) * angle - np.sin(angle)) / (angle * data)
-        return grad * np.where(data == 0, 0, slope)
+            denominator = angle * data
+            slope = (np.cos(angle) * angle - np.sin(angle)) / denominator
+            # 0 where pi x^2 is 0, x = 0 or so small that it underflows (0 / 0 there), as PyTorch.
+            return grad * np.where(denominator == 0, 0, slope)
 
     return record(out, "sinc", (x,), vjp)
 
@@ -1065,6 +1122,85 @@ def absolute(x: Tensor) -> Tensor:
 def true_divide(a: Operand, b: Operand) -> Tensor:
     """a / b in floating point (`div` without a rounding mode)."""
     return div(a, b)
+
+
+# NumPy's names for ops above, which PyTorch also has (`torch.arccos`, `torch.divide`, `torch.fix`),
+# with PyTorch's argument names.
+
+
+def arccos(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """acos(input), the inverse cosine."""
+    return acos(input)
+
+
+def arcsin(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """asin(input), the inverse sine."""
+    return asin(input)
+
+
+def arctan(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """atan(input), the inverse tangent."""
+    return atan(input)
+
+
+def arccosh(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """acosh(input), the inverse hyperbolic cosine."""
+    return acosh(input)
+
+
+def arcsinh(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """asinh(input), the inverse hyperbolic sine."""
+    return asinh(input)
+
+
+def arctanh(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """atanh(input), the inverse hyperbolic tangent."""
+    return atanh(input)
+
+
+def fix(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """trunc(input): rounded toward zero."""
+    return trunc(input)
+
+
+def divide(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:  # noqa: A002
+    """input / other (`div`), rounded toward zero or down with `rounding_mode` 'trunc' or 'floor'."""
+    return div(input, other, rounding_mode=rounding_mode)
+
+
+def multiply(input: Operand, other: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+    """input * other (`mul`)."""
+    return mul(input, other)
+
+
+def subtract(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:  # noqa: A002 - PyTorch's name
+    """input - alpha * other (`sub`)."""
+    return sub(input, other, alpha=alpha)
+
+
+def greater(input: Operand, other: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+    """input > other (`gt`): a bool tensor that carries no gradient."""
+    return gt(input, other)
+
+
+def greater_equal(input: Operand, other: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+    """input >= other (`ge`): a bool tensor that carries no gradient."""
+    return ge(input, other)
+
+
+def less(input: Operand, other: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+    """input < other (`lt`): a bool tensor that carries no gradient."""
+    return lt(input, other)
+
+
+def less_equal(input: Operand, other: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+    """input <= other (`le`): a bool tensor that carries no gradient."""
+    return le(input, other)
+
+
+def not_equal(input: Operand, other: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+    """input != other (`ne`): a bool tensor that carries no gradient."""
+    return ne(input, other)
 
 
 def clamp_min(x: Tensor, min: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
@@ -1900,3 +2036,86 @@ def _alpha_dropped(x: Tensor, p: float, mask_shape: tuple[int, ...], op: str) ->
     if type(x.data) is not np.ndarray:  # drawn on the host: moved to x's device
         scale, shift = array_like(scale, x.data), array_like(shift, x.data)
     return record(x.data * scale + shift, op, (x,), lambda grad: grad * scale, saved=())
+
+
+# --- number-theory and floating-point bit ops: gcd, lcm, ldexp, frexp, nextafter, isreal -----------
+
+
+def _both_tensors(op: str, a: Any, b: Any) -> None:
+    """Raise PyTorch's TypeError unless both operands are Tensors (these ops take no Python numbers)."""
+    for name, t in (("input", a), ("other", b)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(t).__name__}")
+
+
+def gcd(a: Tensor, b: Tensor) -> Tensor:
+    """The greatest common divisor of |a| and |b| (0 where both are 0), broadcasting: integer
+    tensors only, in their promoted dtype. No gradient (an integer result)."""
+    return new_leaf(_integral(np.gcd, a, b, "gcd"))
+
+
+def lcm(a: Tensor, b: Tensor) -> Tensor:
+    """The least common multiple of |a| and |b| (0 where either is 0), broadcasting: integer
+    tensors only, in their promoted dtype. No gradient (an integer result)."""
+    return new_leaf(_integral(_lcm, a, b, "lcm"))
+
+
+def _integral(ufunc: Callable[..., np.ndarray], a: Tensor, b: Tensor, op: str) -> np.ndarray:
+    _both_tensors(op, a, b)
+    for t in (a, b):
+        _require_dtype(t, "iu", op, "integer")
+    return _binary(ufunc, a, b, op)
+
+
+def _lcm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """|x / gcd(x, y) * y|: PyTorch's formula, which also fixes the value an overflow wraps to
+    (numpy's lcm takes |x| and |y| first and wraps to another one)."""
+    divisor = np.gcd(x, y)
+    return np.where(divisor == 0, 0, np.abs(x // np.where(divisor == 0, 1, divisor) * y))
+
+
+def ldexp(a: Tensor, b: Tensor) -> Tensor:
+    """a * 2**b, in the operands' promoted floating dtype (integers give the default float).
+    d/da = 2**b, d/db = a * 2**b * ln 2."""
+    _both_tensors("ldexp", a, b)
+    x, y = _promoted(a.data, b.data, floating=True)
+    with np.errstate(all="ignore"):
+        scale = np.exp2(y)
+        try:
+            out = x * scale
+        except ValueError as error:
+            _raise_binary_error("ldexp", np.multiply, a, b, error)
+    return record(out, "ldexp", (a, b),
+                  lambda grad: grad * scale,
+                  _quiet(lambda grad: grad * out * math.log(2)), saved=(), saves_output=True)
+
+
+def frexp(x: Tensor) -> Any:
+    """(mantissa, exponent) with x = mantissa * 2**exponent and 0.5 <= |mantissa| < 1 (0, inf and
+    nan give themselves and exponent 0); exponent is int32. Floating tensors only.
+
+    d/dx of the mantissa = 2**-exponent; the exponent has no gradient.
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"frexp(): argument 'input' must be a Tensor, not {type(x).__name__}")
+    if x.data.dtype.kind != "f":
+        raise RuntimeError(f"frexp: only supports floating-point dtypes, got {x.dtype} (shape {x.shape})")
+    mantissa, exponent = np.frexp(x.data)
+    exponent = exponent.astype(np.int32, copy=False)
+    mantissa = record(mantissa, "frexp", (x,), lambda grad: np.ldexp(grad, -exponent), saved=())
+    return return_types.frexp(mantissa, new_leaf(exponent))
+
+
+def nextafter(a: Tensor, b: Tensor) -> Tensor:
+    """The next floating-point value after a in the direction of b (a where they are equal), in
+    the promoted dtype. d/da = 1, d/db = 0 (PyTorch's choice for this step function)."""
+    _both_tensors("nextafter", a, b)
+    _require_floating_result(a, b, "nextafter")
+    return record(_binary(np.nextafter, a, b, "nextafter"), "nextafter", (a, b),
+                  lambda grad: grad, _no_slope, saved=())
+
+
+def isreal(x: Tensor) -> Tensor:
+    """Where x's imaginary part is 0: all True for a real tensor. A bool tensor, no gradient."""
+    data = x.data
+    return new_leaf(data.imag == 0 if data.dtype.kind == "c" else np.ones_like(data, dtype=bool))

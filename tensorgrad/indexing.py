@@ -3,7 +3,8 @@
 `t[1:, ::2, None, ...]` (ints, slices, None, Ellipsis) is a view that shares storage. An index
 with an integer or bool array or tensor (`t[idx]`, `t[rows, cols]`, `t[mask]`) copies the
 selected elements, and its gradient is a scatter-add: an element picked twice gets both
-gradients. `index_put` is the out-of-place form of `t[key] = value`.
+gradients. `set_index` is the out-of-place form of `t[key] = value`; `index_put`, `put`,
+`index_reduce` and the `*_scatter` family are PyTorch's functions that write into a copy.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
-from tensorgrad.device import array_like, is_array, namespace, ufunc_at
+from tensorgrad.device import array_like, data_address, is_array, namespace, ufunc_at
 from tensorgrad.movement import with_unit_dims
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -179,11 +180,11 @@ def _advanced(x: Tensor, key: Any) -> Tensor:
     return record(data, "index", (x,), vjp, saved=())
 
 
-def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
+def set_index(x: Tensor, key: Any, value: Tensor) -> Tensor:
     """A copy of x with x[key] = value. d/dx = grad except at key; d/dvalue = grad[key].
 
     The selection is PyTorch's (see `getitem`): `t[0, :, idx] = v` takes v of shape (3, 2) on a
-    (2, 3, 4) tensor. (`x[key] = value` itself writes into x: `index_put_`.)
+    (2, 3, 4) tensor. (`x[key] = value` itself writes into x: `set_index_`.)
     """
     key = _plain_key(key)
     _check_index_types(key, x)
@@ -192,7 +193,7 @@ def index_put(x: Tensor, key: Any, value: Tensor) -> Tensor:
     return record(out, "index_put", (x, value), *_index_put_vjps(key), saved=())
 
 
-def index_put_(x: Tensor, before: Tensor | None, key: Any, value: Tensor) -> Tensor | None:
+def set_index_(x: Tensor, before: Tensor | None, key: Any, value: Tensor) -> Tensor | None:
     """x[key] = value written into x's own memory; with `before` (a node holding x's place in the
     graph), the graph node of the result, whose inputs are `before` and `value`. The gradients are
     index_put's, which read no values, so nothing but the selection is written or copied."""
@@ -239,6 +240,70 @@ def _in_torch_order(array: np.ndarray, key: Any) -> tuple[np.ndarray, Any]:
         return array, key
     basic, advanced = _basic_then_advanced(key, array.ndim)
     return array[basic], advanced
+
+
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """A copy of input with input[indices] = values, or += values with `accumulate` (a place
+    named twice then gets both). `indices` is a tuple of integer or bool tensors, one per leading
+    dimension. Gradients: input's is grad, zeroed at the written places unless accumulating;
+    values' is grad[indices] (summed back over broadcasting).
+    """
+    key = _index_put_key(input, indices, values, "index_put")
+    out = input.data.copy()
+    target, where = _in_torch_order(out, key)
+    if not accumulate:
+        target[where] = values.data
+        return record(out, "index_put", (input, values), *_index_put_vjps(key), saved=())
+    ufunc_at(np.add, target, where, np.broadcast_to(values.data, target[where].shape))
+    return record(out, "index_put", (input, values), lambda grad: grad, _index_put_vjps(key)[1], saved=())
+
+
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """input[indices] = values (+= with `accumulate`) written into input: `input.index_put_(...)`."""
+    return input.index_put_(indices, values, accumulate)
+
+
+def _index_put_key(x: Tensor, indices: Any, values: Any, op: str) -> tuple:
+    """index_put's `indices` checked as PyTorch checks them, as an index key of arrays: a bool mask
+    becomes the integer coordinates of its True elements (so that `accumulate` can scatter-add)."""
+    if not isinstance(indices, tuple | list):
+        raise TypeError(f"{op}(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{op}(): argument 'values' must be Tensor, not {type(values).__name__}")
+    if not indices:
+        raise RuntimeError(f"{op}(): indices can't be empty (a tensor of shape {x.shape})")
+    key: list = []
+    for i, k in enumerate(indices):
+        if not isinstance(k, Tensor):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument 'indices', but got "
+                            f"{type(k).__name__}")
+        if k.dtype.kind not in "iub":
+            raise IndexError(f"{op}(): tensors used as indices must be long, int, byte or bool tensors, "
+                             f"got {k.dtype} (element {i})")
+        mask = k.data if k.dtype.kind == "b" else k.data.astype(bool) if k.dtype == np.uint8 else None
+        if mask is None:
+            key.append(k.data)
+            continue
+        at = len(key)
+        if mask.shape != x.shape[at:at + mask.ndim]:  # PyTorch's uint8 index is a (deprecated) mask
+            raise IndexError(f"{op}(): the shape of the mask {tuple(mask.shape)} at index {i} does not "
+                             f"match the shape of the indexed tensor {x.shape} at index {at}")
+        key.extend(mask.nonzero() if mask.ndim else (mask,))  # (a 0-d mask adds a dimension)
+    if sum(k.ndim if k.dtype.kind == "b" else 1 for k in indices) > x.ndim:
+        raise IndexError(f"{op}(): too many indices for tensor of dimension {x.ndim} (got {len(key)})")
+    if values.dtype != x.dtype:
+        raise RuntimeError(f"{op}(): index put requires the source and destination dtypes match, got "
+                           f"{x.dtype} for the destination and {values.dtype} for the source")
+    key = tuple(key)
+    try:
+        selected = _in_torch_order(x.data, key)
+        shape = selected[0][selected[1]].shape
+    except IndexError as error:
+        raise IndexError(f"{op}(): index out of range for a tensor of shape {x.shape}: {error}") from None
+    if not checks.broadcasts_to(values.shape, shape):
+        raise RuntimeError(f"{op}(): shape mismatch: value tensor of shape {values.shape} cannot be "
+                           f"broadcast to indexing result of shape {shape}")
+    return key
 
 
 # --- gathers and scatters: PyTorch's indexing ops -------------------------------------------------
@@ -384,7 +449,9 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
     out = x.data.copy() if include_self else np.where(touched > 0, xp.asarray(start, dtype=x.dtype), x.data)
     ufunc_at(getattr(np, name), out, coords, values)
     if reduce == "mean":
-        out = np.where(touched > 0, out / np.maximum(counts, 1), out).astype(x.dtype)
+        # An integer mean rounds down, as PyTorch's (-5 / 2 is -3), where astype would truncate.
+        mean = out // np.maximum(counts, 1) if out.dtype.kind in "iu" else out / np.maximum(counts, 1)
+        out = np.where(touched > 0, mean, out).astype(x.dtype)
     src_shape = src.data.shape
 
     def share(grad: np.ndarray) -> np.ndarray:
@@ -392,7 +459,9 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         if reduce == "mean":
             return np.where(touched > 0, grad / np.maximum(counts, 1), grad)
         if reduce in ("amax", "amin"):
-            winners = xp.zeros(out.shape, dtype=_COUNT) + ((x.data == out) & include_self)
+            # x's own element counts among the ties even without include_self, as in PyTorch's
+            # scatter_reduce_backward (which then gives x no gradient at the written places).
+            winners = xp.zeros(out.shape, dtype=_COUNT) + (x.data == out)
             ufunc_at(np.add, winners, coords, values == out[coords])
             return grad / np.maximum(winners, 1)
         return grad
@@ -646,3 +715,238 @@ def take(x: Tensor, index: Any) -> Tensor:
         return full.reshape(shape)
 
     return record(x.data.reshape(-1)[idx], "take", (x,), vjp, saved=())
+
+
+# --- writes into a copy: put, index_reduce and the *_scatter family ----------------------------------
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """A copy of input, seen as 1-D in row-major order, with source's elements written at `index`
+    (added there with `accumulate`). Gradients: input's is grad, zeroed at the written places
+    unless accumulating; source's is grad at index (flattened)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"put(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"put(): argument 'source' must be Tensor, not {type(source).__name__}")
+    if index.dtype != np.int64:
+        raise RuntimeError(f"put_(): expected a long (int64) tensor for index, got {index.dtype}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{input.dtype} and source.dtype = {source.dtype}")
+    n = input.numel()
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    idx = index.data.reshape(-1)
+    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
+        bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
+        raise IndexError(f"put_(): out of range: tried to access index {bad} on a tensor of {n} elements")
+    idx = idx % max(n, 1)  # (negative positions count from the end)
+    out = input.data.copy()  # row-major, so reshape(-1) is a view of it
+    values = source.data.reshape(-1)
+    if accumulate:
+        ufunc_at(np.add, out.reshape(-1), idx, values)
+    else:
+        out.reshape(-1)[idx] = values
+    shape = source.shape
+
+    def vjp_input(grad: np.ndarray) -> np.ndarray:
+        g = grad.copy()
+        g.reshape(-1)[idx] = 0
+        return g
+
+    return record(out, "put", (input, source), (lambda grad: grad) if accumulate else vjp_input,
+                  lambda grad: grad.reshape(-1)[idx].reshape(shape), saved=())
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,  # noqa: A002
+                 include_self: bool = True) -> Tensor:
+    """A copy of input where each slice input[..., index[i], ...] along `dim` combines, by `reduce`
+    ('prod', 'mean', 'amax' or 'amin'), with the slices of source sent there (and itself with
+    `include_self`). It is `scatter_reduce` with the index spread over source's shape, and has its
+    gradients: mean divides by the count, amax/amin share among ties, prod is the product of the others.
+    """
+    op = "index_reduce_"
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"{op}(): expected reduce to be one of prod, mean, amax or amin but got "
+                           f"{reduce!r}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type(source).__name__}")
+    dim = checks.dim(dim, input.ndim, op)
+    idx = _index_array(index, input, op)
+    if idx.ndim > 1:
+        raise IndexError(f"{op}(): index is supposed to be a vector, but got shape {idx.shape}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"{op}(): self ({input.dtype}) and source ({source.dtype}) must have the same "
+                           "scalar type")
+    if input.ndim == 0 or source.ndim == 0:
+        if input.ndim != source.ndim:
+            raise RuntimeError(f"{op}(): source tensor shape must match self tensor shape, excluding the "
+                               f"specified dimension; got self of shape {input.shape} and source of "
+                               f"shape {source.shape}")
+        out = index_reduce(input.reshape(1), 0, idx.reshape(-1), source.reshape(1), reduce,
+                           include_self=include_self)
+        return out.reshape(())
+    idx = idx.reshape(-1)
+    if source.shape[dim] != idx.size:
+        raise RuntimeError(f"{op}(): number of indices ({idx.size}) should be equal to source.size(dim) "
+                           f"({source.shape[dim]}), for dim {dim}")
+    if source.shape[:dim] + source.shape[dim + 1:] != input.shape[:dim] + input.shape[dim + 1:]:
+        raise RuntimeError(f"{op}(): source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension; got self of shape {input.shape} and source of shape "
+                           f"{source.shape} (dim {dim})")
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= input.shape[dim]):
+        bad = int(idx.min()) if int(idx.min()) < 0 else int(idx.max())
+        raise IndexError(f"{op}(): index out of range in self: index {bad} for dimension {dim} of size "
+                         f"{input.shape[dim]}")
+    spread = np.broadcast_to(idx.reshape((1,) * dim + (-1,) + (1,) * (source.ndim - dim - 1)), source.shape)
+    return scatter_reduce(input, dim, spread, source, reduce, include_self=include_self, op="index_reduce")
+
+
+def _written_part(x: Tensor, src: Any, where: Callable, op: str) -> Tensor:
+    """A copy of x with src written into the part `where(array)` picks (a (view, index) pair with
+    `view[index]` the part, writable through). Gradients: x's is grad with the part zeroed (it was
+    overwritten); src's is grad's part. src is cast to x's dtype, as PyTorch casts it."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{op}(): argument 'src' must be Tensor, not {type(src).__name__}")
+    out = x.data.copy()
+    view, at = where(out)
+    shape = view[at].shape
+    if shape != src.shape:
+        raise RuntimeError(f"{op}(): expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(shape)} (self of shape {x.shape})")
+    view[at] = src.data
+
+    def vjp_x(grad: np.ndarray) -> np.ndarray:
+        g = grad.copy()
+        part, where_g = where(g)
+        part[where_g] = 0
+        return g
+
+    def vjp_src(grad: np.ndarray) -> np.ndarray:
+        part, where_g = where(grad)
+        return part[where_g]
+
+    return record(out, op, (x, src), vjp_x, vjp_src, saved=())
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+    """A copy of input with src written at input.select(dim, index). Gradients: input's is grad
+    with that slice zeroed; src's is grad.select(dim, index)."""
+    if input.ndim == 0:
+        raise IndexError("select_scatter(): select() cannot be applied to a 0-dim tensor")
+    dim = checks.dim(dim, input.ndim, "select_scatter")
+    index = checks.as_int(index, "select_scatter", "index")
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select_scatter(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    key = (slice(None),) * dim + (index, Ellipsis)  # (the Ellipsis keeps a 0-d part a view)
+    return _written_part(input, src, lambda a: (a, key), "select_scatter")
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,  # noqa: A002
+                  end: int | None = None, step: int = 1) -> Tensor:
+    """A copy of input with src written at input[..., start:end:step] along `dim`. Gradients:
+    input's is grad with that slice zeroed; src's is grad's slice."""
+    dim = checks.dim(dim, input.ndim, "slice_scatter")
+    step = checks.as_int(step, "slice_scatter", "step")
+    if step <= 0:
+        raise RuntimeError(f"slice_scatter(): slice step must be positive, got {step}")
+    start = None if start is None else checks.as_int(start, "slice_scatter", "start")
+    end = None if end is None else checks.as_int(end, "slice_scatter", "end")
+    key = (slice(None),) * dim + (slice(start, end, step), Ellipsis)
+    return _written_part(input, src, lambda a: (a, key), "slice_scatter")
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,  # noqa: A002
+                     dim2: int = 1) -> Tensor:
+    """A copy of input with src written at input.diagonal(offset, dim1, dim2) (the diagonal as the
+    last dimension of src). Gradients: input's is grad with the diagonal zeroed; src's is grad's
+    diagonal."""
+    op = "diagonal_scatter"
+    dim1, dim2 = checks.dim(dim1, input.ndim, op), checks.dim(dim2, input.ndim, op)
+    if dim1 == dim2:
+        raise RuntimeError(f"{op}(): diagonal dimensions cannot be identical {dim1}, {dim2}")
+    offset = checks.as_int(offset, op, "offset")
+    rows, cols = input.shape[dim1], input.shape[dim2]
+    n = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
+    xp = namespace(input.data)
+    on_rows, on_cols = xp.arange(n) + max(-offset, 0), xp.arange(n) + max(offset, 0)
+    return _written_part(input, src, lambda a: (np.moveaxis(a, (dim1, dim2), (-2, -1)),
+                                                (Ellipsis, on_rows, on_cols)), op)
+
+
+def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,  # noqa: A002
+                       storage_offset: int | None = None) -> Tensor:
+    """A copy of input with src written where input.as_strided(size, stride, storage_offset) reads
+    input's storage (positions outside input's own elements are not part of the copy). Gradients:
+    input's is grad zeroed at the written elements; src's is grad at them (0 elsewhere)."""
+    from tensorgrad.movement import _element_indices, _storage_of
+
+    op = "as_strided_scatter"
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{op}(): argument 'src' must be Tensor, not {type(src).__name__}")
+    shape = checks.sizes((size,), op)
+    steps = tuple(checks.as_int(s, op, "stride") for s in stride)
+    if len(steps) != len(shape):
+        raise RuntimeError(f"{op}(): mismatch in length of strides and shape: size {shape}, stride {steps}")
+    if any(s < 0 for s in steps):
+        raise RuntimeError(f"{op}(): negative strides are not supported, got strides {steps}")
+    if src.shape != shape:
+        raise RuntimeError(f"{op}(): expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(shape)}")
+    storage = _storage_of(input.data)
+    if not storage.flags.c_contiguous:
+        raise RuntimeError(f"{op}(): the tensor's storage is not one contiguous buffer")
+    item = input.data.itemsize
+    xp = namespace(input.data)
+    offset = storage_offset
+    if offset is None:
+        offset = (data_address(input.data) - data_address(storage)) // item
+    offset = checks.as_int(offset, op, "storage_offset")
+    last = offset + sum((n - 1) * s for n, s in zip(shape, steps, strict=True))
+    if offset < 0 or (min(shape, default=1) > 0 and last >= storage.size):
+        raise RuntimeError(f"{op}(): size {shape}, stride {steps} and offset {offset} reach outside the "
+                           f"storage of {storage.size} elements")
+    reads = offset + sum(xp.arange(n).reshape((-1,) + (1,) * (len(shape) - i - 1)) * s
+                         for i, (n, s) in enumerate(zip(shape, steps, strict=True)))
+    slot = xp.full(storage.size, -1, dtype=np.int64)  # each storage element's place in input, if any
+    slot[_element_indices(input.data, storage, item).reshape(-1)] = xp.arange(input.numel())
+    place = slot[np.broadcast_to(reads, shape)]
+    inside = place >= 0
+    targets, sources = place[inside], xp.arange(src.numel()).reshape(shape)[inside]
+    out = input.data.copy()  # row-major, so reshape(-1) is a view of it
+    out.reshape(-1)[targets] = src.data.reshape(-1)[sources]
+    written = xp.zeros(input.numel(), dtype=bool)
+    written[targets] = True
+    written = written.reshape(input.shape)
+
+    def vjp_src(grad: np.ndarray) -> np.ndarray:
+        g = xp.zeros(src.numel(), dtype=grad.dtype)
+        g[sources] = grad.reshape(-1)[targets]
+        return g.reshape(shape)
+
+    return record(out, op, (input, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=())
+
+
+def fill_diagonal(x: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """A copy of x with `fill_value` on its main diagonal (for more than 2 dimensions, all of equal
+    size, the elements with all indices equal); with `wrap`, a tall matrix's diagonal starts again
+    every columns + 1 rows. Gradient: x's, zero on the diagonal. (`fill_diagonal_` writes it in place.)"""
+    if x.ndim < 2:
+        raise RuntimeError(f"fill_diagonal_(): dimensions must be larger than 1, got a tensor of shape "
+                           f"{x.shape}")
+    if x.ndim > 2 and len(set(x.shape)) != 1:
+        raise RuntimeError(f"fill_diagonal_(): all dimensions of input must be of equal length, got shape "
+                           f"{x.shape}")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()  # a number, as PyTorch's Scalar argument: no gradient
+    rows, cols = x.shape[0], x.shape[-1]
+    # In row-major order the diagonal is every (1 + cols + cols**2 + ...)-th element.
+    step = sum(cols ** k for k in range(x.ndim))
+    end = x.numel() if (wrap and x.ndim == 2) else min(rows, cols) * step
+    xp = namespace(x.data)
+    diagonal = xp.zeros(x.numel(), dtype=bool)
+    diagonal[xp.arange(0, end, step)] = True
+    return masked_fill(x, diagonal.reshape(x.shape), fill_value)

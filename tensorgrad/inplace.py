@@ -10,19 +10,22 @@ op has a gradient formula of its own: each is its out-of-place op, written back.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from scalargrad.engine import grad_mode, no_grad
-from tensorgrad import indexing
+from tensorgrad import checks, indexing
 from tensorgrad.autograd import bump_version, history_moved, is_custom_function_view, record, refresh_view
 from tensorgrad.checks import ShapeError
-from tensorgrad.device import data_address, namespace, strided_view, writeable
+from tensorgrad.device import array_like, data_address, namespace, strided_view, to_numpy, writeable
 from tensorgrad.tensor import Tensor, new_leaf
 
-__all__ = ["arithmetic_inplace", "apply_inplace", "view_inplace", "fill", "copy"]
+__all__ = ["arithmetic_inplace", "apply_inplace", "view_inplace", "require_dtype", "require_tensor", "fill",
+           "copy", "truth"]
 
 
 def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], other: Any,
@@ -56,14 +59,19 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
     return x
 
 
-def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str) -> Tensor:
-    """Write `op(x, *args)` into x's storage and make x the output of that op in the graph.
+def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str, **options: Any) -> Tensor:
+    """Write `op(x, *args, **options)` into x's storage and make x the output of that op in the graph.
 
-    The storage's version counter goes up, so a backward pass that saved the old values
-    raises instead of using the new ones. Outside `no_grad`, a leaf that requires grad can't
-    be changed in place: its gradient would no longer describe the values it holds. A view
-    (`y[0]`, `y.T`) changes its base's values too, so the base is rewired as well (`_apply_to_view`).
+    Tensors go in `args` (positionally), so that one requiring grad makes the change recorded
+    even when x does not require grad (`zeros.index_add_(0, i, w)`); `options` are the op's
+    other keywords (alpha, value, ...). The storage's version counter goes up, so a backward
+    pass that saved the old values raises instead of using the new ones. Outside `no_grad`, a
+    leaf that requires grad can't be changed in place: its gradient would no longer describe the
+    values it holds. A view (`y[0]`, `y.T`) changes its base's values too, so the base is rewired
+    as well (`_apply_to_view`).
     """
+    if options:
+        op = partial(op, **options)
     base = x._base
     recording = grad_mode.enabled and (
         x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -96,7 +104,7 @@ def setitem(x: Tensor, key: Any, value: Tensor) -> None:
     it 0.035 ms against 0.28 ms.
     """
     if x._base is not None:
-        apply_inplace(x, indexing.index_put, key, value, name="setitem")
+        apply_inplace(x, indexing.set_index, key, value, name="setitem")
         return
     recording = grad_mode.enabled and (x._requires_grad or value._requires_grad)
     if recording and x._requires_grad and x._backward is None:
@@ -104,10 +112,27 @@ def setitem(x: Tensor, key: Any, value: Tensor) -> None:
     if not writeable(x.data):
         _raise_read_only("setitem")
     before = _detached_copy_with_history(x, x.data) if recording else None
-    node = indexing.index_put_(x, before, key, value)
+    node = indexing.set_index_(x, before, key, value)
     bump_version(x)
     if node is not None:
         _take_history(x, node, "setitem")
+
+
+def require_dtype(x: Tensor, dtype: Any, name: str) -> None:
+    """Refuse, with a RuntimeError naming both dtypes, an in-place op whose result must be `dtype`
+    when x has another dtype: `float_power_` computes in float64 and `cumsum_(dim, dtype=)` in
+    `dtype`, and PyTorch writes neither back into a tensor of another dtype."""
+    if x.data.dtype != np.dtype(dtype):
+        raise RuntimeError(f"{name}: the result has dtype {np.dtype(dtype)} but the tensor changed in "
+                           f"place (shape {x.shape}) has dtype {x.dtype}; in-place ops can't change a "
+                           "tensor's dtype")
+
+
+def require_tensor(value: Any, name: str, argument: str = "other") -> Tensor:
+    """`value` itself if it is a Tensor; a number is a TypeError, as PyTorch's `atan2_(2)` is."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{argument}' must be a Tensor, not {type(value).__name__}")
+    return value
 
 
 def _refuse_leaf(name: str) -> None:
@@ -306,13 +331,24 @@ def _write(x: Tensor, values: np.ndarray, name: str) -> None:
             f"{name}: the result has shape {values.shape} but the tensor changed in place has "
             f"shape {x.shape}; in-place ops can't change a tensor's shape"
         )
-    try:
-        np.copyto(x.data, values, casting="same_kind")
-    except TypeError:
+    if not _can_store(values.dtype, x.data.dtype):
         raise RuntimeError(
             f"{name}: a result of dtype {values.dtype} can't be stored in a {x.dtype} tensor"
-        ) from None
+        )
+    np.copyto(x.data, values, casting="unsafe")
     bump_version(x)
+
+
+def _can_store(result: np.dtype, target: np.dtype) -> bool:
+    """PyTorch's rule for writing a result into a tensor in place (its `canCast`): no float into an
+    integer tensor, nothing but bool into a bool one; narrowing within a kind (float64 into
+    float32, int64 into uint8) is allowed, where numpy's "same_kind" refuses int64 into uint8
+    and lets int64 into bool."""
+    if target.kind == "b":
+        return result.kind == "b"
+    if target.kind in "iu":
+        return result.kind in "biu"
+    return target.kind == "c" or result.kind != "c"
 
 
 def _raise_read_only(name: str) -> None:
@@ -320,6 +356,92 @@ def _raise_read_only(name: str) -> None:
         f"{name}: this tensor is read-only: an expand/broadcast_to view, whose elements share "
         "memory, or a read-only numpy array; clone() it before changing it in place"
     )
+
+
+# --- outside the graph: resize_, and Python functions applied per element ------------------------
+
+
+def resize(x: Tensor, shape: tuple[int, ...], name: str = "resize_") -> Tensor:
+    """`x.resize_(*shape)`: x takes `shape` with row-major strides over its storage's elements in
+    memory order, from its own first one. Where the storage is too small, x moves to a new one:
+    those elements first, then zeros (PyTorch leaves them uninitialised). An unchanged shape
+    keeps x as it is. Never in the graph: a tensor that requires grad can't be resized (PyTorch's rule)."""
+    from tensorgrad.movement import _storage_of
+
+    if x._requires_grad:
+        raise RuntimeError(f"{name}(): cannot resize variables that require grad (a tensor of shape "
+                           f"{x.shape}); resize a detach()ed tensor")
+    data = x.data
+    if shape == data.shape:
+        return x  # (PyTorch counts no change either)
+    storage = _storage_of(data)
+    n = int(np.prod(shape, dtype=np.int64))
+    if storage.flags.c_contiguous:
+        # The storage's elements from x's first one on, as an array of x's own kind.
+        start = (data_address(data) - data_address(storage)) // data.itemsize
+        rest = storage.size - start
+        tail = (storage.reshape(-1)[start:] if type(storage) is type(data)  # (writable, even from an expand)
+                else strided_view(data, (rest,), (data.itemsize,)))
+    else:  # (a buffer not laid out in one piece: x's elements, copied in memory order)
+        rest, tail = data.size, None
+    if tail is not None and n <= rest:
+        x._data = tail[:n].reshape(shape)
+    else:
+        grown = namespace(data).zeros(n, dtype=data.dtype)
+        keep = min(n, rest)
+        grown[:keep] = (tail if tail is not None else data.ravel(order="K"))[:keep]
+        x._data = grown.reshape(shape)
+        x._base, x._versions = None, [x._versions[0]]  # a storage of its own from now on
+    bump_version(x)
+    x._view_version = x._versions[0]
+    return x
+
+
+def resize_as_(input: Tensor, the_template: Tensor) -> Tensor:  # noqa: A002
+    """input resized in place to the_template's shape: `input.resize_as_(the_template)`."""
+    return input.resize_as_(the_template)
+
+
+def apply_function(x: Tensor, fn: Callable[..., Any], name: str, *others: Tensor) -> Tensor:
+    """`x.apply_(fn)` and `x.map_(other, fn)`: each element of x replaced by fn(element) or
+    fn(element, other's element), other broadcast to x's shape; fn gets and returns Python
+    numbers (float, int or bool, by x's dtype). A Python loop on the host, so as PyTorch: CPU
+    tensors only, and none that requires grad."""
+    tensors = (x, *others)
+    if any(t.device.type != "cpu" for t in tensors):
+        raise TypeError(f"{name} is only implemented on CPU tensors (got a tensor on {x.device})")
+    if any(t._requires_grad for t in tensors):
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() "
+                           "instead.")
+    if not callable(fn):
+        raise TypeError(f"{name}(): argument 'callable' must be callable, got {type(fn).__name__}")
+    if not writeable(x.data):
+        _raise_read_only(name)
+    number = {"f": float, "b": bool}.get(x.dtype.kind, int)
+    columns = [np.broadcast_to(to_numpy(t.data), x.shape).reshape(-1).tolist() for t in tensors]
+    results = []
+    for args in zip(*columns, strict=True):
+        value = fn(*args)
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f"{name}(): the function must return a real number, got "
+                            f"{type(value).__name__}")
+        results.append(number(value))
+    x.data[...] = array_like(results, x.data, x.dtype).reshape(x.shape)
+    bump_version(x)
+    return x
+
+
+def map_function(x: Tensor, other: Tensor, fn: Callable[[Any, Any], Any]) -> Tensor:
+    """`x.map_(other, fn)`: x's elements replaced by fn(x's, other's), other (of x's dtype)
+    broadcast to x's shape; see `apply_function`."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"map_(): argument 'other' must be Tensor, not {type(other).__name__}")
+    if other.dtype != x.dtype:
+        raise TypeError(f"map_(): expected a {x.dtype} tensor for 'other' (got {other.dtype})")
+    if not checks.broadcasts_to(other.shape, x.shape):
+        raise RuntimeError(f"map_(): other of shape {other.shape} can't be broadcast to the shape {x.shape} "
+                           "of the tensor changed in place")
+    return apply_function(x, fn, "map_", other)
 
 
 def fill(x: Tensor, value: float) -> Tensor:
@@ -337,3 +459,20 @@ def copy(x: Tensor, src: Tensor) -> Tensor:
     return record(out, "copy", (x, src),
                   lambda grad: np.zeros_like(grad),
                   lambda grad: grad, saved=())
+
+
+def truth(x: Tensor, op: Callable[..., Tensor], *others: Any) -> Tensor:
+    """op(x, *others), a comparison or logical op, as 0 and 1 in x's dtype: what `x.lt_(other)`
+    writes. Derivative: 0 for every tensor input, as PyTorch's `LtBackward1` (a step is flat).
+
+    A float tensor that requires grad keeps requiring it after `y.lt_(0)`, as in PyTorch.
+    """
+    values = op(x, *others).data.astype(x.data.dtype)
+    if x.data.dtype.kind not in "fc":  # an integer or bool result carries no gradient
+        return new_leaf(values)
+    inputs = (x, *(other for other in others if isinstance(other, Tensor)))
+    return record(values, op.__name__, inputs, *(_flat,) * len(inputs), saved=())
+
+
+def _flat(grad: Any) -> Any:
+    return np.zeros_like(grad)

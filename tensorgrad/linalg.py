@@ -16,9 +16,16 @@ derivatives table for the backward, side by side:
 - pinv: PyTorch's pinv_backward; lstsq: the gradient of pinv(A) @ B (and of the residuals)
 - matrix_exp (Higham's scaling and squaring with a Pade approximant, not LAPACK): exp of the
   block matrix [[A^T, G], [0, A^T]], its top-right block
+- solve_triangular: solve's formulas, the gradient of A kept to the triangle that was read
+- lu_factor (partial pivoting, written out in numpy as LAPACK's getrf, batched): PyTorch's
+  linalg_lu_backward, for square, tall and wide matrices (in `_lu_vjp`); lu, lu_unpack and
+  lu_solve are composed from it and solve_triangular
+- cholesky_solve / cholesky_inverse: PyTorch's formulas, which read L as a full matrix
 
-The norms (`vector_norm`, `matrix_norm`, `norm`), `matrix_power`, `cross`, `multi_dot` and
-`vander` are composed of ops with gradients of their own; `matrix_rank` has none. The
+The norms (`vector_norm`, `matrix_norm`, `norm`), `matrix_power`, `cross`, `multi_dot`,
+`vander`, `cond`, `vecdot`, `tensorinv`, `tensorsolve` and `householder_product` are composed
+of ops with gradients of their own; the `*_ex` forms report failures in `info` instead of
+raising; `matrix_rank` has none. The
 decompositions take real matrices (float32, float64). Failures raise `LinAlgError` (a
 RuntimeError, as PyTorch's).
 """
@@ -26,6 +33,7 @@ RuntimeError, as PyTorch's).
 from __future__ import annotations
 
 import math
+import warnings
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -36,7 +44,7 @@ from scalargrad.engine import grad_mode
 from tensorgrad import checks, return_types
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
-from tensorgrad.device import namespace
+from tensorgrad.device import namespace, to_numpy
 from tensorgrad.matmul import _swap, matmul  # (_swap: the last two dimensions, as a view)
 from tensorgrad.matmul import cross as _cross  # (`tensorgrad.matmul` is also the function's name)
 from tensorgrad.movement import cat as _cat
@@ -47,7 +55,9 @@ from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "logdet", "solve", "cholesky", "svdvals", "vector_norm",
            "matrix_norm", "norm", "matrix_power", "cross", "svd", "qr", "eigh", "eigvalsh", "pinv", "lstsq",
-           "matrix_rank", "matrix_exp", "multi_dot", "vander", "diagonal"]
+           "matrix_rank", "matrix_exp", "multi_dot", "vander", "diagonal", "solve_triangular", "lu_factor",
+           "lu_factor_ex", "lu", "lu_solve", "lu_unpack", "inv_ex", "solve_ex", "cholesky_ex", "cond",
+           "vecdot", "tensorinv", "tensorsolve", "householder_product"]
 
 
 class LinAlgError(RuntimeError):
@@ -146,10 +156,11 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
 
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     """L, lower triangular with A = L L^T, for a symmetric positive-definite A (only its lower
-    triangle is read); L^T with `upper`. d/dA = L^-T Phi(L^T G) L^-1, made symmetric."""
+    triangle is read); U = L^T with `upper` (then its upper triangle is read, as PyTorch's).
+    d/dA = L^-T Phi(L^T G) L^-1, made symmetric."""
     _square(A, "cholesky")
     try:
-        lower = np.linalg.cholesky(A.data)
+        lower = np.linalg.cholesky(_swap(A.data) if upper else A.data)
     except np.linalg.LinAlgError:
         raise LinAlgError("linalg.cholesky: The factorization could not be completed because the input is "
                           "not positive-definite") from None
@@ -780,3 +791,437 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     """The diagonal of each matrix (a view): `Tensor.diagonal` over the last two dimensions by
     default."""
     return A.diagonal(offset, dim1, dim2)
+
+
+# --- triangular systems, LU, and the *_ex forms ---------------------------------------------------
+
+_LU_FACTOR = namedtuple("linalg_lu_factor", ["LU", "pivots"])
+_LU_FACTOR_EX = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_LU = namedtuple("linalg_lu", ["P", "L", "U"])
+_LU_UNPACK = namedtuple("lu_unpack", ["P", "L", "U"])
+_INV_EX = namedtuple("linalg_inv_ex", ["inverse", "info"])
+_CHOLESKY_EX = namedtuple("linalg_cholesky_ex", ["L", "info"])
+_SOLVE_EX = namedtuple("linalg_solve_ex", ["result", "info"])
+_TRIANGULAR_SOLVE = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def _triangle(a: np.ndarray, upper: bool, unitriangular: bool) -> np.ndarray:
+    """The triangle of `a` that a triangular solve reads (the other one is ignored, as LAPACK's
+    trtrs ignores it), with ones on the diagonal when `unitriangular`."""
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        t = t - np.triu(np.tril(t)) + np.eye(a.shape[-1], dtype=a.dtype, like=a)
+    return t
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  # noqa: N803
+                     unitriangular: bool = False) -> Tensor:
+    """X with A X = B (X A = B with left=False) for a triangular A: its upper triangle with
+    `upper`, else its lower (the other is not read), its diagonal taken as ones with
+    `unitriangular`. d/dB = A^-T G; d/dA = -(d/dB) X^T, kept to the triangle that was read."""
+    _square(A, "solve_triangular")
+    if B.ndim < 2:
+        raise ShapeError(f"linalg.solve_triangular: The input tensor B must have at least 2 dimensions, "
+                         f"got shape {B.shape}")
+    if not left:  # X A = B is A^T X^T = B^T, with the other triangle
+        return solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
+    if B.shape[-2] != A.shape[-1]:
+        raise ShapeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B "
+                         f"({'x'.join(map(str, A.shape[-2:]))} and {'x'.join(map(str, B.shape[-2:]))})")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found "
+                           f"A of type {A.dtype} and B of type {B.dtype} instead")
+    a = _triangle(A.data, upper, unitriangular)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = _solve_quietly(a, B.data)
+
+    def vjp_b(grad: np.ndarray) -> np.ndarray:
+        return _solve_quietly(_swap(a), grad)
+
+    def vjp_a(grad: np.ndarray) -> np.ndarray:
+        g = -(_solve_quietly(_swap(a), grad) @ _swap(x))
+        g = np.triu(g) if upper else np.tril(g)
+        return g - np.triu(np.tril(g)) if unitriangular else g
+
+    return record(x, "solve_triangular", (A, B), vjp_a, vjp_b, saved=())
+
+
+def _solve_quietly(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a^-1 b for a (batch of) triangular a: inf and nan for a singular one, as LAPACK's
+    trtrs gives them, rather than numpy's error."""
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.linalg.pinv(a) @ b * np.nan
+
+
+def _lu_packed(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LAPACK's getrf in numpy, batched: (LU packed in one matrix, the 1-based row swaps as int32,
+    info: 1 + the first zero pivot's index, 0 if none). Partial pivoting: each column's largest
+    magnitude (the first of ties) becomes the pivot; a zero pivot column is left unscaled."""
+    xp = namespace(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    lu = a.reshape((-1, m, n)).astype(a.dtype, copy=True)
+    rows = xp.arange(lu.shape[0])
+    pivots = xp.zeros((lu.shape[0], k), dtype=np.int32)
+    info = xp.zeros(lu.shape[0], dtype=np.int32)
+    for j in range(k):
+        p = xp.argmax(abs(lu[:, j:, j]), axis=1) + j
+        pivots[:, j] = p + 1
+        swapped = lu[rows, p].copy()
+        lu[rows, p] = lu[:, j]
+        lu[:, j] = swapped
+        pivot = lu[:, j, j]
+        zero = pivot == 0
+        info = xp.where((info == 0) & zero, j + 1, info)
+        scale = xp.where(zero, 1, pivot)
+        lu[:, j + 1:, j] /= scale[:, None]
+        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, j, None, j + 1:]
+    return lu.reshape(a.shape), pivots.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _permutation(pivots: np.ndarray, m: int) -> np.ndarray:
+    """The permutation matrix P with A = P L U from getrf's row swaps (batched)."""
+    xp = namespace(pivots)
+    swaps = to_numpy(pivots).reshape(-1, pivots.shape[-1]) - 1
+    order = np.tile(np.arange(m), (swaps.shape[0], 1))
+    rows = np.arange(swaps.shape[0])
+    for j in range(swaps.shape[1]):
+        p = swaps[:, j]
+        order[rows, j], order[rows, p] = order[rows, p], order[rows, j].copy()
+    eye = np.eye(m)
+    # Row i of P^T A is row order[i] of A: P[order[i], i] = 1.
+    perm = np.swapaxes(eye[order], -1, -2)
+    return xp.asarray(perm.reshape(pivots.shape[:-1] + (m, m)))
+
+
+def _lu_vjp(grad_lu: np.ndarray, lu: np.ndarray, pivots: np.ndarray) -> np.ndarray:
+    """d/dA of the packed LU, A = P L U (m x n, k = min(m, n)), PyTorch's linalg_lu_backward:
+
+    with gL = tril(G, -1) and gU = triu(G), for a tall A (L = [L1; L2], U square)
+        M = tril(L1^T gL1, -1) + triu(gU U^T - L2^T gL2),  d/dA = P [L1^-T M U^-T; gL2 U^-T]
+    and for a wide A (L square, U = [U1 U2])
+        M = tril(L^T gL - gU2 U2^T, -1) + triu(gU1 U1^T),  d/dA = P [L^-T M U1^-T, L^-T gU2].
+    """
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    lower = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype, like=lu)
+    upper = np.triu(lu[..., :k, :])
+    g_lower, g_upper = np.tril(grad_lu[..., :, :k], -1), np.triu(grad_lu[..., :k, :])
+    l1, u1 = lower[..., :k, :], upper[..., :, :k]
+    if m >= n:
+        l2, gl1, gl2 = lower[..., k:, :], g_lower[..., :k, :], g_lower[..., k:, :]
+        phi = np.tril(_swap(l1) @ gl1, -1) + np.triu(g_upper @ _swap(u1) - _swap(l2) @ gl2)
+    else:
+        u2, gu1, gu2 = upper[..., :, k:], g_upper[..., :, :k], g_upper[..., :, k:]
+        phi = np.tril(_swap(l1) @ g_lower - gu2 @ _swap(u2), -1) + np.triu(gu1 @ _swap(u1))
+    # L1^-T phi U1^-T by two triangular solves (general solves: the same numbers, LAPACK's gesv)
+    top = _swap(np.linalg.solve(u1, _swap(np.linalg.solve(_swap(l1), phi))))
+    if m > n:
+        rest = _swap(np.linalg.solve(u1, _swap(gl2)))
+        grad_a = np.concatenate([top, rest], axis=-2)
+    elif m < n:
+        rest = np.linalg.solve(_swap(l1), gu2)
+        grad_a = np.concatenate([top, rest], axis=-1)
+    else:
+        grad_a = top
+    return _permutation(pivots, m) @ grad_a
+
+
+def _lu_factor(A: Tensor, pivot: bool, check_errors: bool, op: str) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
+    """(LU, pivots, info) of A, the LU differentiable (see `_lu_vjp`)."""
+    if A.ndim < 2:
+        raise ShapeError(f"linalg.{op}: Expected tensor with 2 or more dimensions. Got size: {A.shape} "
+                         "instead")
+    _real(A, op)
+    if not pivot:
+        raise RuntimeError(f"linalg.{op}: LU without pivoting is not implemented on the CPU")
+    lu, pivots, info = _lu_packed(A.data)
+    if check_errors and bool((info > 0).any()):
+        first = _first_failure(info)
+        raise LinAlgError(f"linalg.{op}: U[{first},{first}] is zero and using it on lu_solve would result "
+                          f"in a division by zero. If you still want to perform the factorization, consider "
+                          f"calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    out = record(lu, "lu_factor", (A,), lambda grad: _lu_vjp(grad, lu, pivots), saved=())
+    return out, new_leaf(pivots), new_leaf(info)
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True,  # noqa: N803
+                 check_errors: bool = False) -> tuple[Tensor, Tensor, Tensor]:
+    """The named tuple (LU, pivots, info) of `lu_factor`, with info = 1 + the index of the first
+    zero pivot (0 for none) instead of an error."""
+    return _LU_FACTOR_EX(*_lu_factor(A, pivot, check_errors, "lu_factor_ex"))
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor]:  # noqa: N803
+    """The named tuple (LU, pivots) of A = P L U with partial pivoting, packed as LAPACK's getrf:
+    L's strict lower triangle (its diagonal is ones) and U in one matrix, and `pivots` (int32,
+    1-based) the row swaps. Differentiable with respect to A."""
+    LU, pivots, _ = _lu_factor(A, pivot, check_errors=True, op="lu_factor")  # noqa: N806
+    return _LU_FACTOR(LU, pivots)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
+              unpack_pivots: bool = True) -> tuple[Any, Any, Any]:
+    """The named tuple (P, L, U) of a packed LU: P from the row swaps, L (ones on its diagonal)
+    and U cut from LU (differentiable). A part not asked for is an empty tensor, as in PyTorch."""
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    empty = new_leaf(np.zeros_like(LU_data.data, shape=(0,)))
+    if unpack_data:
+        eye = new_leaf(np.eye(m, k, dtype=LU_data.data.dtype, like=LU_data.data))
+        lower = LU_data[..., :, :k].tril(-1) + eye
+        upper = LU_data[..., :k, :].triu()
+    else:
+        lower = upper = empty
+    perm = new_leaf(_permutation(LU_pivots.data, m).astype(LU_data.data.dtype)) if unpack_pivots else empty
+    return _LU_UNPACK(perm, lower, upper)
+
+
+def lu(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
+    """The named tuple (P, L, U) with A = P L U: P a permutation matrix, L lower triangular with
+    ones on its diagonal (m x k), U upper triangular (k x n), k = min(m, n). Differentiable."""
+    LU, pivots, _ = _lu_factor(A, pivot, check_errors=False, op="lu")  # noqa: N806
+    return _LU(*lu_unpack(LU, pivots))
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
+             adjoint: bool = False) -> Tensor:
+    """X with A X = B for A given by `lu_factor` (A^T X = B with `adjoint`, X A = B with
+    left=False): two triangular solves and the row swaps, so the gradient reaches LU and B."""
+    P, L, U = lu_unpack(LU, pivots)  # noqa: N806
+    if not left:  # X A = B is A^T X^T = B^T
+        return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
+    if adjoint:  # A^T = U^T L^T P^T: X = P L^-T U^-T B
+        y = solve_triangular(U.mT, B, upper=False)
+        return P @ solve_triangular(L.mT, y, upper=True, unitriangular=True)
+    y = solve_triangular(L, P.mT @ B, upper=False, unitriangular=True)
+    return solve_triangular(U, y, upper=True)
+
+
+def legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
+    """`torch.lu_solve(b, LU_data, LU_pivots)`: `linalg.lu_solve` with b first (deprecated)."""
+    _deprecated("lu_solve", "linalg.lu_solve (whose arguments are reversed: LU, pivots, B)")
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+def _deprecated(old: str, new: str) -> None:
+    """PyTorch's warning for its older linear-algebra spellings."""
+    warnings.warn(f"{old} is deprecated in favor of {new} and will be removed in a future release.",
+                  UserWarning, stacklevel=3)
+
+
+def _first_failure(info: Any) -> int:
+    """The info of the first matrix of a batch that failed."""
+    flat = to_numpy(info).reshape(-1)
+    return int(flat[flat > 0][0])
+
+
+def _raise_singular(op: str, info: Any) -> None:
+    if bool((info > 0).any()):
+        raise LinAlgError(f"linalg.{op}: The diagonal element {_first_failure(info)} is zero, the inversion "
+                          "could not be completed because the input matrix is singular.")
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple[Tensor, Tensor]:  # noqa: N803
+    """The named tuple (inverse, info): info (int32) is 0 for an invertible matrix, else 1 + the
+    index of the first zero pivot of its LU, and its inverse is then nan."""
+    _square(A, "inv_ex")
+    _, _, info = _lu_packed(A.data)
+    if check_errors:
+        _raise_singular("inv_ex", info)
+    if not bool((info > 0).any()):
+        return _INV_EX(inv(A), new_leaf(info))
+    out = np.where((info > 0)[..., None, None], np.nan, np.linalg.pinv(A.data))
+    return _INV_EX(new_leaf(out), new_leaf(info))
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
+             check_errors: bool = False) -> tuple[Tensor, Tensor]:
+    """The named tuple (result, info) of `solve`, info as `inv_ex`'s (result nan where singular)."""
+    _square(A, "solve_ex")
+    _, _, info = _lu_packed(A.data)
+    if check_errors:
+        _raise_singular("solve_ex", info)
+    if not bool((info > 0).any()):
+        return _SOLVE_EX(solve(A, B, left=left), new_leaf(info))
+    result = inv_ex(A).inverse @ B if left else B @ inv_ex(A).inverse
+    return _SOLVE_EX(result, new_leaf(info))
+
+
+def _cholesky_info(a: np.ndarray) -> np.ndarray:
+    """LAPACK potrf's info (int32): 1 + the order of the first leading minor that is not positive
+    definite (its pivot <= 0 or nan), 0 for a positive-definite matrix. Column by column."""
+    xp = namespace(a)
+    work = np.tril(a).reshape((-1,) + a.shape[-2:]).astype(a.dtype, copy=True)
+    info = xp.zeros(work.shape[0], dtype=np.int32)
+    for j in range(a.shape[-1]):
+        pivot = work[:, j, j] - (work[:, j, :j] ** 2).sum(-1)
+        bad = (info == 0) & ~(pivot > 0)
+        info = xp.where(bad, j + 1, info)
+        root = xp.sqrt(xp.where(pivot > 0, pivot, 1))
+        work[:, j, j] = root
+        done = (work[:, j + 1:, :j] @ work[:, j, :j, None])[..., 0]  # the columns before j's part
+        work[:, j + 1:, j] = (work[:, j + 1:, j] - done) / root[:, None]
+    return info.reshape(a.shape[:-2])
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False,  # noqa: N803
+                check_errors: bool = False) -> tuple[Tensor, Tensor]:
+    """The named tuple (L, info) of `cholesky`: info (int32) is 0 for a positive-definite matrix,
+    else the order of the first leading minor that is not, and L is then not the factor."""
+    _square(A, "cholesky_ex")
+    info = _cholesky_info(A.data)
+    if check_errors and bool((info > 0).any()):
+        raise LinAlgError(f"linalg.cholesky_ex: The factorization could not be completed because the input "
+                          f"is not positive-definite (the leading minor of order {_first_failure(info)} is "
+                          f"not positive-definite).")
+    if not bool((info > 0).any()):
+        return _CHOLESKY_EX(cholesky(A, upper=upper), new_leaf(info))
+    return _CHOLESKY_EX(new_leaf(np.full_like(A.data, np.nan)), new_leaf(info))
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:  # noqa: N803
+    """The condition number of A in the norm `p`: the ratio of the largest to the smallest singular
+    value for p = None or 2 (its inverse for -2), else norm(A, p) * norm(inv(A), p) ('fro',
+    'nuc', inf, -inf, 1, -1; square A). inf for a singular matrix."""
+    if A.ndim < 2:
+        raise ShapeError(f"linalg.cond: The input tensor A must have at least 2 dimensions, got shape "
+                         f"{A.shape}")
+    if p is None or p in (2, -2):
+        s = svdvals(A)
+        largest, smallest = s[..., 0], s[..., -1]
+        with np.errstate(divide="ignore"):
+            return smallest / largest if p == -2 else largest / smallest
+    if p not in ("fro", "nuc", math.inf, -math.inf, 1, -1):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    _square(A, "cond")
+    inverse, info = inv_ex(A)
+    singular = info.data > 0
+    if not bool(singular.any()):
+        return matrix_norm(A, p) * matrix_norm(inverse, p)
+    # A singular matrix's condition number is inf, as PyTorch gives it (its nan inverse set aside).
+    inverse = inverse.masked_fill(new_leaf(singular[..., None, None]), 0)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).masked_fill(new_leaf(singular), math.inf)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product of x and y along `dim`, broadcasting the other dimensions: sum(x * y, dim)."""
+    return (x * y).sum(dim)
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
+    """The tensor X with tensordot(X, A, ind) the identity: A's first `ind` dimensions flattened
+    against the others into a square matrix, inverted, and reshaped to shape[ind:] + shape[:ind]."""
+    if ind <= 0:
+        raise ArgumentValueError(f"linalg.tensorinv: Expected a strictly positive integer for 'ind', but "
+                                 f"got {ind}")
+    rows, cols = A.shape[:ind], A.shape[ind:]
+    if math.prod(rows) != math.prod(cols):
+        raise ShapeError(f"linalg.tensorinv: Expected self to satisfy the requirement "
+                         f"prod(self.shape[ind:]) == prod(self.shape[:ind]), but got {math.prod(cols)} != "
+                         f"{math.prod(rows)} (A of shape {A.shape}, ind={ind})")
+    return inv(A.reshape(math.prod(rows), math.prod(cols))).reshape(*cols, *rows)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:  # noqa: N803
+    """X with tensordot(A, X, X.ndim) = B: A's dimensions `dims` (if given) moved to the end,
+    then A seen as a matrix of B.numel() rows, solved, and X shaped as A's last dimensions."""
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        A = A.permute(*[d for d in range(A.ndim) if d not in dims], *dims)  # noqa: N806
+    result_shape = A.shape[B.ndim:]
+    rows = math.prod(B.shape)
+    if A.shape[:B.ndim] != B.shape or math.prod(result_shape) != rows:
+        raise ShapeError(f"linalg.tensorsolve: Expected self to satisfy the requirement "
+                         f"prod(result_shape) == prod(other.shape), but got A of shape {A.shape} and B of "
+                         f"shape {B.shape}")
+    return solve(A.reshape(rows, rows), B.reshape(rows)).reshape(*result_shape)
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
+    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^T, v_i the i-th column of A
+    below the diagonal with a 1 on it (LAPACK's orgqr). Composed of matrix products, so both A
+    and tau get gradients."""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if not m >= n >= k:
+        raise ShapeError(f"linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                         f"input.shape[-1] and that to tau.shape[-1], got A of shape {A.shape} and tau of "
+                         f"shape {tau.shape}")
+    eye = new_leaf(np.eye(m, dtype=A.data.dtype, like=A.data))
+    below = new_leaf(np.tril(np.ones((m, n), dtype=bool), -1))
+    unit = new_leaf(np.eye(m, n, dtype=A.data.dtype))
+    columns = A.masked_fill(~below, 0) + unit  # v_i as columns
+    q = eye.expand(*A.shape[:-2], m, m)
+    for i in range(k):
+        v = columns[..., :, i:i + 1]
+        q = q - (q @ v) * tau[..., i, None, None] @ v.mT
+    return q[..., :, :n]
+
+
+def _cholesky_solve(b: np.ndarray, factor: np.ndarray, upper: bool) -> np.ndarray:
+    """(L L^T)^-1 b from the triangle of `factor` (U^T U with `upper`): LAPACK's potrs."""
+    lower = _swap(np.triu(factor)) if upper else np.tril(factor)
+    return _solve_quietly(_swap(lower), _solve_quietly(lower, b))
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
+    """X with (L L^T) X = B (U^T U X = B with `upper`), L the Cholesky factor (its triangle read).
+    d/dB = cholesky_solve(G, L); with C = d/dB X^T + X d/dB^T, d/dL = -C L (-U C with `upper`),
+    PyTorch's formula, which treats L as a full matrix."""
+    if L.ndim < 2 or L.shape[-1] != L.shape[-2] or B.ndim < 2 or B.shape[-2] != L.shape[-1]:
+        raise ShapeError(f"cholesky_solve: Incompatible matrix sizes: B of shape {B.shape} and L of shape "
+                         f"{L.shape} (L must be a square matrix with as many rows as B)")
+    x = _cholesky_solve(B.data, L.data, upper)
+
+    def vjp_b(grad: np.ndarray) -> np.ndarray:
+        return _cholesky_solve(grad, L.data, upper)
+
+    def vjp_l(grad: np.ndarray) -> np.ndarray:
+        common = _cholesky_solve(grad, L.data, upper) @ _swap(x)
+        common = common + _swap(common)
+        return -(L.data @ common) if upper else -(common @ L.data)
+
+    return record(x, "cholesky_solve", (B, L), vjp_b, vjp_l, saved=())
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
+    """(L L^T)^-1 (or (U^T U)^-1 with `upper`) from its Cholesky factor. With C = X (G + G^T) X,
+    d/dL = -C L (-U C with `upper`), PyTorch's formula."""
+    _square(L, "cholesky_inverse")
+    eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L.data.dtype, like=L.data), L.shape)
+    out = _cholesky_solve(eye, L.data, upper)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        common = out @ (grad + _swap(grad)) @ out
+        return -(L.data @ common) if upper else -(common @ L.data)
+
+    return record(out, "cholesky_inverse", (L,), vjp, saved=())
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: N803
+                     unitriangular: bool = False) -> tuple[Tensor, Tensor]:
+    """`torch.triangular_solve`: the named tuple (solution, cloned_coefficient) of A X = b (A^T X =
+    b with `transpose`), upper triangular by default."""
+    _deprecated("triangular_solve", "linalg.solve_triangular")
+    a = A.mT if transpose else A
+    solution = solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _TRIANGULAR_SOLVE(solution, A.clone())
+
+
+def legacy_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:  # noqa: N803
+    """`torch.lu`: (LU, pivots) as `lu_factor` gives them (a singular matrix too), and info as a
+    third with `get_infos`."""
+    _deprecated("lu", "linalg.lu_factor / linalg.lu_factor_ex")
+    LU, pivots, info = _lu_factor(A, pivot, check_errors=False, op="lu")  # noqa: N806
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def legacy_cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    """`torch.cholesky` (deprecated for `linalg.cholesky`): L, or U = L^T with `upper`."""
+    _deprecated("cholesky", "linalg.cholesky")
+    return cholesky(input, upper=upper)

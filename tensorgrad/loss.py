@@ -29,6 +29,8 @@ from tensorgrad.reduce import log_softmax
 from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
 __all__ = [
+    "multi_margin_loss",
+    "multilabel_margin_loss",
     "cross_entropy",
     "nll_loss",
     "gaussian_nll_loss",
@@ -669,3 +671,82 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     if swap:
         to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
     return _reduce((margin + to_positive - to_negative).clamp_min(0), reduction)
+
+
+# --- multi-class margin losses ------------------------------------------------------------------
+
+
+def _class_index_target(op: str, input: Tensor, target: Any) -> np.ndarray:  # noqa: A002
+    """The int64 array of a class-index target (PyTorch refuses other dtypes)."""
+    labels = _labels(op, target, input)
+    if labels.dtype != np.int64:
+        raise RuntimeError(f"{op}: expected scalar type Long but found {labels.dtype} for target "
+                           f"(convert with .long())")
+    return labels
+
+
+def multi_margin_loss(input: Tensor, target: Any, p: int = 1, margin: float = 1.0,  # noqa: A002
+                      weight: Any = None, size_average: bool | None = None, reduce: bool | None = None,
+                      reduction: str = "mean") -> Tensor:
+    """sum over classes j != y of w[y] * max(0, margin - x[y] + x[j]) ** p, divided by the number
+    of classes, per sample (y its target class). Gradient: through gather, relu and the power;
+    the class `weight` is a constant."""
+    op = "multi_margin_loss"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError(f"{op}: only p == 1 and p == 2 supported, got p={p}")
+    x = _floating(input, op)
+    labels = _class_index_target(op, x, target)
+    if x.ndim > 2:
+        raise RuntimeError(f"{op}: expected a 1-D or 2-D input (N, C), got shape {tuple(x.shape)}")
+    rows = x if x.ndim == 2 else x.reshape(1, -1)
+    n, classes = rows.shape
+    if labels.size != n or labels.ndim > 1:
+        raise RuntimeError(f"{op}: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{n}], but got "
+                           f"{list(labels.shape)}. Input shape {tuple(x.shape)}")
+    flat = labels.reshape(n, 1)
+    if n and (int(flat.min()) < 0 or int(flat.max()) >= classes):
+        raise RuntimeError(f"{op}: target out of range: class indices must be in [0, {classes}), got "
+                           f"{int(flat.min())} to {int(flat.max())}")
+    z = (margin - rows.gather(1, new_leaf(flat))) + rows
+    terms = z.relu() if p == 1 else z.relu() ** 2
+    others = namespace(x.data).arange(classes) != flat  # the target class itself is left out
+    scale = others.astype(x.dtype) / x.dtype.type(classes)
+    weights = _constant(weight, x)
+    if weights is not None:
+        if weights.size != classes:
+            raise RuntimeError(f"{op}: inconsistent weight size, expected {classes} but got "
+                               f"{list(weights.shape)}")
+        scale = scale * weights.reshape(-1)[flat].astype(x.dtype)
+    losses = (terms * new_leaf(scale)).sum(1)
+    return _reduce(losses.reshape(labels.shape), reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """sum over target classes j and non-target classes k of max(0, 1 - (x[j] - x[k])), divided
+    by the number of classes, per sample. The targets of a sample are its target row up to the
+    first -1. Gradient: through gather and relu."""
+    op = "multilabel_margin_loss"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    x = _floating(input, op)
+    labels = _class_index_target(op, x, target)
+    if x.ndim > 2 or labels.shape != tuple(x.shape):
+        raise RuntimeError(f"{op}: inconsistent target size: {list(labels.shape)} for input of size: "
+                           f"{list(x.shape)}")
+    rows = x if x.ndim == 2 else x.reshape(1, -1)
+    n, classes = rows.shape
+    flat = labels.reshape(n, classes)
+    if flat.size and (int(flat.min()) < -1 or int(flat.max()) >= classes):
+        raise RuntimeError(f"{op}: argument #2 'target' is out of range: values must be in [-1, {classes}), "
+                           f"got {int(flat.min())} to {int(flat.max())}")
+    xp = namespace(x.data)
+    listed = xp.cumprod(flat != -1, axis=1).astype(bool)  # the slots before the first -1
+    chosen = xp.where(listed, flat, 0)
+    is_target = ((chosen[:, :, None] == xp.arange(classes)) & listed[:, :, None]).any(axis=1)
+    pairs = listed[:, :, None] & ~is_target[:, None, :]  # (target slot, non-target class)
+    gaps = 1 - rows.gather(1, new_leaf(chosen)).unsqueeze(2) + rows.unsqueeze(1)
+    scale = pairs.astype(x.dtype) / x.dtype.type(classes)
+    losses = (gaps.relu() * new_leaf(scale)).sum((1, 2))
+    return _reduce(losses if x.ndim == 2 else losses.reshape(()), reduction)

@@ -9,6 +9,7 @@ more matmuls, `grad @ b.T` and `a.T @ grad`, with the transposes passed to BLAS 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,9 +17,10 @@ import numpy as np
 
 from tensorgrad import checks, movement
 from tensorgrad.autograd import CROSSED, record
-from tensorgrad.checks import ShapeError
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import namespace
-from tensorgrad.tensor import Tensor
+from tensorgrad.dtypes import promote_types
+from tensorgrad.tensor import Tensor, _cast
 
 
 def _check(a: Tensor, b: Tensor) -> None:
@@ -133,13 +135,25 @@ def mv(a: Tensor, v: Tensor) -> Tensor:
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
     """The inner product of two 1-D tensors of one size and one dtype: a 0-d tensor."""
+    return _vector_product(a, b, "dot")
+
+
+def vdot(a: Tensor, b: Tensor) -> Tensor:
+    """sum(conj(a) * b) over two 1-D tensors of one size and one dtype: `dot` for real tensors."""
+    if a.dtype.kind == "c":
+        a = a.conj()
+    return _vector_product(a, b, "vdot")
+
+
+def _vector_product(a: Tensor, b: Tensor, op: str) -> Tensor:
+    """a @ b for two 1-D tensors, after PyTorch's checks of their ranks, sizes and dtypes."""
     if a.ndim != 1 or b.ndim != 1:
-        raise ShapeError(f"dot: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+        raise ShapeError(f"{op}: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape != b.shape:
-        raise ShapeError(f"dot: inconsistent tensor size, expected tensors of the same number of "
+        raise ShapeError(f"{op}: inconsistent tensor size, expected tensors of the same number of "
                          f"elements, but got {a.shape[0]} and {b.shape[0]}")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"dot: expected both vectors to have same dtype, but found {a.dtype} "
+        raise RuntimeError(f"{op}: expected both vectors to have same dtype, but found {a.dtype} "
                            f"and {b.dtype}")
     return matmul(a, b)
 
@@ -149,6 +163,9 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
     Gradient: d/da = grad @ b, d/db = grad^T @ a (through the broadcast product)."""
     _require_ranks("outer", (a, "self", 1), (b, "vec2", 1))
     return a.unsqueeze(1) * b.unsqueeze(0)
+
+
+ger = outer  # PyTorch's older name for outer
 
 
 def _require_ranks(op: str, *operands: tuple[Tensor, str, int]) -> None:
@@ -255,12 +272,132 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
     """beta * input + alpha * (mat1 @ mat2), input broadcast; with beta = 0 input is ignored (its
     nan and inf too), as in PyTorch."""
-    product = mm(mat1, mat2)
+    _same_dtype("addmm", (input, "input"), (mat1, "mat1"), (mat2, "mat2"))
+    return _added("addmm", input, mm(mat1, mat2), beta, alpha)
+
+
+# --- the rest of the BLAS family: a product scaled and added to a tensor, and inner products --------
+# Each is beta * input + alpha * product, composed of the products above (their gradients are
+# those ops'): input broadcasts to the product's shape, never beyond it; with beta = 0 input's
+# values are not read (nan and inf in it are ignored) and its gradient is 0, as in PyTorch.
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * (mat @ vec): a matrix (n, m) times a vector (m,), plus input (n,)."""
+    _same_dtype("addmv", (input, "input"), (mat, "mat"), (vec, "vec"))
+    return _added("addmv", input, mv(mat, vec), beta, alpha)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * outer(vec1, vec2), in the three tensors' promoted dtype; for bool
+    tensors, (beta and input) or (alpha and vec1[i] and vec2[j])."""
+    _require_ranks("addr", (vec1, "vec1", 1), (vec2, "vec2", 1))
+    if not isinstance(input, Tensor):
+        raise TypeError(f"addr(): argument 'input' must be a Tensor, got {type(input).__name__}")
+    product = outer(vec1, vec2)
+    dtype = promote_types(input.dtype, product.dtype)  # a 0-d input counts in full: PyTorch expands it
+    product, input = _cast(product, dtype), _cast(input, dtype)
+    if dtype.kind == "b":
+        _check_fits("addr", input, product.shape)
+        return product.logical_and(bool(alpha)).logical_or(input.logical_and(bool(beta)))
+    if dtype.kind in "iu":  # an integer result takes no fraction
+        for name, value in (("beta", beta), ("alpha", alpha)):
+            if isinstance(value, float):
+                raise RuntimeError(f"addr: for integral input tensors, argument {name} must not be a "
+                                   f"floating point number, got {value}")
+    return _added("addr", input, product, beta, alpha)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  # noqa: A002
+            alpha: float = 1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2): batched products (b, n, m) @ (b, m, p), plus input
+    broadcast to (b, n, p)."""
+    _same_dtype("baddbmm", (input, "input"), (batch1, "batch1"), (batch2, "batch2"))
+    return _added("baddbmm", input, bmm(batch1, batch2), beta, alpha)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  # noqa: A002
+           alpha: float = 1) -> Tensor:
+    """beta * input + alpha * sum_b (batch1[b] @ batch2[b]): the batched products summed over the
+    batch, plus input broadcast to (n, p)."""
+    _same_dtype("addbmm", (input, "input"), (batch1, "batch1"), (batch2, "batch2"))
+    return _added("addbmm", input, bmm(batch1, batch2).sum(0), beta, alpha)
+
+
+def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
+    """input = beta * input + alpha * (mat @ vec), in place (`Tensor.addmv_`)."""
+    return input.addmv_(mat, vec, beta=beta, alpha=alpha)
+
+
+def _same_dtype(op: str, *operands: tuple[Tensor, str]) -> None:
+    """Raise PyTorch's errors unless the operands are Tensors of one dtype that BLAS multiplies."""
+    for tensor, name in operands:
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(tensor).__name__}")
+    dtypes = [tensor.dtype for tensor, _ in operands]
+    if len(set(dtypes)) > 1:
+        named = ", ".join(f"{tensor.dtype} ({name})" for tensor, name in operands)
+        raise RuntimeError(f"{op}: input tensors must have the same dtype, but got {named}")
+    if dtypes[0].kind == "b":
+        raise UnsupportedDtypeError(f"{op}: not implemented for bool tensors, as in PyTorch")
+
+
+def _added(op: str, input: Tensor, product: Tensor, beta: float, alpha: float) -> Tensor:  # noqa: A002
+    """beta * input + alpha * product, input broadcast to the product's shape (never beyond it)."""
+    _check_fits(op, input, product.shape)
+    if product.dtype.kind in "iu":  # PyTorch truncates the scalars for an integer product
+        beta, alpha = int(beta), int(alpha)
     if alpha != 1:
         product = product * alpha
     if beta == 0:
-        return product
+        return _ignoring(product, input)
     return product + (input if beta == 1 else input * beta)
+
+
+def _check_fits(op: str, input: Tensor, shape: tuple[int, ...]) -> None:  # noqa: A002
+    """Raise unless input broadcasts to `shape` (the product's) without growing it."""
+    if not checks.broadcasts_to(input.shape, shape):
+        raise ShapeError(f"{op}: input of shape {input.shape} can't be broadcast to the shape {shape} "
+                         f"of the product")
+
+
+def _ignoring(product: Tensor, input: Tensor) -> Tensor:  # noqa: A002
+    """product, as `0 * input + product` without reading input (0 * nan would be nan). d/dproduct
+    = 1, d/dinput = 0 (PyTorch gives input a zero gradient, not none)."""
+    return record(product.data, "+", (product, input),
+                  lambda grad: grad,
+                  lambda grad: np.zeros_like(grad), saved=())
+
+
+def inner(a: Tensor, b: Tensor) -> Tensor:
+    """sum over the last dimension of a[..., k] * b[..., k]: shape a.shape[:-1] + b.shape[:-1]; a
+    product when either is 0-d. Gradient: tensordot's (or the product's)."""
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"inner: both inputs should have the same dtype, got {a.dtype} and {b.dtype}")
+    if a.shape[-1] != b.shape[-1]:
+        raise ShapeError(f"inner: the last dimension must match on both input tensors but got shapes "
+                         f"{a.shape} and {b.shape}")
+    return tensordot(a, b, ([-1], [-1]))
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The product of N 2-D tensors, in the cheapest order: PyTorch's deprecated form of
+    `linalg.multi_dot` (which also takes vectors at the ends). Gradient: the products'."""
+    from tensorgrad import linalg  # (linalg imports this module)
+
+    warnings.warn("chain_matmul is deprecated; use linalg.multi_dot, which takes a list of two or more "
+                  "tensors", UserWarning, stacklevel=2)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): expected one or more matrices")
+    for i, m in enumerate(matrices):
+        if m.ndim != 2:
+            raise ShapeError(f"chain_matmul(): tensor {i} has {m.ndim} dimensions (shape {m.shape}), "
+                             f"expected 2")
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return linalg.multi_dot(matrices)
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:  # noqa: A002

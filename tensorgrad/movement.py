@@ -326,21 +326,51 @@ def _storage_of(data: np.ndarray) -> np.ndarray:
     """The array that owns `data`'s memory (up the chain of views, through as_strided's holder)."""
     base = data
     while is_array(base.base) or hasattr(base.base, "__array_interface__"):
-        base = base.base if is_array(base.base) else np.asarray(base.base)
+        holder = base.base
+        if is_array(holder):
+            base = holder
+        elif is_array(getattr(holder, "base", None)):
+            base = holder.base  # numpy's as_strided holder keeps the array it views: go on from there
+        else:
+            owner = np.asarray(holder)
+            if owner.base is holder:  # (asarray of a holder is a view of it again: stop, or loop forever)
+                return owner
+            base = owner
     return base
 
 
 def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
     """Elements start .. start+length-1 along `dim` (a view). Gradient: placed back there."""
-    dim = checks.dim(dim, x.ndim, "narrow")
-    size = x.shape[dim]
-    start = checks.as_int(start, "narrow", "start")
-    length = checks.as_int(length, "narrow", "length")
-    start = start + size if start < 0 else start
-    if not 0 <= start <= size or length < 0 or start + length > size:
-        raise IndexError(f"narrow(): start {start} and length {length} are out of range for dimension "
-                         f"{dim} of size {size} (shape {x.shape})")
+    dim, start, length = _narrow_bounds(x, dim, start, length, "narrow")
     return _select_view(x, dim, slice(start, start + length), "narrow")
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa: A002
+    """A row-major copy of elements start .. start+length-1 along `dim` (`narrow`, then `clone`).
+    Gradient: placed back there."""
+    if not -max(input.ndim, 1) <= checks.as_int(dim, "narrow_copy", "dim") < max(input.ndim, 1):
+        raise RuntimeError(f"narrow_copy(): dim {dim} is out of range for a tensor of shape {input.shape}")
+    dim, start, length = _narrow_bounds(input, dim, start, length, "narrow_copy")
+    return clone(_select_view(input, dim, slice(start, start + length), "narrow_copy"))
+
+
+def _narrow_bounds(x: Tensor, dim: int, start: int, length: int, op: str) -> tuple[int, int, int]:
+    """(dim, start, length) of a narrow, checked, with PyTorch's exception types: IndexError for a
+    start outside [-size, size], RuntimeError for a negative length or one past the end."""
+    dim = checks.dim(dim, x.ndim, op)
+    size = x.shape[dim]
+    start = checks.as_int(start, op, "start")
+    length = checks.as_int(length, op, "length")
+    if not -size <= start <= size:
+        raise IndexError(f"{op}(): start out of range (expected to be in range of [{-size}, {size}], but "
+                         f"got {start}) for dimension {dim} of shape {x.shape}")
+    start = start + size if start < 0 else start
+    if length < 0:
+        raise RuntimeError(f"{op}(): length must be non-negative, got {length}")
+    if start + length > size:
+        raise RuntimeError(f"{op}(): start ({start}) + length ({length}) exceeds dimension size ({size}) "
+                           f"of dimension {dim} of shape {x.shape}")
+    return dim, start, length
 
 
 def _select_view(x: Tensor, dim: int, part: slice | int, op: str) -> Tensor:
@@ -772,10 +802,14 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     if input.ndim != 1:
         raise RuntimeError(f"combinations(): expects a 1-d tensor, got shape {input.shape}")
     r = checks.as_int(r, "combinations", "r")
+    if r < 0:
+        raise RuntimeError(f"combinations(): expects a non-negative r, but got {r}")
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = list(pick(range(input.shape[0]), r))  # indices only: C(n, r) tuples of positions
-    if not rows or r == 0:
+    if r == 0:
         return input[:0]
+    if not rows:  # more picks than elements: no rows, each r wide
+        return reshape(input[:0], (0, r))
     return input[new_leaf(array_like(np.array(rows, dtype=np.int64), input.data))]
 
 
@@ -798,3 +832,203 @@ def meshgrid(*tensors: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:
         shape[order.index(i)] = -1
         grids.append(expand(reshape(t, *shape), *full))
     return tuple(grids)
+
+
+# --- torch-level shape helpers: atleast_*d, block_diag, broadcast_shapes/tensors, unravel_index ----
+
+
+def _one_or_tuple(tensors: tuple, ndim: int, op: str) -> Tensor | tuple[Tensor, ...]:
+    """PyTorch's atleast_*d calling forms: one tensor gives a tensor, several or a sequence a tuple."""
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        return _at_least(_checked_tensors(tensors[0], op), ndim, op) if tensors[0] else ()
+    if len(tensors) == 1:
+        return _at_least(_checked_tensors(tensors, op), ndim, op)[0]
+    return _at_least(_checked_tensors(tensors, op), ndim, op) if tensors else ()
+
+
+def _checked_tensors(tensors: Sequence[Any], op: str) -> tuple[Tensor, ...]:
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): expected a Tensor as element {i}, but got {type(t).__name__}")
+    return tuple(tensors)
+
+
+def atleast_1d(*tensors: Tensor) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 1 dimension (a 0-d one becomes shape (1,)): a view, or the tensor
+    itself. One tensor gives a tensor; several, or a list of them, a tuple."""
+    return _one_or_tuple(tensors, 1, "atleast_1d")
+
+
+def atleast_2d(*tensors: Tensor) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 2 dimensions ((n,) becomes (1, n)): a view, or the tensor itself.
+    One tensor gives a tensor; several, or a list of them, a tuple."""
+    return _one_or_tuple(tensors, 2, "atleast_2d")
+
+
+def atleast_3d(*tensors: Tensor) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 3 dimensions ((n,) becomes (1, n, 1), (m, n) becomes (m, n, 1)): a
+    view, or the tensor itself. One tensor gives a tensor; several, or a list of them, a tuple."""
+    return _one_or_tuple(tensors, 3, "atleast_3d")
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-d, 1-d as a row, or 2-d) placed along the diagonal of a zero matrix, in the
+    promoted dtype. Gradient: each input's block of the output's gradient."""
+    tensors = _checked_tensors(tensors, "block_diag")
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"block_diag(): input tensors must have 2 or fewer dimensions, but input {i} "
+                               f"has shape {t.shape}")
+    if not tensors:  # PyTorch's answer for no blocks: an empty (1, 0) row
+        from tensorgrad.creation import zeros
+
+        return zeros(1, 0)
+    shapes = [(1, 1) if t.ndim == 0 else (1, t.shape[0]) if t.ndim == 1 else t.shape for t in tensors]
+    dtype = functools.reduce(promote_types, (t.dtype for t in tensors))
+    rows, cols = np.cumsum([0] + [r for r, _ in shapes]), np.cumsum([0] + [c for _, c in shapes])
+    out = namespace(tensors[0].data).zeros((int(rows[-1]), int(cols[-1])), dtype)
+    blocks = [(slice(int(rows[i]), int(rows[i + 1])), slice(int(cols[i]), int(cols[i + 1])))
+              for i in range(len(tensors))]
+    for t, shape, block in zip(tensors, shapes, blocks, strict=True):
+        out[block] = t.data.reshape(shape)
+    vjps = [_block_of(block, t.shape) for t, block in zip(tensors, blocks, strict=True)]
+    return record(out, "block_diag", tensors, *vjps, saved=())
+
+
+def _block_of(block: tuple[slice, slice], shape: tuple[int, ...]):
+    return lambda grad: grad[block].reshape(shape)
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """The shape that tensors of these shapes broadcast to together (a `tg.Size`), by NumPy's
+    rules: aligned from the right, each size equal or 1. An int is a 1-d shape."""
+    from tensorgrad.compat import Size
+
+    parsed = []
+    for shape in shapes:
+        if isinstance(shape, int | np.integer) and not isinstance(shape, bool):
+            shape = (shape,)
+        if not isinstance(shape, Sequence) or not all(
+                isinstance(n, int | np.integer) and not isinstance(n, bool) for n in shape):
+            raise RuntimeError(f"broadcast_shapes(): input shapes should be ints, tuples of ints or lists "
+                               f"of ints, got {shape!r}")
+        if any(n < 0 for n in shape):
+            raise ValueError(f"broadcast_shapes(): a dimension can't have negative length, got "
+                             f"{tuple(shape)}")
+        parsed.append(tuple(int(n) for n in shape))
+    ndim = max((len(s) for s in parsed), default=0)
+    out = [1] * ndim
+    for shape in parsed:
+        for i, n in enumerate(shape, ndim - len(shape)):
+            if n != out[i] and n != 1 and out[i] != 1:
+                raise ShapeError(f"broadcast_shapes(): shapes {', '.join(str(s) for s in parsed)} can't be "
+                                 f"broadcast together (sizes {out[i]} and {n} at dimension {i - ndim})")
+            if n != 1:
+                out[i] = n
+    return Size(out)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape: read-only views (stride 0 where
+    stretched). Gradient: summed back over the stretched dimensions."""
+    tensors = _checked_tensors(tensors, "broadcast_tensors")
+    try:
+        shape = broadcast_shapes(*(t.shape for t in tensors))
+    except ShapeError:
+        raise ShapeError(f"broadcast_tensors(): tensors of shapes {', '.join(str(t.shape) for t in tensors)} "
+                         "can't be broadcast together") from None
+    return tuple(broadcast_to(t, shape) for t in tensors)
+
+
+def unravel_index(indices: Tensor, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates in a tensor of `shape` of each flat (row-major) index: a tuple of int64
+    tensors of `indices`' shape, one per dimension. Indices wrap around modulo the number of
+    elements, as PyTorch's do (-1 is the last element). No gradient."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"unravel_index(): expected 'indices' to be a Tensor, got {type(indices).__name__}")
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"unravel_index(): expected 'indices' to be integer dtype, but got {indices.dtype}")
+    sizes = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
+    sizes = tuple(checks.as_int(n, "unravel_index", "shape") for n in sizes)
+    if any(n < 0 for n in sizes):
+        raise ValueError(f"unravel_index(): 'shape' cannot have negative values, but got {sizes}")
+    if 0 in sizes and indices.numel():
+        raise RuntimeError(f"unravel_index(): can't index into shape {sizes}, which has no elements")
+    rest = indices.data.astype(np.int64)
+    coords = []
+    for n in reversed(sizes):
+        coords.append(np.remainder(rest, n) if n else rest)
+        rest = np.floor_divide(rest, n) if n else rest
+    return tuple(new_leaf(c) for c in reversed(coords))
+
+
+# --- diagonals built from values, and conjugate transposes ------------------------------------------
+
+
+def diag_embed(x: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """x's last dimension put on the `offset` diagonal of the (dim1, dim2) planes of a new tensor of
+    zeros (one more dimension, each plane of side size + |offset|). Gradient: that diagonal."""
+    ndim = x.ndim + 1
+    d1, d2 = checks.dim(dim1, ndim, "diag_embed"), checks.dim(dim2, ndim, "diag_embed")
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical ({dim1}, {dim2})")
+    offset = checks.as_int(offset, "diag_embed", "offset")
+    side = x.shape[-1] + abs(offset)
+    rest = iter(x.shape[:-1])
+    shape = tuple(side if d in (d1, d2) else next(rest) for d in range(ndim))
+    full = namespace(x.data).zeros(shape, dtype=x.dtype)
+    _diagonal_of(full, offset, d1, d2)[...] = x.data
+    return record(full, "diag_embed", (x,),
+                  lambda grad: _diagonal_of(grad, offset, d1, d2), saved=())
+
+
+def diagflat(x: Tensor, offset: int = 0) -> Tensor:
+    """A square matrix with x's elements (flattened) on the `offset` diagonal and zeros elsewhere.
+    Gradient: that diagonal, reshaped as x."""
+    return diag(x.reshape(-1), offset)
+
+
+def conj(x: Tensor) -> Tensor:
+    """The complex conjugate: for a real tensor x itself (no copy, as in PyTorch); for a complex
+    one a conjugated copy (PyTorch's is a lazy view). Gradient: conjugated back."""
+    if x.dtype.kind != "c":
+        return x
+    return record(np.conj(x.data), "conj", (x,), lambda grad: np.conj(grad), saved=())
+
+
+def resolve_conj(x: Tensor) -> Tensor:
+    """x with a pending lazy conjugation applied: x itself, as tensorgrad's conj is never lazy."""
+    return x
+
+
+def resolve_neg(x: Tensor) -> Tensor:
+    """x with a pending lazy negation applied: x itself, as tensorgrad never negates lazily."""
+    return x
+
+
+def H(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+    """The conjugate transpose of a matrix (a view for a real one); a 0-d tensor is itself."""
+    if x.ndim not in (0, 2):
+        hint = "; for batches of matrices, use tensor.mH" if x.ndim > 2 else ""
+        raise ShapeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor "
+                         f"(shape {x.shape}){hint}")
+    return conj(x if x.ndim == 0 else transpose(x, 0, 1))
+
+
+def mH(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+    """The conjugate transpose of the last two dimensions (of a matrix or a batch of them; a view
+    for a real tensor). Gradient: transposed back."""
+    return _conjugate_transpose(x, "tensor.mH")
+
+
+def adjoint(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (of a matrix or a batch of them; a view
+    for a real tensor), as `mH`. Gradient: transposed back."""
+    return _conjugate_transpose(x, "tensor.adjoint()")
+
+
+def _conjugate_transpose(x: Tensor, op: str) -> Tensor:
+    if x.ndim < 2:
+        raise ShapeError(f"{op} is only supported on matrices or batches of matrices. Got {x.ndim}-D "
+                         f"tensor (shape {x.shape})")
+    return conj(transpose(x, -2, -1))

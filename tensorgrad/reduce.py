@@ -9,7 +9,9 @@ back as size 1, broadcast over the input (and, for max/min, routed to the winner
 
 from __future__ import annotations
 
+import builtins  # `range`, which histogram's argument of that name hides
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,6 +20,7 @@ from tensorgrad import checks, elementwise, movement, return_types
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
 from tensorgrad.device import accumulate, array_like, is_array, namespace, to_numpy, ufunc_at
+from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
@@ -1071,3 +1074,291 @@ def _median_of_all(x: Tensor) -> Tensor:
         return equal * (grad / np.add.reduce(equal, axis=None))
 
     return record(value, "median", (x,), vjp)
+
+
+# --- torch.trapezoid and cumulative_trapezoid, histogram and histogramdd, isin ---------------------
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
+    """The trapezoidal rule along `dim`: sum((y[i+1] + y[i]) * (x[i+1] - x[i])) / 2, with sample
+    points `x` (1-d, or y's shape) or a constant spacing `dx` (default 1). Derivative: through
+    the sums, products and differences it is made of."""
+    later, earlier, spacing, dim = _trapezoid_parts(y, x, dx, dim, "trapezoid")
+    return ((later + earlier) * spacing).sum(dim) / 2
+
+
+trapz = trapezoid
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+                         dim: int = -1) -> Tensor:
+    """The running trapezoidal rule along `dim` (one value fewer than y there): out[i] is the
+    `trapezoid` of y[0 .. i+1]. Derivative: through the running sum and the products."""
+    later, earlier, spacing, dim = _trapezoid_parts(y, x, dx, dim, "cumulative_trapezoid")
+    return cumsum((later + earlier) * spacing, dim) / 2
+
+
+def _trapezoid_parts(y: Tensor, x: Tensor | None, dx: float | None, dim: int,
+                     op: str) -> tuple[Tensor, Tensor, Any, int]:
+    """y's later and earlier neighbours along dim, the spacing between them (a number or a
+    tensor that broadcasts against them) and dim as a non-negative index."""
+    if not isinstance(y, Tensor):
+        raise TypeError(f"{op}(): argument 'y' must be a Tensor, not {type(y).__name__}")
+    if y.dtype.kind == "b":
+        raise RuntimeError(f"{op}(): received a bool input for `y`, but bool is not supported")
+    if x is not None and (dx is not None or not isinstance(x, Tensor)):
+        raise TypeError(f"{op}(): takes sample points x (a Tensor) or a spacing dx, not both; got "
+                        f"x={type(x).__name__}, dx={dx!r}")
+    if y.ndim == 0:
+        raise IndexError(f"{op}(): dimension {dim} is out of range for a 0-d y (shape ()): y needs a "
+                         "dimension to integrate along")
+    dim = checks.dim(dim, y.ndim, op)
+    length = y.shape[dim]
+    inner = builtins.max(length - 1, 0)
+    later, earlier = (y.narrow(dim, 1, inner) if length else y), y.narrow(dim, 0, inner)
+    if x is None:
+        return later, earlier, 1 if dx is None else dx, dim
+    if x.ndim == 1:
+        if x.shape[0] != length:
+            raise ShapeError(f"{op}(): there must be one `x` value for each sample point: x has shape "
+                             f"{x.shape}, y has {length} points along dim {dim} (shape {y.shape})")
+        spacing = diff(x).reshape((inner,) + (1,) * (y.ndim - 1 - dim)) if length else x
+        return later, earlier, spacing, dim
+    if x.ndim != y.ndim:
+        raise ShapeError(f"{op}(): x of shape {x.shape} must be 1-d or have y's {y.ndim} dimensions "
+                         f"(y has shape {y.shape})")
+    if x.shape[dim] != length:
+        raise ShapeError(f"{op}(): there must be one `x` value for each sample point: x has shape "
+                         f"{x.shape}, y has shape {y.shape} (dim {dim})")
+    return later, earlier, diff(x, dim=dim) if length else x, dim
+
+
+def histogram(input: Tensor, bins: int | Tensor = 100, *, range: tuple[float, float] | None = None,  # noqa: A002
+              weight: Tensor | None = None, density: bool = False) -> tuple[Tensor, Tensor]:
+    """Counts of `input`'s elements in `bins` bins of equal width over `range` (default: from the
+    smallest element to the largest), or between the edges of a 1-d `bins` tensor; each bin holds
+    [left, right) and the last also its right edge. Returns `(hist, bin_edges)`, in input's
+    floating dtype. `weight` counts each element with its weight; `density` divides by the total
+    and the bin's width. No gradient."""
+    if weight is not None and weight.shape != input.shape:
+        raise ShapeError(f"histogram(): weight must have the input's shape {input.shape}, got {weight.shape}")
+    points = input.reshape(-1, 1)
+    bins = [bins] if isinstance(bins, Tensor) else bins
+    hist, edges = _histogramdd(points, bins, range, weight, density, "histogram")
+    return return_types.histogram(hist, edges[0])
+
+
+def histogramdd(input: Tensor, bins: Any, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+                density: bool = False) -> tuple[Tensor, tuple[Tensor, ...]]:
+    """The D-dimensional histogram of the points in `input` (..., D): counts in a grid of bins
+    (`bins` an int or one int per dimension, over `range` given as [min0, max0, min1, ...] or
+    each dimension's extent; or one 1-d tensor of edges per dimension). Returns
+    `(hist, bin_edges)`, hist of shape (bins0, bins1, ...). No gradient."""
+    if input.ndim < 2:
+        raise ShapeError(f"histogramdd(): input should have at least 2 dimensions (points, coordinates), got "
+                         f"shape {input.shape}")
+    if weight is not None and weight.shape != input.shape[:-1]:
+        raise ShapeError(f"histogramdd(): if weight tensor is provided it should have the same shape as the "
+                         f"input tensor excluding its innermost dimension, but got input with shape "
+                         f"{input.shape} and weight with shape {weight.shape}")
+    points = input.reshape(-1, input.shape[-1])
+    hist, edges = _histogramdd(points, bins, range, weight, density, "histogramdd")
+    return return_types.histogramdd(hist, edges)
+
+
+def _histogramdd(points: Tensor, bins: Any, range: Any, weight: Tensor | None, density: bool,  # noqa: A002
+                 op: str) -> tuple[Tensor, tuple[Tensor, ...]]:
+    """The histogram of N points of D coordinates (N, D): (hist, the D edge tensors)."""
+    data, dims = points.data, points.shape[-1]
+    if data.dtype.kind != "f":
+        raise UnsupportedDtypeError(f"{op}(): not implemented for dtype {points.dtype}, only floating ones")
+    if weight is not None and weight.dtype != points.dtype:
+        raise RuntimeError(f"{op}(): if weight tensor is provided, input tensor and weight tensor should "
+                           f"have the same dtype, but got input {points.dtype} and weight {weight.dtype}")
+    xp = namespace(data)
+    if isinstance(bins, int | np.integer) and not isinstance(bins, bool):
+        bins = [int(bins)] * dims
+    if len(bins) != dims:
+        raise RuntimeError(f"{op}(): expected {dims} sequences of bin edges or bin counts (one per dimension "
+                           f"of the points), got {len(bins)}")
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"{op}(): expected range to give a min and a max for each of the {dims} "
+                           f"dimensions, got {len(range)} numbers")
+    edges = [_bin_edges(data[:, d], bins[d], None if range is None else range[2 * d:2 * d + 2], d, op)
+             for d in builtins.range(dims)]
+    counts = [e.shape[0] - 1 for e in edges]
+    flat = xp.zeros(data.shape[0], dtype=np.int64)
+    inside = xp.ones(data.shape[0], dtype=bool)
+    for d, e in enumerate(edges):
+        position = xp.searchsorted(e, data[:, d], side="right") - 1
+        position = xp.where(data[:, d] == e[-1], counts[d] - 1, position)  # the last bin keeps its right edge
+        inside &= (position >= 0) & (position < counts[d])
+        flat = flat * counts[d] + xp.clip(position, 0, builtins.max(counts[d] - 1, 0))
+    weights = None if weight is None else weight.data.reshape(-1)[inside]
+    total = math.prod(counts)
+    hist = xp.bincount(flat[inside], weights=weights, minlength=total)[:total].astype(data.dtype)
+    hist = hist.reshape(counts)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            hist = hist / (e[1:] - e[:-1]).reshape((-1,) + (1,) * (dims - 1 - d))
+        hist = hist.astype(data.dtype)
+    return new_leaf(hist), tuple(new_leaf(e) for e in edges)
+
+
+def _bin_edges(values: np.ndarray, bins: Any, extent: Any, d: int, op: str) -> np.ndarray:
+    """Dimension d's bin edges: a tensor of them as given, or `bins` + 1 evenly spaced ones."""
+    if isinstance(bins, Tensor):
+        if bins.dtype != values.dtype:
+            raise RuntimeError(f"{op}(): input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {values.dtype} and bins for dimension {d} with dtype "
+                               f"{bins.dtype}")
+        if bins.ndim != 1:
+            raise RuntimeError(f"{op}(): bins tensor for dimension {d} should be 1-d, got shape {bins.shape}")
+        return bins.data
+    count = checks.as_int(bins, op, "bins")
+    if count <= 0:
+        raise RuntimeError(f"{op}(): bins must be > 0, but got {count} for dimension {d}")
+    if extent is not None:
+        low, high = float(extent[0]), float(extent[1])
+    elif values.size:
+        low, high = float(values.min()), float(values.max())
+    else:
+        low, high = 0.0, 1.0
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"{op}(): dimension {d}'s range [{low}, {high}] is not finite")
+    if low > high:
+        raise RuntimeError(f"{op}(): min should not exceed max, but got min {low} max {high} for "
+                           f"dimension {d}")
+    if low == high:  # one value: a bin of width 1 around it, as PyTorch and NumPy widen it
+        low, high = low - 0.5, high + 0.5
+    return array_like(np.linspace(low, high, count + 1), values, values.dtype)
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of `elements` equals some element of `test_elements` (either may be a
+    number): a bool tensor of elements' shape (`invert=True`: whether it equals none). No
+    gradient."""
+    tensors = [t for t in (elements, test_elements) if isinstance(t, Tensor)]
+    if not tensors:
+        raise TypeError(f"isin(): expected a Tensor for elements or test_elements, got "
+                        f"{type(elements).__name__} and {type(test_elements).__name__}")
+    if builtins.any(t.dtype.kind == "b" for t in tensors):
+        raise RuntimeError("isin(): unsupported input type encountered: bool")
+    like = tensors[0].data
+    values, tests = (t.data if isinstance(t, Tensor) else array_like(t, like)
+                     for t in (elements, test_elements))
+    xp = namespace(like)
+    tests = xp.sort(tests.reshape(-1))
+    if tests.size == 0:
+        found = xp.zeros(values.shape, dtype=bool)
+    else:  # a binary search in the sorted tests, then one comparison: any array module runs it
+        place = xp.clip(xp.searchsorted(tests, values), 0, tests.size - 1)
+        found = tests[place] == values
+    return new_leaf(~found if invert else found)
+
+
+# --- norms of slices, sums down to a size, covariance: renorm, sum_to_size, cov, corrcoef ---------
+
+
+def renorm(x: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """x with each slice along `dim` (x.select(dim, i)) whose p-norm exceeds maxnorm scaled to
+    that norm: x * maxnorm / (norm + 1e-7) there, x elsewhere. Gradient: through the norm too."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"renorm(): argument 'input' must be a Tensor, not {type(x).__name__}")
+    if x.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions "
+                           f"(shape {x.shape})")
+    dim = checks.dim(dim, x.ndim, "renorm")
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive norms are not supported, got p={p}")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"renorm: expected a floating point tensor as input, got {x.dtype} "
+                           f"(shape {x.shape})")
+    norms = norm(x, float(p), dim=tuple(d for d in builtins.range(x.ndim) if d != dim), keepdim=True)
+    return x * elementwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+
+
+def sum_to_size(x: Tensor, *size: int) -> Tensor:
+    """x summed down to `size`, a shape that expands to x's (expand's inverse): the leading
+    dimensions summed away, and those where size has a 1. Gradient: expanded back (by `sum`)."""
+    if not size:
+        raise TypeError("sum_to_size() missing 1 required positional argument: 'size'")
+    size = checks.sizes(size, "sum_to_size")
+    lead = x.ndim - len(size)
+    if lead < 0 or builtins.any(n not in (m, 1) for n, m in zip(size, x.shape[lead:], strict=True)):
+        raise ShapeError(f"sum_to_size: size {list(size)} is not expandable to size {list(x.shape)} "
+                         f"(the tensor's shape)")
+    if size == x.shape:
+        return x
+    stretched = (lead + i for i, n in enumerate(size) if n == 1 != x.shape[lead + i])
+    dims = tuple(builtins.range(lead)) + tuple(stretched)
+    return sum(x, dims, keepdim=True).reshape(*size)
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  # noqa: A002
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in input's rows, observed in its columns (a 1-D
+    input is one variable, giving a 0-d result): with weights w (fweights, integer repeat counts,
+    times aweights, floating importances),
+
+        cov[i, j] = sum_k w_k (x_ik - mean_i) (x_jk - mean_j) / (sum_k w_k - correction)
+
+    (with aweights, the correction counts sum(w * aweights) / sum(w) instead). PyTorch's
+    formula; integer inputs give the default float. Gradient: through the sums and products,
+    to input and aweights.
+    """
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions (shape {input.shape})")
+    if input.dtype.kind == "b":
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    correction = checks.as_int(correction, "cov", "correction")
+    observations = input.reshape(1, -1) if input.ndim < 2 else input
+    count = observations.shape[1]
+    for name, w, kinds, kind in (("fweights", fweights, "iu", "integral"),
+                                 ("aweights", aweights, "f", "floating point")):
+        if w is None:
+            continue
+        if w.ndim > 1:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} "
+                               f"with {w.ndim} dimensions")
+        if w.numel() != count:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations "
+                               f"in the input but got {w.numel()} != {count}")
+        if w.dtype.kind not in kinds:
+            raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                               f"{w.dtype} dtype")
+        if (w.data < 0).any():
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+    dtype = float_dtype(input.dtype if aweights is None else promote_types(input.dtype, aweights.dtype))
+    x = _cast(observations, dtype)
+    a = None if aweights is None else _cast(aweights.reshape(-1), dtype)
+    f = None if fweights is None else _cast(fweights.reshape(-1), dtype)
+    w = a if f is None else f if a is None else f * a
+    if w is None:
+        total = count
+    else:
+        total = sum(w)
+        if not total.item():
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    mean = sum(x if w is None else x * w, 1, keepdim=True) / total
+    factor = total - correction * sum(w * a) / total if a is not None and correction else total - correction
+    if float(factor) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0; correction should be strictly less than the number "
+                      "of observations", UserWarning, stacklevel=2)
+        factor = 0.0
+    centered = x - mean
+    return ((centered @ (centered if w is None else centered * w).T) / factor).squeeze()
+
+
+def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
+    """Pearson's correlation coefficients of the variables in input's rows: cov[i, j] / (std_i
+    std_j), clipped to [-1, 1] (a 0-d input's is cov / cov). Gradient: through cov, sqrt and clip."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    std = c.diagonal().sqrt()
+    return (c / std.reshape(-1, 1) / std.reshape(1, -1)).clip(-1, 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 __all__ = ["max", "min", "sort", "topk", "cummax", "cummin", "median", "nanmedian", "kthvalue", "aminmax",
-           "slogdet", "mode", "std_mean", "var_mean"]
+           "slogdet", "mode", "std_mean", "var_mean", "histogram", "histogramdd", "frexp"]
 
 max = namedtuple("max", ["values", "indices"])  # noqa: A001 - PyTorch's name, torch.return_types.max
 min = namedtuple("min", ["values", "indices"])  # noqa: A001
@@ -23,6 +23,9 @@ kthvalue = namedtuple("kthvalue", ["values", "indices"])
 aminmax = namedtuple("aminmax", ["min", "max"])
 slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
 mode = namedtuple("mode", ["values", "indices"])
+frexp = namedtuple("frexp", ["mantissa", "exponent"])
+histogram = namedtuple("histogram", ["hist", "bin_edges"])
+histogramdd = namedtuple("histogramdd", ["hist", "bin_edges"])
 # PyTorch returns a plain tuple for these two; a named tuple unpacks the same and reads by name.
 std_mean = namedtuple("std_mean", ["std", "mean"])
 var_mean = namedtuple("var_mean", ["var", "mean"])

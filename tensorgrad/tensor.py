@@ -1619,6 +1619,110 @@ class Tensor:
         """Copy src's values (broadcast to self's shape) into self, in place."""
         return inplace.apply_inplace(self, inplace.copy, ensure_tensor(src, self), name="copy_")
 
+    # --- index writes: index_put, put, index_reduce, the *_scatter family (each in `indexing`; the
+    # in-place forms written back by `inplace.apply_inplace`), and the storage-level writes ------
+
+    def index_put_(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        """self[indices] = values (+= with `accumulate`), in place; `indices` a tuple of index tensors."""
+        return inplace.apply_inplace(self, indexing.index_put, indices, values, accumulate, name="index_put_")
+
+    def index_put(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        """A copy with self[indices] = values (+= with `accumulate`): `tg.index_put`."""
+        return indexing.index_put(self, indices, values, accumulate)
+
+    def put_(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+        """source's elements written (added, with `accumulate`) at `index` of the flattened self, in place."""
+        return inplace.apply_inplace(self, indexing.put, index, source, accumulate, name="put_")
+
+    def put(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+        """A copy with source's elements at `index` of the flattened self: `tg.put`."""
+        return indexing.put(self, index, source, accumulate)
+
+    def index_reduce_(self, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                      include_self: bool = True) -> Tensor:
+        """`index_reduce`, in place."""
+        # (source among the arguments, not in a closure: apply_inplace records when it requires grad)
+        op = functools.partial(indexing.index_reduce, include_self=include_self)
+        return inplace.apply_inplace(self, op, dim, index, source, reduce, name="index_reduce_")
+
+    def index_reduce(self, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                     include_self: bool = True) -> Tensor:
+        """source's slices combined into self's at `index` along dim by prod, mean, amax or amin."""
+        return indexing.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+
+    def select_scatter(self, src: Tensor, dim: int, index: int) -> Tensor:
+        """A copy with src written at self.select(dim, index)."""
+        return indexing.select_scatter(self, src, dim, index)
+
+    def slice_scatter(self, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                      step: int = 1) -> Tensor:
+        """A copy with src written at the slice start:end:step along dim."""
+        return indexing.slice_scatter(self, src, dim, start, end, step)
+
+    def diagonal_scatter(self, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """A copy with src written at self.diagonal(offset, dim1, dim2)."""
+        return indexing.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def as_strided_scatter(self, src: Tensor, size: Sequence[int], stride: Sequence[int],
+                           storage_offset: int | None = None) -> Tensor:
+        """A copy with src written where self.as_strided(size, stride, storage_offset) reads."""
+        return indexing.as_strided_scatter(self, src, size, stride, storage_offset)
+
+    def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor:
+        """`fill_value` on the main diagonal (restarting down a tall matrix with `wrap`), in place."""
+        return inplace.apply_inplace(self, indexing.fill_diagonal, fill_value, wrap, name="fill_diagonal_")
+
+    def narrow_copy(self, dim: int, start: int, length: int) -> Tensor:
+        """A contiguous copy of self.narrow(dim, start, length)."""
+        return movement.narrow_copy(self, dim, start, length)
+
+    def resize_(self, *sizes: Any) -> Tensor:
+        """self in shape `sizes` over its storage's elements in memory order (grown with zeros if
+        need be); not for a tensor that requires grad."""
+        if not sizes:
+            raise TypeError("resize_() missing 1 required positional argument: 'size'")
+        return inplace.resize(self, checks.sizes(sizes, "resize_"))
+
+    def resize_as_(self, tensor: Tensor) -> Tensor:
+        """`resize_` to tensor's shape."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"resize_as_(): argument 'the_template' must be Tensor, not "
+                            f"{type(tensor).__name__}")
+        return inplace.resize(self, tensor.shape, "resize_as_")
+
+    def apply_(self, callable: Any) -> Tensor:  # noqa: A002
+        """Each element replaced by callable(element), a Python call per element (CPU only)."""
+        return inplace.apply_function(self, callable, "apply_")
+
+    def map_(self, tensor: Tensor, callable: Any) -> Tensor:  # noqa: A002
+        """Each element replaced by callable(element, tensor's element), tensor broadcast (CPU only)."""
+        return inplace.map_function(self, tensor, callable)
+
+    def new_empty_strided(self, size: Sequence[int], stride: Sequence[int], dtype: Any = None,
+                          device: Any = None, requires_grad: bool = False) -> Tensor:
+        """An uninitialised tensor of `size` with strides `stride` (in elements), in this tensor's
+        dtype and on its device unless given."""
+        if not isinstance(size, Sequence) or not isinstance(stride, Sequence):
+            raise TypeError(f"new_empty_strided(): size and stride must be tuples of ints, got "
+                            f"{type(size).__name__} and {type(stride).__name__}")
+        shape = checks.sizes((size,), "new_empty_strided")
+        steps = tuple(checks.as_int(s, "new_empty_strided", "stride") for s in stride)
+        if len(steps) != len(shape):
+            raise RuntimeError(f"new_empty_strided(): dimensionality of sizes ({len(shape)}) must match "
+                               f"dimensionality of strides ({len(steps)})")
+        if any(s < 0 for s in steps):
+            raise RuntimeError(f"new_empty_strided(): strides must be non-negative, got {steps}")
+        options = self._new_options(dtype, device, False)
+        if requires_grad and np.dtype(options["dtype"]).kind not in "fc":
+            raise RuntimeError(f"new_empty_strided(): only tensors of floating point dtype can require "
+                               f"gradients, got {np.dtype(options['dtype'])}")
+        extent = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, steps, strict=True))
+        storage = creation.empty(extent, **options).data
+        if device is None:  # this tensor's device, and its kind of array
+            storage = device_module.array_like(storage, self._data)
+        data = device_module.strided_view(storage, shape, [s * storage.itemsize for s in steps])
+        return new_leaf(data, requires_grad)
+
     # Unary math and the other ops' in-place forms: the out-of-place op, written back (see
     # `inplace.apply_inplace`), as PyTorch derives them.
 
@@ -1709,6 +1813,367 @@ class Tensor:
     def fmod_(self, other: Any) -> Tensor:
         """self = fmod(self, other), in place."""
         return inplace.apply_inplace(self, elementwise.fmod, other, name="fmod_")
+
+    # --- more in-place forms, and NumPy's alias names (arccos, divide, less, ...) ------------------
+    # Each in-place form is its out-of-place op written back (`inplace.apply_inplace`); a result
+    # that can't be stored in self's dtype (a float into an integer tensor) raises, as in PyTorch.
+
+    def absolute_(self) -> Tensor:
+        """self = |self|, in place (`abs_`)."""
+        return inplace.apply_inplace(self, elementwise.abs, name="absolute_")
+
+    def acos_(self) -> Tensor:
+        """self = acos(self), in place."""
+        return inplace.apply_inplace(self, elementwise.acos, name="acos_")
+
+    def arccos_(self) -> Tensor:
+        """self = acos(self), in place (`acos_`)."""
+        return inplace.apply_inplace(self, elementwise.acos, name="arccos_")
+
+    def acosh_(self) -> Tensor:
+        """self = acosh(self), in place."""
+        return inplace.apply_inplace(self, elementwise.acosh, name="acosh_")
+
+    def arccosh_(self) -> Tensor:
+        """self = acosh(self), in place (`acosh_`)."""
+        return inplace.apply_inplace(self, elementwise.acosh, name="arccosh_")
+
+    def asin_(self) -> Tensor:
+        """self = asin(self), in place."""
+        return inplace.apply_inplace(self, elementwise.asin, name="asin_")
+
+    def arcsin_(self) -> Tensor:
+        """self = asin(self), in place (`asin_`)."""
+        return inplace.apply_inplace(self, elementwise.asin, name="arcsin_")
+
+    def asinh_(self) -> Tensor:
+        """self = asinh(self), in place."""
+        return inplace.apply_inplace(self, elementwise.asinh, name="asinh_")
+
+    def arcsinh_(self) -> Tensor:
+        """self = asinh(self), in place (`asinh_`)."""
+        return inplace.apply_inplace(self, elementwise.asinh, name="arcsinh_")
+
+    def atan_(self) -> Tensor:
+        """self = atan(self), in place."""
+        return inplace.apply_inplace(self, elementwise.atan, name="atan_")
+
+    def arctan_(self) -> Tensor:
+        """self = atan(self), in place (`atan_`)."""
+        return inplace.apply_inplace(self, elementwise.atan, name="arctan_")
+
+    def atanh_(self) -> Tensor:
+        """self = atanh(self), in place."""
+        return inplace.apply_inplace(self, elementwise.atanh, name="atanh_")
+
+    def arctanh_(self) -> Tensor:
+        """self = atanh(self), in place (`atanh_`)."""
+        return inplace.apply_inplace(self, elementwise.atanh, name="arctanh_")
+
+    def cosh_(self) -> Tensor:
+        """self = cosh(self), in place."""
+        return inplace.apply_inplace(self, elementwise.cosh, name="cosh_")
+
+    def sinh_(self) -> Tensor:
+        """self = sinh(self), in place."""
+        return inplace.apply_inplace(self, elementwise.sinh, name="sinh_")
+
+    def tan_(self) -> Tensor:
+        """self = tan(self), in place."""
+        return inplace.apply_inplace(self, elementwise.tan, name="tan_")
+
+    def deg2rad_(self) -> Tensor:
+        """self = self * pi / 180, in place."""
+        return inplace.apply_inplace(self, elementwise.deg2rad, name="deg2rad_")
+
+    def rad2deg_(self) -> Tensor:
+        """self = self * 180 / pi, in place."""
+        return inplace.apply_inplace(self, elementwise.rad2deg, name="rad2deg_")
+
+    def erf_(self) -> Tensor:
+        """self = erf(self), in place."""
+        return inplace.apply_inplace(self, elementwise.erf, name="erf_")
+
+    def erfc_(self) -> Tensor:
+        """self = 1 - erf(self), in place."""
+        return inplace.apply_inplace(self, elementwise.erfc, name="erfc_")
+
+    def exp2_(self) -> Tensor:
+        """self = 2 ** self, in place."""
+        return inplace.apply_inplace(self, elementwise.exp2, name="exp2_")
+
+    def expm1_(self) -> Tensor:
+        """self = e ** self - 1, in place."""
+        return inplace.apply_inplace(self, elementwise.expm1, name="expm1_")
+
+    def fix_(self) -> Tensor:
+        """self rounded toward zero, in place (`trunc_`)."""
+        return inplace.apply_inplace(self, elementwise.trunc, name="fix_")
+
+    def frac_(self) -> Tensor:
+        """self = self - trunc(self), in place."""
+        return inplace.apply_inplace(self, elementwise.frac, name="frac_")
+
+    def log10_(self) -> Tensor:
+        """self = log10(self), in place."""
+        return inplace.apply_inplace(self, elementwise.log10, name="log10_")
+
+    def log1p_(self) -> Tensor:
+        """self = ln(1 + self), in place."""
+        return inplace.apply_inplace(self, elementwise.log1p, name="log1p_")
+
+    def log2_(self) -> Tensor:
+        """self = log2(self), in place."""
+        return inplace.apply_inplace(self, elementwise.log2, name="log2_")
+
+    def negative_(self) -> Tensor:
+        """self = -self, in place (`neg_`)."""
+        return inplace.apply_inplace(self, elementwise.neg, name="negative_")
+
+    def rsqrt_(self) -> Tensor:
+        """self = 1 / sqrt(self), in place."""
+        return inplace.apply_inplace(self, elementwise.rsqrt, name="rsqrt_")
+
+    def sgn_(self) -> Tensor:
+        """self = sgn(self) (`sign` for real tensors), in place."""
+        return inplace.apply_inplace(self, elementwise.sgn, name="sgn_")
+
+    def sinc_(self) -> Tensor:
+        """self = sin(pi self) / (pi self), 1 at 0, in place."""
+        return inplace.apply_inplace(self, elementwise.sinc, name="sinc_")
+
+    def logit_(self, eps: float | None = None) -> Tensor:
+        """self = log(self / (1 - self)), self clamped to [eps, 1 - eps] first if eps is given, in place."""
+        return inplace.apply_inplace(self, elementwise.logit, eps, name="logit_")
+
+    def atan2_(self, other: Any) -> Tensor:
+        """self = atan2(self, other), the angle of (other, self), in place."""
+        other = inplace.require_tensor(other, "atan2_")
+        return inplace.apply_inplace(self, elementwise.atan2, other, name="atan2_")
+
+    def arctan2_(self, other: Any) -> Tensor:
+        """self = atan2(self, other), in place (`atan2_`)."""
+        other = inplace.require_tensor(other, "arctan2_")
+        return inplace.apply_inplace(self, elementwise.atan2, other, name="arctan2_")
+
+    def copysign_(self, other: Any) -> Tensor:
+        """self = |self| with the sign of other, in place."""
+        return inplace.apply_inplace(self, elementwise.copysign, other, name="copysign_")
+
+    def floor_divide_(self, other: Any) -> Tensor:
+        """self = self // other, rounded down, in place."""
+        return inplace.apply_inplace(self, elementwise.floor_divide, other, name="floor_divide_")
+
+    def heaviside_(self, values: Any) -> Tensor:
+        """self = 0 below 0, 1 above 0, `values` at 0, in place."""
+        values = inplace.require_tensor(values, "heaviside_", "values")
+        return inplace.apply_inplace(self, elementwise.heaviside, values, name="heaviside_")
+
+    def hypot_(self, other: Any) -> Tensor:
+        """self = sqrt(self^2 + other^2), in place."""
+        other = inplace.require_tensor(other, "hypot_")
+        return inplace.apply_inplace(self, elementwise.hypot, other, name="hypot_")
+
+    def xlogy_(self, other: Any) -> Tensor:
+        """self = self * log(other) (0 where self is 0), in place."""
+        return inplace.apply_inplace(self, elementwise.xlogy, other, name="xlogy_")
+
+    def true_divide_(self, other: Any) -> Tensor:
+        """self = self / other, in floating point, in place."""
+        return inplace.apply_inplace(self, elementwise.div, other, name="true_divide_")
+
+    def multiply_(self, other: Any) -> Tensor:
+        """self = self * other, in place (`mul_`)."""
+        return inplace.apply_inplace(self, elementwise.mul, other, name="multiply_")
+
+    def float_power_(self, exponent: Any) -> Tensor:
+        """self = self ** exponent computed in float64, in place: self must be float64."""
+        inplace.require_dtype(self, float64, "float_power_")
+        return inplace.apply_inplace(self, elementwise.float_power, exponent, name="float_power_")
+
+    def divide_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        """self = self / other, in place; rounded toward zero or down by `rounding_mode`."""
+        return inplace.apply_inplace(self, lambda x, y: elementwise.div(x, y, rounding_mode=rounding_mode),
+                                     other, name="divide_")
+
+    def subtract_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self = self - alpha * other, in place (`sub_`)."""
+        return inplace.apply_inplace(self, lambda x, y: elementwise.sub(x, y, alpha=alpha), other,
+                                     name="subtract_")
+
+    def cumsum_(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """self = its running sum along dim, in place (`dtype`, if given, must be self's)."""
+        if dtype is not None:
+            inplace.require_dtype(self, dtype, "cumsum_")
+        return inplace.apply_inplace(self, reduce.cumsum, dim, name="cumsum_")
+
+    def cumprod_(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """self = its running product along dim, in place (`dtype`, if given, must be self's)."""
+        if dtype is not None:
+            inplace.require_dtype(self, dtype, "cumprod_")
+        return inplace.apply_inplace(self, reduce.cumprod, dim, name="cumprod_")
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        """Zero the elements above `diagonal` of the last two dims, in place."""
+        return inplace.apply_inplace(self, movement.tril, diagonal, name="tril_")
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        """Zero the elements below `diagonal` of the last two dims, in place."""
+        return inplace.apply_inplace(self, movement.triu, diagonal, name="triu_")
+
+    def scatter_reduce_(self, dim: int, index: Any, src: Tensor, reduce: str, *,
+                        include_self: bool = True) -> Tensor:
+        """`scatter_reduce`, in place: src's elements combined into self at `index` along `dim`."""
+        return inplace.apply_inplace(self, indexing.scatter_reduce, dim, index, src, reduce, include_self,
+                                     name="scatter_reduce_")
+
+    def logical_and_(self, other: Any) -> Tensor:
+        """self = self and other (nonzero is true), as 0 and 1 in self's dtype, in place."""
+        other = inplace.require_tensor(other, "logical_and_")
+        return inplace.apply_inplace(self, inplace.truth, elementwise.logical_and, other, name="logical_and_")
+
+    def logical_or_(self, other: Any) -> Tensor:
+        """self = self or other (nonzero is true), as 0 and 1 in self's dtype, in place."""
+        other = inplace.require_tensor(other, "logical_or_")
+        return inplace.apply_inplace(self, inplace.truth, elementwise.logical_or, other, name="logical_or_")
+
+    def logical_xor_(self, other: Any) -> Tensor:
+        """self = self xor other (nonzero is true), as 0 and 1 in self's dtype, in place."""
+        other = inplace.require_tensor(other, "logical_xor_")
+        return inplace.apply_inplace(self, inplace.truth, elementwise.logical_xor, other, name="logical_xor_")
+
+    def logical_not_(self) -> Tensor:
+        """self = not self (nonzero is true), as 0 and 1 in self's dtype, in place."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.logical_not, name="logical_not_")
+
+    def bitwise_and_(self, other: Any) -> Tensor:
+        """self = self & other, bit by bit, in place (integer and bool tensors)."""
+        return inplace.apply_inplace(self, elementwise.bitwise_and, other, name="bitwise_and_")
+
+    def bitwise_or_(self, other: Any) -> Tensor:
+        """self = self | other, bit by bit, in place (integer and bool tensors)."""
+        return inplace.apply_inplace(self, elementwise.bitwise_or, other, name="bitwise_or_")
+
+    def bitwise_xor_(self, other: Any) -> Tensor:
+        """self = self ^ other, bit by bit, in place (integer and bool tensors)."""
+        return inplace.apply_inplace(self, elementwise.bitwise_xor, other, name="bitwise_xor_")
+
+    def bitwise_left_shift_(self, other: Any) -> Tensor:
+        """self = self << other, bit by bit, in place (integer and bool tensors)."""
+        return inplace.apply_inplace(self, elementwise.bitwise_left_shift, other, name="bitwise_left_shift_")
+
+    def bitwise_right_shift_(self, other: Any) -> Tensor:
+        """self = self >> other, bit by bit, in place (integer and bool tensors)."""
+        return inplace.apply_inplace(self, elementwise.bitwise_right_shift, other,
+                                     name="bitwise_right_shift_")
+
+    def bitwise_not_(self) -> Tensor:
+        """self = ~self, every bit flipped, in place (integer and bool tensors)."""
+        return inplace.apply_inplace(self, elementwise.bitwise_not, name="bitwise_not_")
+
+    def eq_(self, other: Any) -> Tensor:
+        """self = (self == other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.eq, other, name="eq_")
+
+    def ne_(self, other: Any) -> Tensor:
+        """self = (self != other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.ne, other, name="ne_")
+
+    def lt_(self, other: Any) -> Tensor:
+        """self = (self < other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.lt, other, name="lt_")
+
+    def le_(self, other: Any) -> Tensor:
+        """self = (self <= other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.le, other, name="le_")
+
+    def gt_(self, other: Any) -> Tensor:
+        """self = (self > other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.gt, other, name="gt_")
+
+    def ge_(self, other: Any) -> Tensor:
+        """self = (self >= other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.ge, other, name="ge_")
+
+    def greater_(self, other: Any) -> Tensor:
+        """self = (self > other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.gt, other, name="greater_")
+
+    def greater_equal_(self, other: Any) -> Tensor:
+        """self = (self >= other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.ge, other, name="greater_equal_")
+
+    def less_(self, other: Any) -> Tensor:
+        """self = (self < other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.lt, other, name="less_")
+
+    def less_equal_(self, other: Any) -> Tensor:
+        """self = (self <= other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.le, other, name="less_equal_")
+
+    def not_equal_(self, other: Any) -> Tensor:
+        """self = (self != other) as 0 and 1 in self's dtype, in place (zero gradient)."""
+        return inplace.apply_inplace(self, inplace.truth, elementwise.ne, other, name="not_equal_")
+
+    def arccos(self) -> Tensor:
+        """acos(self), by its NumPy name."""
+        return elementwise.arccos(self)
+
+    def arccosh(self) -> Tensor:
+        """acosh(self), by its NumPy name."""
+        return elementwise.arccosh(self)
+
+    def arcsin(self) -> Tensor:
+        """asin(self), by its NumPy name."""
+        return elementwise.arcsin(self)
+
+    def arcsinh(self) -> Tensor:
+        """asinh(self), by its NumPy name."""
+        return elementwise.arcsinh(self)
+
+    def arctan(self) -> Tensor:
+        """atan(self), by its NumPy name."""
+        return elementwise.arctan(self)
+
+    def arctanh(self) -> Tensor:
+        """atanh(self), by its NumPy name."""
+        return elementwise.arctanh(self)
+
+    def fix(self) -> Tensor:
+        """Rounded toward zero (`trunc`; zero gradient)."""
+        return elementwise.fix(self)
+
+    def divide(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        """self / other (`div`), rounded toward zero or down with `rounding_mode` 'trunc' or 'floor'."""
+        return elementwise.divide(self, other, rounding_mode=rounding_mode)
+
+    def multiply(self, other: Any) -> Tensor:
+        """self * other (`mul`)."""
+        return elementwise.multiply(self, other)
+
+    def subtract(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self - alpha * other (`sub`)."""
+        return elementwise.subtract(self, other, alpha=alpha)
+
+    def greater(self, other: Any) -> Tensor:
+        """self > other (`gt`): a bool tensor without gradient."""
+        return elementwise.greater(self, other)
+
+    def greater_equal(self, other: Any) -> Tensor:
+        """self >= other (`ge`): a bool tensor without gradient."""
+        return elementwise.greater_equal(self, other)
+
+    def less(self, other: Any) -> Tensor:
+        """self < other (`lt`): a bool tensor without gradient."""
+        return elementwise.less(self, other)
+
+    def less_equal(self, other: Any) -> Tensor:
+        """self <= other (`le`): a bool tensor without gradient."""
+        return elementwise.less_equal(self, other)
+
+    def not_equal(self, other: Any) -> Tensor:
+        """self != other (`ne`): a bool tensor without gradient."""
+        return elementwise.not_equal(self, other)
 
     # --- special functions (each calls its op in `tensorgrad.elementwise`; more in `tg.special`) ---
 
@@ -1806,8 +2271,8 @@ class Tensor:
     def scatter_(self, dim: int, index: Any, src: Any = None, value: Any = None,
                  reduce: str | None = None) -> Tensor:
         """`scatter`, in place."""
-        return inplace.apply_inplace(self, lambda x: indexing.scatter(x, dim, index, src, value=value,
-                                                                      reduce=reduce), name="scatter_")
+        return inplace.apply_inplace(self, indexing.scatter, dim, index, src, name="scatter_", value=value,
+                                     reduce=reduce)
 
     def scatter_add_(self, dim: int, index: Any, src: Tensor) -> Tensor:
         """`scatter_add`, in place."""
@@ -1815,8 +2280,8 @@ class Tensor:
 
     def index_add_(self, dim: int, index: Any, source: Tensor, *, alpha: float = 1) -> Tensor:
         """`index_add`, in place."""
-        return inplace.apply_inplace(self, lambda x: indexing.index_add(x, dim, index, source, alpha=alpha),
-                                     name="index_add_")
+        return inplace.apply_inplace(self, indexing.index_add, dim, index, source, name="index_add_",
+                                     alpha=alpha)
 
     def index_copy_(self, dim: int, index: Any, source: Tensor) -> Tensor:
         """`index_copy`, in place."""
@@ -1832,13 +2297,234 @@ class Tensor:
 
     def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
         """self += value * tensor1 * tensor2, in place (an optimizer's line)."""
-        return inplace.apply_inplace(self, lambda x: matmul.addcmul(x, tensor1, tensor2, value=value),
-                                     name="addcmul_")
+        return inplace.apply_inplace(self, matmul.addcmul, tensor1, tensor2, name="addcmul_", value=value)
 
     def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
         """self += value * tensor1 / tensor2, in place (an optimizer's line)."""
-        return inplace.apply_inplace(self, lambda x: matmul.addcdiv(x, tensor1, tensor2, value=value),
-                                     name="addcdiv_")
+        return inplace.apply_inplace(self, matmul.addcdiv, tensor1, tensor2, name="addcdiv_", value=value)
+
+    # --- more math: the BLAS family, number theory, norms of slices, covariance, and queries ----------
+
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (mat @ vec)."""
+        return matmul.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """self = beta * self + alpha * (mat @ vec), in place."""
+        return inplace.apply_inplace(self, matmul.addmv, mat, vec, name="addmv_", beta=beta, alpha=alpha)
+
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * outer(vec1, vec2)."""
+        return matmul.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """self = beta * self + alpha * outer(vec1, vec2), in place."""
+        return inplace.apply_inplace(self, matmul.addr, vec1, vec2, name="addr_", beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (batch1 @ batch2), batched."""
+        return matmul.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """self = beta * self + alpha * (batch1 @ batch2), batched, in place."""
+        return inplace.apply_inplace(self, matmul.baddbmm, batch1, batch2, name="baddbmm_", beta=beta,
+                                     alpha=alpha)
+
+    def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * sum_b (batch1[b] @ batch2[b])."""
+        return matmul.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """self = beta * self + alpha * sum_b (batch1[b] @ batch2[b]), in place."""
+        return inplace.apply_inplace(self, matmul.addbmm, batch1, batch2, name="addbmm_", beta=beta,
+                                     alpha=alpha)
+
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """self = beta * self + alpha * (mat1 @ mat2), in place."""
+        return inplace.apply_inplace(self, matmul.addmm, mat1, mat2, name="addmm_", beta=beta, alpha=alpha)
+
+    def inner(self, other: Tensor) -> Tensor:
+        """The sum of products over the last dimension of self and other."""
+        return matmul.inner(self, other)
+
+    def ger(self, vec2: Tensor) -> Tensor:
+        """The outer product with vec2 (PyTorch's older name for `outer`)."""
+        return matmul.ger(self, vec2)
+
+    def vdot(self, other: Tensor) -> Tensor:
+        """sum(conj(self) * other) of two 1-D tensors."""
+        return matmul.vdot(self, other)
+
+    def gcd(self, other: Tensor) -> Tensor:
+        """The greatest common divisor with other, elementwise (integer tensors)."""
+        return elementwise.gcd(self, other)
+
+    def lcm(self, other: Tensor) -> Tensor:
+        """The least common multiple with other, elementwise (integer tensors)."""
+        return elementwise.lcm(self, other)
+
+    def ldexp(self, other: Tensor) -> Tensor:
+        """self * 2**other."""
+        return elementwise.ldexp(self, other)
+
+    def frexp(self) -> Any:
+        """(mantissa, exponent) with self = mantissa * 2**exponent, 0.5 <= |mantissa| < 1."""
+        return elementwise.frexp(self)
+
+    def nextafter(self, other: Tensor) -> Tensor:
+        """The next floating-point value after self toward other."""
+        return elementwise.nextafter(self, other)
+
+    def hardshrink(self, lambd: float = 0.5) -> Tensor:
+        """self where |self| > lambd, else 0."""
+        from tensorgrad.nn import activation  # (tensorgrad.nn is built on this module)
+
+        return activation.hardshrink(self, lambd)
+
+    def prelu(self, weight: Tensor) -> Tensor:
+        """self where self > 0, else weight * self (one slope per channel, or one for all)."""
+        from tensorgrad.nn import activation  # (tensorgrad.nn is built on this module)
+
+        return activation.prelu(self, weight)
+
+    def dist(self, other: Tensor, p: float = 2) -> Tensor:
+        """The p-norm of self - other."""
+        return reduce.dist(self, other, p)
+
+    def renorm(self, p: float, dim: int, maxnorm: float) -> Tensor:
+        """Each slice along dim whose p-norm exceeds maxnorm scaled down to that norm."""
+        return reduce.renorm(self, p, dim, maxnorm)
+
+    def renorm_(self, p: float, dim: int, maxnorm: float) -> Tensor:
+        """`renorm`, in place."""
+        return inplace.apply_inplace(self, reduce.renorm, p, dim, maxnorm, name="renorm_")
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+        """The last dimension put on a diagonal of new (dim1, dim2) planes of zeros."""
+        return movement.diag_embed(self, offset, dim1, dim2)
+
+    def diagflat(self, offset: int = 0) -> Tensor:
+        """A square matrix with the flattened elements on its `offset` diagonal."""
+        return movement.diagflat(self, offset)
+
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Summed down to `size`, a shape that expands to this tensor's."""
+        return reduce.sum_to_size(self, *size)
+
+    def cov(self, *, correction: int = 1, fweights: Tensor | None = None,
+            aweights: Tensor | None = None) -> Tensor:
+        """The covariance matrix of the variables in the rows (observations in the columns)."""
+        return reduce.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self) -> Tensor:
+        """Pearson's correlation coefficients of the variables in the rows."""
+        return reduce.corrcoef(self)
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers (not bool or uint8)."""
+        return compat.is_signed(self)
+
+    def is_nonzero(self) -> bool:
+        """Whether the one element is not zero (any other size raises)."""
+        return compat.is_nonzero(self)
+
+    def is_same_size(self, other: Tensor) -> bool:
+        """Whether other has the same shape."""
+        return compat.is_same_size(self, other)
+
+    @property
+    def itemsize(self) -> int:
+        """The size of one element in bytes (4 for float32)."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the elements take: numel() * itemsize (a view counts its own elements)."""
+        return self._data.size * self._data.itemsize
+
+    def ndimension(self) -> int:
+        """The number of dimensions (PyTorch's older name for `dim`)."""
+        return self._data.ndim
+
+    def get_device(self) -> int:
+        """The index of the GPU holding the tensor, or -1 on the CPU."""
+        return compat.get_device(self)
+
+    @property
+    def H(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """The conjugate transpose of a matrix (a view for a real one)."""
+        return movement.H(self)
+
+    @property
+    def mH(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """The conjugate transpose of the last two dimensions (a view for a real tensor)."""
+        return movement.mH(self)
+
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of the last two dimensions, as `mH`."""
+        return movement.adjoint(self)
+
+    def conj(self) -> Tensor:
+        """The complex conjugate: the tensor itself when real."""
+        return movement.conj(self)
+
+    def resolve_conj(self) -> Tensor:
+        """The tensor with a lazy conjugation applied: itself (conj is never lazy here)."""
+        return movement.resolve_conj(self)
+
+    def resolve_neg(self) -> Tensor:
+        """The tensor with a lazy negation applied: itself (negation is never lazy here)."""
+        return movement.resolve_neg(self)
+
+    def is_conj(self) -> bool:
+        """Whether a lazy conjugation is pending: never here."""
+        return compat.is_conj(self)
+
+    def is_neg(self) -> bool:
+        """Whether a lazy negation is pending: never here."""
+        return compat.is_neg(self)
+
+    def isreal(self) -> Tensor:
+        """Where the imaginary part is 0 (all True for a real tensor)."""
+        return elementwise.isreal(self)
+
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor: never here (`inference_mode` is `no_grad`)."""
+        return compat.is_inference(self)
+
+    # --- torch-level functions that are also methods (each calls its op in `tensorgrad.reduce`) ----
+
+    def histogram(self, bins: int | Tensor = 100, *, range: tuple[float, float] | None = None,  # noqa: A002
+                  weight: Tensor | None = None, density: bool = False) -> tuple[Tensor, Tensor]:
+        """`(hist, bin_edges)`: counts of the elements in `bins` equal bins (or between given edges)."""
+        return reduce.histogram(self, bins, range=range, weight=weight, density=density)
+
+    # --- linear algebra under torch's Tensor names (each calls `tensorgrad.linalg`) ---------------
+
+    def cholesky(self, upper: bool = False) -> Tensor:
+        """The Cholesky factor L (A = L L^T), or U = L^T with `upper` (deprecated: `linalg.cholesky`)."""
+        return linalg.legacy_cholesky(self, upper)
+
+    def cholesky_solve(self, input2: Tensor, upper: bool = False) -> Tensor:
+        """X with (L L^T) X = self, L = input2 the Cholesky factor (U^T U with `upper`)."""
+        return linalg.cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+        """(L L^T)^-1 from its Cholesky factor L = self (U^T U with `upper`)."""
+        return linalg.cholesky_inverse(self, upper)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:
+        """(LU, pivots), or (LU, pivots, infos) with `get_infos`: `linalg.lu_factor`'s packed LU."""
+        return linalg.legacy_lu(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
+        """X with A X = self, A given by its packed LU and pivots (`Tensor.lu`)."""
+        return linalg.lu_solve(LU_data, LU_pivots, self)
+
+    def triangular_solve(self, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: N803
+                         unitriangular: bool = False) -> tuple[Tensor, Tensor]:
+        """(solution, cloned_coefficient) of A X = self for a triangular A."""
+        return linalg.triangular_solve(self, A, upper, transpose, unitriangular)
 
     __iadd__ = add_
     __isub__ = sub_

@@ -184,3 +184,61 @@ __all__ += ["GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax", "Mish",
             "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "Hardshrink", "Softshrink", "RMSNorm",
             "InstanceNorm1d", "InstanceNorm2d", "TransformerEncoderLayer", "TransformerEncoder", "RReLU",
             "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+
+# Local response norm, power-average pooling, unpooling, multi-class margin losses, bags of
+# embeddings, channel shuffle, fixed-mode upsampling, buffers by assignment and lazy layers.
+from tensorgrad.nn.conv import (  # noqa: E402
+    ChannelShuffle,
+    LazyConv1d,
+    LazyConv2d,
+    LPPool1d,
+    LPPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
+from tensorgrad.nn.modules import (  # noqa: E402
+    Buffer,
+    LazyLinear,
+    LazyModuleMixin,
+    MultiLabelMarginLoss,
+    MultiMarginLoss,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
+from tensorgrad.nn.normalization import (  # noqa: E402
+    CrossMapLRN2d,
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LocalResponseNorm,
+)
+from tensorgrad.nn.sparse import EmbeddingBag  # noqa: E402
+
+__all__ += ["LocalResponseNorm", "CrossMapLRN2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",
+            "MultiMarginLoss", "MultiLabelMarginLoss", "EmbeddingBag", "ChannelShuffle",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "Buffer", "UninitializedParameter",
+            "UninitializedBuffer", "LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d",
+            "LazyBatchNorm1d", "LazyBatchNorm2d"]
+
+# 3-D convolution, pooling, padding, normalisation and channel dropout layers (tensorgrad/nn/conv.py,
+# normalization.py, modules.py).
+from tensorgrad.nn.conv import (  # noqa: E402
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool3d,
+    AvgPool3d,
+    CircularPad3d,
+    ConstantPad3d,
+    Conv3d,
+    ConvTranspose3d,
+    MaxPool3d,
+    ReflectionPad3d,
+    ReplicationPad3d,
+    ZeroPad3d,
+)
+from tensorgrad.nn.modules import Dropout3d  # noqa: E402
+from tensorgrad.nn.normalization import BatchNorm3d, InstanceNorm3d  # noqa: E402
+
+__all__ += ["Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+            "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
+            "BatchNorm3d", "InstanceNorm3d", "Dropout3d"]

@@ -35,6 +35,7 @@ __all__ = [
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardtanh", "hardsigmoid",
     "hardswish", "softplus", "softsign", "mish", "logsigmoid", "softmin", "threshold", "tanhshrink", "glu",
     "prelu", "hardshrink", "softshrink", "gumbel_softmax", "rrelu", "RReLU",
+    "relu_", "elu_", "leaky_relu_", "hardtanh_", "selu_", "celu_", "rrelu_", "threshold_",
     "GELU", "SiLU", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "ReLU6", "Hardsigmoid",
     "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmin", "Softmax", "LogSoftmax", "Threshold",
     "Tanhshrink", "GLU", "PReLU", "Softmax2d", "Hardshrink", "Softshrink",
@@ -355,6 +356,55 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     positions = namespace(x.data).arange(x.shape[axis]).reshape((-1,) + (1,) * (x.ndim - axis - 1))
     one_hot = (positions == index).astype(x.dtype)
     return soft + new_leaf(one_hot - soft.data)  # the hard sample forward, the soft one's gradient
+
+
+# --- in-place forms: F.relu_ and friends write the result into `input` and return it ---------------
+
+
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
+    """max(x, 0), written into x (in place). Derivative: 1 where x > 0, else 0. Integers too."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"relu_(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    return input.relu_()
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """elu(x, alpha), written into x (in place). Derivative: elu's."""
+    return elu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    """leaky_relu(x, negative_slope), written into x (in place). Derivative: leaky_relu's."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+    """x clipped to [min_val, max_val], written into x (in place). Derivative: hardtanh's."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """selu(x), written into x (in place). Derivative: selu's."""
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """celu(x, alpha), written into x (in place). Derivative: celu's."""
+    return celu(input, alpha, inplace=True)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+           training: bool = False) -> Tensor:
+    """rrelu(x, lower, upper, training), written into x (in place). Derivative: rrelu's."""
+    return apply_inplace(_floating(input, "rrelu_"), rrelu, lower, upper, training, name="rrelu_")
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """x where x > threshold, else value, written into x (in place). Derivative: threshold's.
+    Integer tensors too, as PyTorch's in-place kernel takes them."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"threshold_(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    return apply_inplace(input, _thresholded, threshold, value, name="threshold_")
 
 
 class _Activation(Module):

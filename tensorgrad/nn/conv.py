@@ -17,7 +17,9 @@ x*stride + j*dilation], made with `as_strided`: no element is copied. Then
 Adaptive average pooling and linear interpolation are separable weighted averages: a small
 matrix per spatial dimension, applied with tensorgrad's own differentiable `matmul`.
 
-1-D ops are the 2-D ones on a height of 1; an unbatched input (no N) gets a batch of 1.
+1-D ops are the 2-D ones on a height of 1; an unbatched input (no N) gets a batch of 1. 3-D ops
+(N, C, D, H, W) run the same helpers with one more spatial dimension: the window view is then
+(N, C, kd, kh, kw, od, oh, ow) and the fold makes kd*kh*kw strided additions.
 
 On a GPU the same lines run on CuPy arrays: the window view is CuPy's `as_strided`, and the
 few small arrays made on the host (averaging and interpolation matrices, pooling divisors,
@@ -26,7 +28,10 @@ padding indices) are copied to the input's device.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,7 +41,7 @@ from tensorgrad import dtypes
 from tensorgrad.autograd import record
 from tensorgrad.device import namespace, strided_view, ufunc_at
 from tensorgrad.matmul import matmul
-from tensorgrad.nn.modules import Module, Parameter, _place, _uniform
+from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
@@ -44,10 +49,13 @@ __all__ = [
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d",
     "pad", "interpolate", "unfold", "fold",
     "Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+    "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+    "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+    "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
 ]
 
 Size = int | Sequence[int]
-Pads = tuple[tuple[int, int], tuple[int, int]]  # ((top, bottom), (left, right))
+Pads = tuple[tuple[int, int], ...]  # (lo, hi) per spatial dimension: ((top, bottom), (left, right))
 
 
 # --- arguments ----------------------------------------------------------------------------------
@@ -68,8 +76,8 @@ def _ints(value: Any, n: int, name: str, op: str) -> tuple[int, ...]:
     return tuple(int(i) for i in items)
 
 
-def _as_2d(values: tuple[int, ...], fill: int) -> tuple[int, int]:
-    """A 1-D op's (size,) as the 2-D op's (fill, size): a height of 1 in front."""
+def _as_2d(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
+    """A 1-D op's (size,) as the 2-D op's (fill, size): a height of 1 in front (2-D, 3-D: as given)."""
     return (fill, values[0]) if len(values) == 1 else values
 
 
@@ -98,86 +106,94 @@ def _output_size(size: int, kernel: int, stride: int, dilation: int) -> int:
 # --- windows (im2col as a view) and fold (col2im as kh*kw strided adds) -------------------------
 
 
-def _windows(xp: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
-             dilation: tuple[int, int]) -> np.ndarray:
-    """Every kernel window of xp (N, C, H, W), as a read-only view of shape (N, C, kh, kw, oh, ow)."""
-    n, c, h, w = xp.shape
-    oh = _output_size(h, kernel[0], stride[0], dilation[0])
-    ow = _output_size(w, kernel[1], stride[1], dilation[1])
-    sn, sc, sh, sw = xp.strides
-    shape = (n, c, kernel[0], kernel[1], oh, ow)
-    strides = (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
-    return strided_view(xp, shape, strides, read_only=True)
+def _windows(xp: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...],
+             dilation: tuple[int, ...]) -> np.ndarray:
+    """Every kernel window of xp (N, C, *S), as a read-only view of shape (N, C, *kernel, *out):
+    (N, C, kh, kw, oh, ow) for a 2-D input, (N, C, kd, kh, kw, od, oh, ow) for a 3-D one."""
+    # One plain loop over the dimensions (no generators): this runs in every convolution and pooling.
+    shape, strides, outs, moves = [*xp.shape[:2], *kernel], list(xp.strides[:2]), [], []
+    for size, step, k, s, d in zip(xp.shape[2:], xp.strides[2:], kernel, stride, dilation, strict=True):
+        strides.append(step * d)  # to the next element of a window
+        outs.append(_output_size(size, k, s, d))
+        moves.append(step * s)  # to the next window
+    return strided_view(xp, shape + outs, strides + moves, read_only=True)
 
 
-def _fold(grad_windows: np.ndarray, shape: tuple[int, ...], stride: tuple[int, int],
-          dilation: tuple[int, int]) -> np.ndarray:
-    """col2im: add each window's values (A, B, kh, kw, oh, ow) back at its place in an (A, B, H, W) array.
+def _fold(grad_windows: np.ndarray, shape: tuple[int, ...], stride: tuple[int, ...],
+          dilation: tuple[int, ...]) -> np.ndarray:
+    """col2im: add each window's values (A, B, kh, kw, oh, ow) back at its place in an (A, B, H, W) array
+    (and (A, B, kd, kh, kw, od, oh, ow) into (A, B, D, H, W) likewise).
 
     One strided addition per kernel offset (i, j): window element (i, j) of every window lands
     on rows i*dilation, i*dilation + stride, ... of the input.
     """
-    _, _, kh, kw, oh, ow = grad_windows.shape
+    dims = len(shape) - 2
+    kernel, outs = grad_windows.shape[2:2 + dims], grad_windows.shape[2 + dims:]
     out = namespace(grad_windows).zeros(shape, dtype=grad_windows.dtype)
-    for i in range(kh):
-        rows = slice(i * dilation[0], i * dilation[0] + stride[0] * (oh - 1) + 1, stride[0])
-        for j in range(kw):
-            cols = slice(j * dilation[1], j * dilation[1] + stride[1] * (ow - 1) + 1, stride[1])
-            out[:, :, rows, cols] += grad_windows[:, :, i, j]
+    whole = (slice(None), slice(None))
+    # Per dimension, where the elements at each kernel offset land: made once, not per offset.
+    places = [[slice(i * d, i * d + s * (n - 1) + 1, s) for i in range(k)]
+              for k, d, s, n in zip(kernel, dilation, stride, outs, strict=True)]
+    for offset, place in zip(itertools.product(*map(range, kernel)), itertools.product(*places), strict=True):
+        out[whole + place] += grad_windows[whole + offset]
     return out
 
 
 def _pad_array(x: np.ndarray, pads: Pads, value: float = 0.0) -> np.ndarray:
-    """x (N, C, H, W) with constant rows and columns added around it (x itself when none)."""
-    if not any(pads[0]) and not any(pads[1]):
+    """x (N, C, *S) with constant cells added around each spatial dimension (x itself when none)."""
+    if not any(map(any, pads)):
         return x
-    (top, bottom), (left, right) = pads
-    n, c, h, w = x.shape
-    out = namespace(x).full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype)
-    out[:, :, top:top + h, left:left + w] = x
+    shape, inside = list(x.shape), [slice(None), slice(None)]
+    for d, (lo, hi) in enumerate(pads, start=2):
+        inside.append(slice(lo, lo + shape[d]))
+        shape[d] += lo + hi
+    out = namespace(x).full(shape, value, dtype=x.dtype)
+    out[tuple(inside)] = x
     return out
 
 
 def _crop(x: np.ndarray, pads: Pads) -> np.ndarray:
     """Undo `_pad_array`: the inner part of x."""
-    (top, bottom), (left, right) = pads
-    return x[:, :, top:x.shape[2] - bottom, left:x.shape[3] - right]
+    inside = [slice(None), slice(None)]
+    for size, (lo, hi) in zip(x.shape[2:], pads, strict=True):
+        inside.append(slice(lo, size - hi))
+    return x[tuple(inside)]
 
 
 # --- the convolution, on arrays: forward and its two gradients side by side ---------------------
 
 
-def _im2col(xp: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int],
+def _im2col(xp: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...], dilation: tuple[int, ...],
             groups: int) -> np.ndarray:
     """The windows of xp as matrices (N, groups, C/groups*kh*kw, oh*ow): one column per window.
 
     The reshape of the window view is the one copy a convolution makes of its input ("im2col").
     """
     windows = _windows(xp, kernel, stride, dilation)
-    n, c, kh, kw, oh, ow = windows.shape
-    return windows.reshape(n, groups, c // groups * kh * kw, oh * ow)
+    n, c = windows.shape[:2]
+    length = math.prod(windows.shape[2 + len(kernel):])
+    return windows.reshape(n, groups, c // groups * math.prod(kernel), length)
 
 
 def _grad_matrix(grad: np.ndarray, groups: int) -> np.ndarray:
     """An (N, O, oh, ow) gradient as (N, groups, O/groups, oh*ow): the shape of the forward's product."""
-    n, out_channels, oh, ow = grad.shape
-    return grad.reshape(n, groups, out_channels // groups, oh * ow)
+    n, out_channels = grad.shape[:2]
+    return grad.reshape(n, groups, out_channels // groups, math.prod(grad.shape[2:]))
 
 
-def _conv_forward(xp: np.ndarray, weight: np.ndarray, stride: tuple[int, int],
-                  dilation: tuple[int, int], groups: int) -> tuple[np.ndarray, np.ndarray]:
+def _conv_forward(xp: np.ndarray, weight: np.ndarray, stride: tuple[int, ...],
+                  dilation: tuple[int, ...], groups: int) -> tuple[np.ndarray, np.ndarray]:
     """out[n, o] = sum over c, i, j of weight[o, c, i, j] * window[n, c, i, j]; returns (out, cols).
 
     One batched BLAS matmul: (groups, O/groups, K) @ (N, groups, K, oh*ow), K = C/groups*kh*kw,
     whose result is already out in PyTorch's (N, O, oh, ow) layout. cols, the im2col matrices,
     are kept for the weight's gradient.
     """
-    out_channels, _, kh, kw = weight.shape
-    cols = _im2col(xp, (kh, kw), stride, dilation, groups)
-    n, _, _, length = cols.shape
+    out_channels, kernel = weight.shape[0], weight.shape[2:]
+    cols = _im2col(xp, kernel, stride, dilation, groups)
     out = np.matmul(weight.reshape(groups, out_channels // groups, -1), cols)
-    oh = _output_size(xp.shape[2], kh, stride[0], dilation[0])
-    return out.reshape(n, out_channels, oh, length // oh), cols
+    outs = map(_output_size, xp.shape[2:], kernel, stride, dilation)
+    return out.reshape(xp.shape[0], out_channels, *outs), cols
 
 
 def _conv_weight_grad(grad: np.ndarray, cols: np.ndarray, weight_shape: tuple[int, ...],
@@ -187,37 +203,37 @@ def _conv_weight_grad(grad: np.ndarray, cols: np.ndarray, weight_shape: tuple[in
 
 
 def _conv_input_grad(grad: np.ndarray, weight: np.ndarray, padded_shape: tuple[int, ...],
-                     stride: tuple[int, int], dilation: tuple[int, int], groups: int) -> np.ndarray:
+                     stride: tuple[int, ...], dilation: tuple[int, ...], groups: int) -> np.ndarray:
     """d/dinput = fold(weight^T @ grad): each window's gradient, scatter-added onto the padded input."""
-    n, out_channels, oh, ow = grad.shape
-    _, c_per_group, kh, kw = weight.shape
+    n, out_channels = grad.shape[:2]
+    c_per_group = weight.shape[1]
     weight_t = weight.reshape(groups, out_channels // groups, -1).swapaxes(-1, -2)  # (G, K, O/G)
     grad_cols = np.matmul(weight_t, _grad_matrix(grad, groups))  # (N, G, K, oh*ow): im2col's shape
-    grad_windows = grad_cols.reshape(n, groups * c_per_group, kh, kw, oh, ow)
+    grad_windows = grad_cols.reshape(n, groups * c_per_group, *weight.shape[2:], *grad.shape[2:])
     return _fold(grad_windows, padded_shape, stride, dilation)
 
 
 # --- convolution ----------------------------------------------------------------------------------
 
 
-def _conv_padding(padding: Any, kernel: tuple[int, int],
-                  stride: tuple[int, int], dilation: tuple[int, int], dims: int, op: str) -> Pads:
+def _conv_padding(padding: Any, kernel: tuple[int, ...],
+                  stride: tuple[int, ...], dilation: tuple[int, ...], dims: int, op: str) -> Pads:
     """((top, bottom), (left, right)) from an int, a tuple, 'valid' or 'same' (PyTorch's split)."""
     if isinstance(padding, str):
         if padding == "valid":
-            return (0, 0), (0, 0)
+            return ((0, 0),) * len(kernel)
         if padding != "same":
             raise RuntimeError(f"{op}: invalid padding string {padding!r} (use 'valid' or 'same')")
         if any(s != 1 for s in stride):
             raise RuntimeError(f"{op}: padding='same' is not supported for strided convolutions, "
-                               f"got stride {stride[2 - dims:]}")
+                               f"got stride {stride[-dims:]}")
         # 'same': dilation*(k-1) in total, the odd one out on the bottom/right (as PyTorch).
         totals = [d * (k - 1) for d, k in zip(dilation, kernel, strict=True)]
         return tuple((t // 2, t - t // 2) for t in totals)  # type: ignore[return-value]
     values = _as_2d(_ints(padding, dims, "padding", op), 0)
     if any(p < 0 for p in values):
-        raise RuntimeError(f"{op}: negative padding is not supported, got padding {values[2 - dims:]}")
-    return (values[0], values[0]), (values[1], values[1])
+        raise RuntimeError(f"{op}: negative padding is not supported, got padding {values[-dims:]}")
+    return tuple((p, p) for p in values)
 
 
 def _check_conv(x: np.ndarray, weight: Tensor, groups: int, in_channels_per_group: int, op: str) -> None:
@@ -253,7 +269,7 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
     if any(s < 1 for s in stride2) or any(d < 1 for d in dilation2):
         raise RuntimeError(f"{op}: non-positive stride or dilation is not supported, got stride "
-                           f"{stride2[2 - dims:]} and dilation {dilation2[2 - dims:]}")
+                           f"{stride2[-dims:]} and dilation {dilation2[-dims:]}")
     _check_conv(xd, weight, groups, wd.shape[1], op)
     _check_bias(bias, wd.shape[0], weight, op)
     pads = _conv_padding(padding, wd.shape[2:], stride2, dilation2, dims, op)
@@ -262,8 +278,9 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     out, cols = _conv_forward(xp, wd, stride2, dilation2, groups)
     if not weight.requires_grad:
         cols = None  # only the weight's gradient reads the im2col matrix: let it go now
+    spatial_axes = tuple(range(2, out.ndim))
     if bias is not None:
-        out += bias.data[:, None, None]
+        out += bias.data.reshape(-1, *(1,) * len(spatial_axes))
     out_shape = _restore(out.shape, x.ndim, dims)
 
     def vjp_input(grad: np.ndarray) -> np.ndarray:
@@ -276,7 +293,7 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     inputs, vjps = (x, weight), [vjp_input, vjp_weight]
     if bias is not None:
         inputs += (bias,)
-        vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, 2, 3)))
+        vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, *spatial_axes)))
     return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight))
 
 
@@ -286,7 +303,7 @@ def _restore(shape4: tuple[int, ...], ndim: int, dims: int) -> tuple[int, ...]:
     return shape if ndim == dims + 2 else shape[1:]
 
 
-def _check_kernel_fits(padded: tuple[int, ...], kernel: tuple[int, ...], dilation: tuple[int, int],
+def _check_kernel_fits(padded: tuple[int, ...], kernel: tuple[int, ...], dilation: tuple[int, ...],
                        op: str) -> None:
     effective = tuple(d * (k - 1) + 1 for d, k in zip(dilation, kernel, strict=True))
     if any(e > p for e, p in zip(effective, padded, strict=True)):
@@ -319,7 +336,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
 
 
 def _transposed_arguments(stride: Size, padding: Size, output_padding: Size, dilation: Size, dims: int,
-                          op: str) -> tuple[tuple[int, int], ...]:
+                          op: str) -> tuple[tuple[int, ...], ...]:
     """stride, padding, output_padding and dilation of a transposed convolution, checked, as pairs."""
     stride2 = _as_2d(_ints(stride, dims, "stride", op), 1)
     pad2 = _as_2d(_ints(padding, dims, "padding", op), 0)
@@ -327,12 +344,12 @@ def _transposed_arguments(stride: Size, padding: Size, output_padding: Size, dil
     dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
     if any(s < 1 for s in stride2) or any(d < 1 for d in dilation2) or any(p < 0 for p in pad2):
         raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative, got "
-                           f"stride {stride2[2 - dims:]}, dilation {dilation2[2 - dims:]}, padding "
-                           f"{pad2[2 - dims:]}")
+                           f"stride {stride2[-dims:]}, dilation {dilation2[-dims:]}, padding "
+                           f"{pad2[-dims:]}")
     if any(e < 0 or (e >= s and e >= d) for e, s, d in zip(extra, stride2, dilation2, strict=True)):
         raise RuntimeError(f"{op}: output padding must be smaller than either stride or dilation, got "
-                           f"output_padding {extra[2 - dims:]}, stride {stride2[2 - dims:]}, dilation "
-                           f"{dilation2[2 - dims:]}")
+                           f"output_padding {extra[-dims:]}, stride {stride2[-dims:]}, dilation "
+                           f"{dilation2[-dims:]}")
     return stride2, pad2, extra, dilation2
 
 
@@ -352,39 +369,40 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
     wd = weight.data[:, :, None, :] if dims == 1 else weight.data
     stride2, pad2, extra, dilation2 = _transposed_arguments(stride, padding, output_padding, dilation,
                                                             dims, op)
-    in_channels, out_per_group, kh, kw = wd.shape
+    in_channels, out_per_group, kernel = wd.shape[0], wd.shape[1], wd.shape[2:]
     _check_conv(xd, weight, groups, in_channels // groups, op)
     _check_bias(bias, out_per_group * groups, weight, op)
-    n, _, h, w = xd.shape
     # The rows and columns that windows reach, then output_padding's extra ones (which none reach).
     reach = tuple((size - 1) * s + d * (k - 1) + 1
-                  for size, s, d, k in zip((h, w), stride2, dilation2, (kh, kw), strict=True))
-    full = (n, out_per_group * groups, reach[0] + extra[0], reach[1] + extra[1])
+                  for size, s, d, k in zip(xd.shape[2:], stride2, dilation2, kernel, strict=True))
+    full = (xd.shape[0], out_per_group * groups, *(r + e for r, e in zip(reach, extra, strict=True)))
     if any(f - 2 * p < 1 for f, p in zip(full[2:], pad2, strict=True)):
         raise RuntimeError(f"{op}: the output would be empty for input of shape {tuple(x.shape)}, "
-                           f"weight of shape {tuple(weight.shape)} and padding {pad2[2 - dims:]}")
-    pads = ((pad2[0], pad2[0]), (pad2[1], pad2[1]))
+                           f"weight of shape {tuple(weight.shape)} and padding {pad2[-dims:]}")
+    pads = tuple((p, p) for p in pad2)
     out = _crop(_conv_input_grad(xd, wd, full, stride2, dilation2, groups), pads)
     out = namespace(out).ascontiguousarray(out)
+    spatial_axes = tuple(range(2, out.ndim))
     if bias is not None:
-        out += bias.data[:, None, None]
+        out += bias.data.reshape(-1, *(1,) * len(spatial_axes))
+    reached = (slice(None), slice(None), *(slice(0, r) for r in reach))
 
     def grad_as_input(grad: np.ndarray) -> np.ndarray:
         """This op's output gradient, padded back to the full size: the convolution's input."""
         padded = _pad_array(namespace(grad).ascontiguousarray(grad.reshape(out.shape)), pads)
-        return padded[:, :, :reach[0], :reach[1]]
+        return padded[reached]
 
     def vjp_input(grad: np.ndarray) -> np.ndarray:
         return _conv_forward(grad_as_input(grad), wd, stride2, dilation2, groups)[0].reshape(x.shape)
 
     def vjp_weight(grad: np.ndarray) -> np.ndarray:
-        cols = _im2col(grad_as_input(grad), (kh, kw), stride2, dilation2, groups)
+        cols = _im2col(grad_as_input(grad), kernel, stride2, dilation2, groups)
         return _conv_weight_grad(xd, cols, wd.shape, groups).reshape(weight.shape)
 
     inputs, vjps = (x, weight), [vjp_input, vjp_weight]
     if bias is not None:
         inputs += (bias,)
-        vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, 2, 3)))
+        vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, *spatial_axes)))
     return record(out.reshape(_restore(out.shape, x.ndim, dims)), op, inputs, *vjps, saved=(x, weight))
 
 
@@ -425,14 +443,14 @@ def _pool_geometry(xd: np.ndarray, kernel_size: Size, stride: Size | None, paddi
     dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
     if any(k < 1 for k in kernel) or any(s < 1 for s in strides) or any(d < 1 for d in dilation2):
         raise RuntimeError(f"{op}: kernel_size, stride and dilation must be positive, got kernel_size "
-                           f"{kernel[2 - dims:]}, stride {strides[2 - dims:]}, "
-                           f"dilation {dilation2[2 - dims:]}")
+                           f"{kernel[-dims:]}, stride {strides[-dims:]}, "
+                           f"dilation {dilation2[-dims:]}")
     effective = [d * (k - 1) + 1 for d, k in zip(dilation2, kernel, strict=True)]
     # PyTorch bounds the padding by half the kernel itself, not by half of its dilated span.
     if any(p < 0 or p > k // 2 for p, k in zip(pad2, kernel, strict=True)):
         raise RuntimeError(f"{op}: pad should be at most half of kernel size, but got pad="
-                           f"{pad2[2 - dims:]}, kernel_size={kernel[2 - dims:]} and "
-                           f"dilation={dilation2[2 - dims:]}")
+                           f"{pad2[-dims:]}, kernel_size={kernel[-dims:]} and "
+                           f"dilation={dilation2[-dims:]}")
     out, pads = [], []
     for size, s, p, e in zip(xd.shape[2:], strides, pad2, effective, strict=True):
         span = size + 2 * p - e
@@ -469,32 +487,39 @@ def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
               ceil_mode: bool, return_indices: bool, dims: int, op: str) -> Any:
     xd = _spatial_input(x, dims, op)
     _check_float(op, x)
-    kernel, strides, dilation2, pads, (oh, ow), _ = _pool_geometry(
+    kernel, strides, dilation2, pads, outs, _ = _pool_geometry(
         xd, kernel_size, stride, padding, dilation, ceil_mode, dims, op)
     xp = _pad_array(xd, pads, value=-np.inf)
-    windows = _windows(xp, kernel, strides, dilation2)[..., :oh, :ow]
-    n, c, kh, kw = windows.shape[:4]
+    windows = _windows(xp, kernel, strides, dilation2)[(..., *(slice(0, o) for o in outs))]
+    n, c, k = xd.shape[0], xd.shape[1], len(kernel)
     # The kernel offsets as the last axis (this copy is what argmax needs).
-    flat = windows.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, oh, ow, kh * kw)
+    order = (0, 1, *range(2 + k, 2 + 2 * k), *range(2, 2 + k))
+    flat = windows.transpose(order).reshape(n, c, *outs, math.prod(kernel))
     argmax = flat.argmax(axis=-1)
     out = np.take_along_axis(flat, argmax[..., None], axis=-1)[..., 0]
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad = grad.reshape(out.shape)
-        grad_windows = namespace(grad).zeros((n, c, kh, kw, oh, ow), dtype=grad.dtype)
-        for k in range(kh * kw):  # each output's gradient to the kernel offset that won
-            grad_windows[:, :, k // kw, k % kw] = np.where(argmax == k, grad, 0)
+        grad_windows = namespace(grad).zeros(windows.shape, dtype=grad.dtype)
+        # each output's gradient to the kernel offset that won
+        for i, offset in enumerate(itertools.product(*(range(size) for size in kernel))):
+            grad_windows[(slice(None), slice(None), *offset)] = np.where(argmax == i, grad, 0)
         return _crop(_fold(grad_windows, xp.shape, strides, dilation2), pads).reshape(x.shape)
 
     result = record(out.reshape(_restore(out.shape, x.ndim, dims)), op, (x,), vjp, saved=())
     if not return_indices:
         return result
-    # Flat index in the input's H x W plane: the window's start plus the winning offset.
+    # Flat index in the input's H x W (D x H x W) volume: the window's start plus the winning offset.
     arange = namespace(argmax).arange
-    row = (arange(oh) * strides[0] - pads[0][0])[:, None] + (argmax // kw) * dilation2[0]
-    col = (arange(ow) * strides[1] - pads[1][0])[None, :] + (argmax % kw) * dilation2[1]
-    indices = (row * xd.shape[3] + col).astype(np.int64)
-    return result, new_leaf(indices.reshape(result.shape))
+    offsets, rest = [], argmax
+    for size in reversed(kernel):
+        offsets.insert(0, rest % size)
+        rest = rest // size
+    index = 0
+    for d in range(k):
+        start = (arange(outs[d]) * strides[d] - pads[d][0]).reshape(-1, *(1,) * (k - 1 - d))
+        index = index * xd.shape[2 + d] + start + offsets[d] * dilation2[d]
+    return result, new_leaf(index.astype(np.int64).reshape(result.shape))
 
 
 def avg_pool2d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
@@ -530,7 +555,7 @@ def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
               count_include_pad: bool, divisor_override: int | None, dims: int, op: str) -> Tensor:
     xd = _spatial_input(x, dims, op)
     _check_float(op, x)
-    kernel, strides, ones, pads, (oh, ow), pad2 = _pool_geometry(
+    kernel, strides, ones, pads, outs, pad2 = _pool_geometry(
         xd, kernel_size, stride, padding, 1, ceil_mode, dims, op)
     if divisor_override is not None:
         if isinstance(divisor_override, bool) or not isinstance(divisor_override, int | np.integer) \
@@ -538,17 +563,19 @@ def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
             raise RuntimeError(f"{op}: divisor_override must be a non-zero int, got {divisor_override!r}")
         divisor = np.array(divisor_override, dtype=xd.dtype)
     else:
-        heights = _avg_divisor(xd.shape[2], oh, kernel[0], strides[0], pad2[0], count_include_pad)
-        widths = _avg_divisor(xd.shape[3], ow, kernel[1], strides[1], pad2[1], count_include_pad)
-        divisor = np.outer(heights, widths).astype(xd.dtype)
+        per_dim = [_avg_divisor(size, o, k, s, p, count_include_pad)
+                   for size, o, k, s, p in zip(xd.shape[2:], outs, kernel, strides, pad2, strict=True)]
+        divisor = functools.reduce(np.multiply.outer, per_dim).astype(xd.dtype)
     divisor = namespace(xd).asarray(divisor)  # made on the host, used where x lives
     xp = _pad_array(xd, pads)
-    windows = _windows(xp, kernel, strides, ones)[..., :oh, :ow]
-    out = windows.sum(axis=(2, 3)) / divisor
+    windows = _windows(xp, kernel, strides, ones)[(..., *(slice(0, o) for o in outs))]
+    kernel_axes = tuple(range(2, 2 + len(kernel)))
+    out = windows.sum(axis=kernel_axes) / divisor
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         share = grad.reshape(out.shape) / divisor
-        grad_windows = np.broadcast_to(share[:, :, None, None], windows.shape)
+        spread = share[(slice(None), slice(None), *(None,) * len(kernel))]
+        grad_windows = np.broadcast_to(spread, windows.shape)
         return _crop(_fold(grad_windows, xp.shape, strides, ones), pads).reshape(x.shape)
 
     return record(out.reshape(_restore(out.shape, x.ndim, dims)), op, (x,), vjp, saved=())
@@ -703,16 +730,17 @@ def _pad_by_index(x: Tensor, per_dim: list[tuple[int, int]], first: int, mode: s
 
 
 _INTERPOLATE_MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2, "bicubic": 2,
-                      "area": None}
+                      "trilinear": 3, "area": None}
 
 
 def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | Sequence[float] | None = None,  # noqa: A002
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
-    """Resize the spatial dimensions (the last 1 or 2) to `size`, or by `scale_factor`.
+    """Resize the spatial dimensions (the last 1, 2 or 3) to `size`, or by `scale_factor`.
 
     'nearest' takes input cell floor(out_index * scale); 'nearest-exact' floor((out_index + 0.5)
-    * scale); 'linear' / 'bilinear' blend the two nearest cells, with PyTorch's coordinate map:
+    * scale); 'linear' / 'bilinear' / 'trilinear' blend the two nearest cells per dimension, with
+    PyTorch's coordinate map:
     src = (dst + 0.5) * scale - 0.5 (clamped at 0), or dst * (in - 1) / (out - 1) with
     `align_corners`; 'bicubic' blends four cells per dimension with Keys' cubic (a = -0.75);
     'area' is `adaptive_avg_pool`. With `scale_factor` (and no
@@ -726,33 +754,42 @@ def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | S
     if antialias:
         raise NotImplementedError(f"{op}: antialias=True is not supported")
     spatial = input.ndim - 2
-    if spatial not in (1, 2):
-        raise NotImplementedError(f"{op}: expected a 3-D or 4-D input (N, C, [H,] W), got shape "
+    if spatial not in (1, 2, 3):
+        raise NotImplementedError(f"{op}: expected a 3-D, 4-D or 5-D input (N, C, [[D,] H,] W), got shape "
                                   f"{tuple(input.shape)}")
     needs = _INTERPOLATE_MODES[mode]
     if needs is not None and needs != spatial:
-        raise NotImplementedError(f"{op}: got {input.ndim}-D input, but {mode} mode needs "
-                                  f"{needs + 2}-D input")
+        raise NotImplementedError(f"{op}: mode {mode!r} is not supported on {input.ndim}-D input: "
+                                  f"{mode} mode needs {needs + 2}-D input")
     if align_corners is not None and needs is None:
         raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes "
-                         f"linear | bilinear | bicubic, not {mode!r}")
+                         f"linear | bilinear | bicubic | trilinear, not {mode!r}")
     _check_float(op, input)
     in_sizes = tuple(input.shape[2:])
     out_sizes, scales = _interpolate_sizes(in_sizes, size, scale_factor, recompute_scale_factor, op)
     if mode == "area":
         if spatial == 1:
             return adaptive_avg_pool2d(input.unsqueeze(2), (1, out_sizes[0])).squeeze(2)
-        return adaptive_avg_pool2d(input, out_sizes)
+        return (adaptive_avg_pool2d if spatial == 2 else adaptive_avg_pool3d)(input, out_sizes)
     if needs is None:
         return _nearest(input, out_sizes, scales, exact=mode == "nearest-exact")
-    # Separable: one (out, in) weight matrix per dimension; x @ M_w^T, then M_h @ that.
+    # Separable: one (out, in) weight matrix per dimension.
     weights = _cubic_weights if mode == "bicubic" else _linear_weights
-    matrices = [weights(i, o, s, bool(align_corners), input.dtype)
-                for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)]
-    on_device = namespace(input.data).asarray  # the matrices are made on the host
-    out = matmul(input, new_leaf(on_device(np.ascontiguousarray(matrices[-1].T))))
-    if spatial == 2:
-        out = matmul(new_leaf(on_device(matrices[0])), out)
+    return _separable(input, [weights(i, o, s, bool(align_corners), input.dtype)
+                              for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)])
+
+
+def _separable(x: Tensor, matrices: list[np.ndarray]) -> Tensor:
+    """x with matrix k (out_k, in_k) applied along the k-th of its last len(matrices) dimensions,
+    through tensorgrad's differentiable matmul: x @ M_w^T, then M_h @ that, then M_d on (..., D, H*W)."""
+    on_device = namespace(x.data).asarray  # the matrices are made on the host
+    out = matmul(x, new_leaf(on_device(np.ascontiguousarray(matrices[-1].T))))
+    if len(matrices) > 1:
+        out = matmul(new_leaf(on_device(matrices[-2])), out)
+    if len(matrices) > 2:
+        *lead, depth, h, w = out.shape
+        out = matmul(new_leaf(on_device(matrices[-3])), out.reshape(*lead, depth, h * w))
+        out = out.reshape(*lead, matrices[-3].shape[0], h, w)
     return out
 
 
@@ -1035,7 +1072,7 @@ class _ConvNd(Module):
         text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}"
         text += f", stride={self.stride}"
         if self.padding != (0,) * self._dims:
-            text += f", padding={self.padding!r}"
+            text += f", padding={self.padding}"  # PyTorch's: padding=same, no quotes
         if self.dilation != (1,) * self._dims:
             text += f", dilation={self.dilation}"
         if self.output_padding != (0,) * self._dims:
@@ -1215,27 +1252,48 @@ def adaptive_max_pool2d(input: Tensor, output_size: Size | Sequence[int | None],
     """The largest value of each of output_size adaptive windows (rows floor(i H / oh) to
     ceil((i + 1) H / oh), columns likewise), with its index in the H * W plane if asked.
     Gradient: to that element (the first of equal largest ones), through `gather`."""
-    x = input if input.ndim == 4 else input.unsqueeze(0)
-    if x.ndim != 4:
-        raise RuntimeError(f"adaptive_max_pool2d: expected a 3-D or 4-D input, got shape "
+    return _adaptive_max_pool(input, output_size, return_indices, 2, "adaptive_max_pool2d")
+
+
+def _adaptive_sizes(sizes: tuple[int, ...], output_size: Any, op: str) -> tuple[int, ...]:
+    """output_size (an int, or one int or None per spatial dimension) as ints: None keeps that size."""
+    dims = len(sizes)
+    given = tuple(output_size) if isinstance(output_size, Sequence) else (output_size,) * dims
+    if len(given) != dims:
+        raise RuntimeError(f"{op}: output_size must be {dims} numbers, got {output_size!r}")
+    outs = _ints(tuple(size if o is None else o for size, o in zip(sizes, given, strict=True)), dims,
+                 "output_size", op)
+    if any(o < 0 for o in outs) or 0 in sizes:
+        raise RuntimeError(f"{op}: output_size {outs} and input sizes {sizes} must be non-negative and "
+                           "non-empty")
+    return outs
+
+
+def _adaptive_max_pool(input: Tensor, output_size: Any, return_indices: bool, dims: int,  # noqa: A002
+                       op: str) -> Any:
+    """adaptive_max_pool2d / 3d: per output cell, the argmax of its window as a flat index into the
+    input's plane (volume), found with one argmax per cell; the values are one differentiable `gather`."""
+    x = input if input.ndim == dims + 2 else input.unsqueeze(0)
+    if x.ndim != dims + 2:
+        raise RuntimeError(f"{op}: expected a {dims + 1}-D or {dims + 2}-D input, got shape "
                            f"{tuple(input.shape)}")
-    n, c, h, w = x.shape
-    sizes = tuple(output_size) if isinstance(output_size, Sequence) else (output_size, output_size)
-    out_h = h if sizes[0] is None else int(sizes[0])  # None keeps the input's size
-    out_w = w if sizes[1] is None else int(sizes[1])
-    planes = x.data.reshape(n, c, h * w)
-    xp = namespace(planes)
-    index = xp.zeros((n, c, out_h * out_w), dtype=np.int64)
-    for i in range(out_h):
-        top, bottom = (i * h) // out_h, -(-(i + 1) * h // out_h)
-        for j in range(out_w):
-            left, right = (j * w) // out_w, -(-(j + 1) * w // out_w)
-            window = x.data[:, :, top:bottom, left:right].reshape(n, c, -1)
-            at = np.argmax(window, axis=-1)  # the first largest (a nan, if there is one)
-            index[:, :, i * out_w + j] = (top + at // (right - left)) * w + left + at % (right - left)
-    out = x.reshape(n, c, h * w).gather(2, new_leaf(index)).reshape(n, c, out_h, out_w)
-    indices = new_leaf(index.reshape(n, c, out_h, out_w))
-    if input.ndim == 3:
+    n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
+    outs = _adaptive_sizes(sizes, output_size, op)
+    steps = [math.prod(sizes[d + 1:]) for d in range(dims)]  # a flat index's step per dimension
+    spans = [[((i * size) // o, -(-(i + 1) * size // o)) for i in range(o)]
+             for size, o in zip(sizes, outs, strict=True)]
+    index = namespace(x.data).zeros((n, c, math.prod(outs)), dtype=np.int64)
+    for cell, bounds in enumerate(itertools.product(*spans)):
+        window = x.data[(slice(None), slice(None), *(slice(lo, hi) for lo, hi in bounds))].reshape(n, c, -1)
+        rest = np.argmax(window, axis=-1)  # the first largest (a nan, if there is one)
+        position = 0
+        for (lo, hi), step in zip(reversed(bounds), reversed(steps), strict=True):
+            position = position + (lo + rest % (hi - lo)) * step
+            rest = rest // (hi - lo)
+        index[:, :, cell] = position
+    out = x.reshape(n, c, -1).gather(2, new_leaf(index)).reshape(n, c, *outs)
+    indices = new_leaf(index.reshape(n, c, *outs))
+    if input.ndim == dims + 1:
         out, indices = out.squeeze(0), indices.squeeze(0)
     return (out, indices) if return_indices else out
 
@@ -1300,7 +1358,12 @@ class Upsample(Module):
                            self.recompute_scale_factor)
 
     def extra_repr(self) -> str:
-        given = f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
+        if self.size is not None:
+            given = f"size={self.size}"
+        else:  # PyTorch prints the factor as a float (2.0, or (2.0, 3.0))
+            factor = self.scale_factor
+            factor = tuple(float(f) for f in factor) if isinstance(factor, Sequence) else float(factor)
+            given = f"scale_factor={factor}"
         return f"{given}, mode={self.mode!r}"
 
 
@@ -1358,7 +1421,7 @@ class _PadNd(Module):
         return pad(input, self.padding, self._mode, self.value if self._mode == "constant" else None)
 
     def extra_repr(self) -> str:
-        return f"{self.padding}" + (f", value={self.value}" if self._mode == "constant" else "")
+        return f"{self.padding}"
 
 
 class ConstantPad2d(_PadNd):
@@ -1367,6 +1430,9 @@ class ConstantPad2d(_PadNd):
     def __init__(self, padding: Size, value: float) -> None:
         super().__init__(padding)
         self.value = value
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
 
 
 class ConstantPad1d(ConstantPad2d):
@@ -1419,6 +1485,153 @@ class CircularPad1d(CircularPad2d):
     """Pad the last dimension by wrapping around."""
 
     _dims = 1
+
+
+# --- 3-D: convolution, pooling and padding of (N, C, D, H, W) volumes ------------------------------
+# The same window view, fold and matmuls as 2-D, over three spatial dimensions.
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation: out[n,o,z,y,x] = b[o] + sum_{c,i,j,k} w[o,c,i,j,k] * in[n,c,z',y',x'],
+    z' = z*s + i*d, y' = y*s + j*d, x' = x*s + k*d.
+
+    input (N, C, D, H, W) or (C, D, H, W); weight (O, C/groups, kd, kh, kw); padding an int, a
+    triple, 'valid' or 'same'. Gradients as conv2d's: fold(weight^T @ grad), grad @ im2col^T, sums.
+    """
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
+                     padding: Size = 0, output_padding: Size = 0, groups: int = 1,
+                     dilation: Size = 1) -> Tensor:
+    """3-D transposed convolution: the gradient of `conv3d` with respect to its input.
+
+    input (N, C_in, D, H, W); weight (C_in, C_out/groups, kd, kh, kw). Output size per dimension
+    (in - 1)*stride - 2*padding + dilation*(k - 1) + output_padding + 1. Gradients: d/dinput is
+    conv3d(grad, weight), d/dweight conv3d's weight gradient with input and grad swapped.
+    """
+    return _conv_transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
+                            "conv_transpose3d")
+
+
+def max_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
+               dilation: Size = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The largest value of each kd x kh x kw window. Gradient: each output's grad goes to its argmax.
+
+    With `return_indices`, also the argmax positions as flat indices into each D x H x W volume
+    (int64), as PyTorch. Ties go to the first position in the window; NaN wins.
+    """
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3,
+                     "max_pool3d")
+
+
+def avg_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each kd x kh x kw window: sum / divisor. Gradient: grad / divisor to every window
+    element. The divisor follows `avg_pool2d`'s rule in each dimension."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                     3, "avg_pool3d")
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Size | Sequence[int | None]) -> Tensor:  # noqa: A002
+    """Average pooling to a fixed (od, oh, ow): averaging matrices A_d, A_h, A_w applied along D, H, W.
+
+    Row i of A_d averages cells floor(i*D/od) .. ceil((i+1)*D/od) - 1 (PyTorch's windows); `None`
+    keeps that size. The gradient is matmul's: the same matrices, transposed.
+    """
+    op = "adaptive_avg_pool3d"
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"{op}: expected a 4-D or 5-D input, got shape {tuple(input.shape)}")
+    _check_float(op, input)
+    sizes = tuple(input.shape[-3:])
+    outs = _adaptive_sizes(sizes, output_size, op)
+    matrices = [_averaging_matrix(size, o, input.dtype) for size, o in zip(sizes, outs, strict=True)]
+    return _separable(input, matrices)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Size | Sequence[int | None],  # noqa: A002
+                        return_indices: bool = False) -> Any:
+    """The largest value of each of output_size adaptive windows (as `adaptive_max_pool2d`, in three
+    dimensions), with its index in the D * H * W volume if asked. Gradient: to that element."""
+    return _adaptive_max_pool(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+
+
+class Conv3d(_Conv):
+    """3-D convolution layer: `F.conv3d(x, weight, bias, ...)` with weight (out, in/groups, kd, kh, kw).
+
+    `padding_mode` 'zeros', 'reflect', 'replicate' or 'circular', as `Conv2d`.
+    """
+
+    _dims = 3
+    _conv = staticmethod(conv3d)
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    """3-D transposed convolution layer: `F.conv_transpose3d`, weight (in, out/groups, kd, kh, kw)."""
+
+    _dims = 3
+    _conv = staticmethod(conv_transpose3d)
+
+
+class MaxPool3d(MaxPool2d):
+    """`F.max_pool3d` as a layer (no parameters)."""
+
+    _pool = staticmethod(max_pool3d)
+
+
+class AvgPool3d(AvgPool2d):
+    """`F.avg_pool3d` as a layer (no parameters)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """`F.adaptive_avg_pool3d` as a layer: any volume to `output_size` (no parameters)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """`F.adaptive_max_pool3d` as a layer (no parameters)."""
+
+    _pool = staticmethod(adaptive_max_pool3d)
+
+
+class ConstantPad3d(ConstantPad2d):
+    """Pad the last three dimensions with `value`: padding (left, right, top, bottom, front, back)
+    or one int."""
+
+    _dims = 3
+
+
+class ZeroPad3d(ZeroPad2d):
+    """Pad the last three dimensions with zeros: padding (left, right, top, bottom, front, back)
+    or one int."""
+
+    _dims = 3
+
+
+class ReflectionPad3d(ReflectionPad2d):
+    """Pad the last three dimensions with their reflection (the edge not repeated)."""
+
+    _dims = 3
+
+
+class ReplicationPad3d(ReplicationPad2d):
+    """Pad the last three dimensions by repeating their edge values."""
+
+    _dims = 3
+
+
+class CircularPad3d(CircularPad2d):
+    """Pad the last three dimensions by wrapping around."""
+
+    _dims = 3
 
 
 # --- pixel shuffle: channels to space and back -----------------------------------------------------
@@ -1484,3 +1697,295 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+# --- more pooling: power averages, unpooling, the index-returning aliases; channel shuffle ----------
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Size, stride: Size | None = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    """(sum of x**p over each window) ** (1/p): the power-average pool, as PyTorch computes it,
+    from `avg_pool2d` of x**p times the window's size. norm_type=inf is the max of |x|.
+    Gradient: through those ops (0 where a window's sum is 0)."""
+    kernel = _ints(kernel_size, 2, "kernel_size", "lp_pool2d")
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, kernel[0] * kernel[1],
+                    avg_pool2d, max_pool2d)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Size | None = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    """`lp_pool2d` along the last dimension: (sum of x**p over each window) ** (1/p)."""
+    kernel = _ints(kernel_size, 1, "kernel_size", "lp_pool1d")
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, kernel[0], avg_pool1d, max_pool1d)
+
+
+def _lp_pool(x: Tensor, norm_type: float, kernel_size: Size, stride: Size | None, ceil_mode: bool,
+             window: int, average: Any, maximum: Any) -> Tensor:
+    if norm_type == math.inf:
+        return maximum(x.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -math.inf:
+        return -maximum(-x.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = average(x.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    # sign(out) * relu(|out|) is out itself with a zero gradient at 0 (PyTorch's guard).
+    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
+                 padding: Size = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    """The inverse of `max_pool2d`: zeros of the unpooled size, with each input value put at
+    its index (flat, in its H x W plane) from `max_pool2d(..., return_indices=True)`.
+    Gradient: the output's gradient read back at those indices."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
+                 padding: Size = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    """The inverse of `max_pool1d`: zeros of the unpooled length, each value put at its index."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+
+
+def _unpool_size(in_sizes: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
+                 padding: tuple[int, ...], output_size: Sequence[int] | None) -> tuple[int, ...]:
+    """PyTorch's `_unpool_output_size`: (in - 1) * stride + kernel - 2 * padding, or the
+    `output_size` asked for when it is within a stride of that."""
+    default = tuple((i - 1) * s + k - 2 * p
+                    for i, s, k, p in zip(in_sizes, stride, kernel, padding, strict=True))
+    if output_size is None:
+        return default
+    sizes = tuple(output_size)
+    if len(sizes) == len(kernel) + 2:
+        sizes = sizes[2:]
+    if len(sizes) != len(kernel):
+        raise ValueError(f"max_unpool: output_size should be a sequence containing {len(kernel)} or "
+                         f"{len(kernel) + 2} elements, but it has a length of '{len(sizes)}'")
+    for d, (size, base, s) in enumerate(zip(sizes, default, stride, strict=True)):
+        if not base - s < size < base + s:
+            raise ValueError(f'max_unpool: invalid output_size "{tuple(output_size)}" (dim {d} must be '
+                             f"between {base - s} and {base + s})")
+    return tuple(int(size) for size in sizes)
+
+
+def _max_unpool(x: Tensor, indices: Tensor, kernel_size: Size, stride: Size | None, padding: Size,
+                output_size: Sequence[int] | None, dims: int, op: str) -> Tensor:
+    if x.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"{op}: expected a {dims + 1}-D or {dims + 2}-D input, got shape {tuple(x.shape)}")
+    if not isinstance(indices, Tensor) or indices.data.dtype != np.int64:
+        kind = indices.dtype if isinstance(indices, Tensor) else type(indices).__name__
+        raise RuntimeError(f"{op}: elements in indices should be type int64 but got: {kind}")
+    if tuple(indices.shape) != tuple(x.shape):
+        raise RuntimeError(f"{op}: expected shape of indices to be the same as that of the input "
+                           f"{tuple(x.shape)}, got {tuple(indices.shape)}")
+    kernel = _ints(kernel_size, dims, "kernel_size", op)
+    strides = kernel if stride is None else _ints(stride, dims, "stride", op)
+    sizes = _unpool_size(tuple(x.shape[-dims:]), kernel, strides, _ints(padding, dims, "padding", op),
+                         output_size)
+    plane = math.prod(sizes)
+    lead = x.shape[:-dims]
+    rows = math.prod(lead)
+    flat = indices.data.reshape(rows, -1)
+    if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= plane):
+        bad = int(flat.max()) if int(flat.max()) >= plane else int(flat.min())
+        raise RuntimeError(f"{op}: Found an invalid max index: {bad} (output volumes are of size "
+                           f"{'x'.join(map(str, sizes + (1,) * (2 - dims)))})")
+    xp = namespace(x.data)
+    places = (xp.arange(rows)[:, None], flat)
+    out = xp.zeros((rows, plane), dtype=x.data.dtype)
+    out[places] = x.data.reshape(rows, -1)
+    return record(out.reshape(*lead, *sizes), op, (x,),
+                  lambda grad: grad.reshape(rows, plane)[places].reshape(x.shape), saved=())
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
+                            padding: Size = 0, dilation: Size = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """`max_pool2d` returning (values, indices) whatever `return_indices` says (PyTorch's alias)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
+                            padding: Size = 0, dilation: Size = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """`max_pool1d` returning (values, indices) whatever `return_indices` says (PyTorch's alias)."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Size | Sequence[int | None],  # noqa: A002
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """`adaptive_max_pool2d` returning (values, indices) whatever `return_indices` says."""
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: int,  # noqa: A002
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """`adaptive_max_pool1d` returning (values, indices) whatever `return_indices` says."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """Interleave the channels (dimension 1) of `groups` groups: (N, g, C/g, *) transposed to
+    (N, C/g, g, *), as ShuffleNet does. Gradient: the inverse permutation (a view's)."""
+    op = "channel_shuffle"
+    if input.ndim <= 2:
+        raise RuntimeError(f"{op} expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+    if isinstance(groups, bool) or not isinstance(groups, int | np.integer) or groups <= 0:
+        raise RuntimeError(f"{op}: Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"{op}: Number of channels must be divisible by groups. Got {c} channels and "
+                           f"{groups} groups.")
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
+
+
+# --- the deprecated resampling names: interpolate under its old names ------------------------------
+
+
+def upsample(input: Tensor, size: Size | None = None, scale_factor: float | Sequence[float] | None = None,  # noqa: A002
+             mode: str = "nearest", align_corners: bool | None = None) -> Tensor:
+    """`interpolate` under its deprecated name (it warns, as PyTorch does)."""
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Size | None = None,  # noqa: A002
+                     scale_factor: float | Sequence[float] | None = None) -> Tensor:
+    """`interpolate(mode='nearest')` under its deprecated name (it warns)."""
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Size | None = None,  # noqa: A002
+                      scale_factor: float | Sequence[float] | None = None) -> Tensor:
+    """`interpolate(mode='bilinear', align_corners=True)` under its deprecated name (it warns)."""
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+class LPPool2d(Module):
+    """`F.lp_pool2d` as a layer (no parameters)."""
+
+    _pool = staticmethod(lp_pool2d)
+
+    def __init__(self, norm_type: float, kernel_size: Size, stride: Size | None = None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return self._pool(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(LPPool2d):
+    """`F.lp_pool1d` as a layer (no parameters)."""
+
+    _pool = staticmethod(lp_pool1d)
+
+
+class MaxUnpool2d(Module):
+    """`F.max_unpool2d` as a layer: `layer(input, indices, output_size=None)` (no parameters)."""
+
+    _dims = 2
+    _unpool = staticmethod(max_unpool2d)
+
+    def __init__(self, kernel_size: Size, stride: Size | None = None, padding: Size = 0) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _ints(kernel_size, self._dims, "kernel_size", name)
+        self.stride = self.kernel_size if stride is None else _ints(stride, self._dims, "stride", name)
+        self.padding = _ints(padding, self._dims, "padding", name)
+
+    def forward(self, input: Tensor, indices: Tensor,  # noqa: A002
+                output_size: Sequence[int] | None = None) -> Tensor:
+        return self._unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(MaxUnpool2d):
+    """`F.max_unpool1d` as a layer: `layer(input, indices, output_size=None)` (no parameters)."""
+
+    _dims = 1
+    _unpool = staticmethod(max_unpool1d)
+
+
+class ChannelShuffle(Module):
+    """`F.channel_shuffle` as a layer (no parameters)."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """Nearest-neighbour upsampling of (N, C, H, W) input: `Upsample(mode='nearest')`."""
+
+    def __init__(self, size: Size | None = None, scale_factor: float | Sequence[float] | None = None) -> None:
+        super().__init__(size, _float_factors(scale_factor), mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Bilinear upsampling of (N, C, H, W) input, corners aligned: `Upsample(mode='bilinear',
+    align_corners=True)`."""
+
+    def __init__(self, size: Size | None = None, scale_factor: float | Sequence[float] | None = None) -> None:
+        super().__init__(size, _float_factors(scale_factor), mode="bilinear", align_corners=True)
+
+
+def _float_factors(scale_factor: Any) -> Any:
+    """A scale factor as PyTorch's Upsample keeps it: floats (a tuple stays a tuple), or None."""
+    if isinstance(scale_factor, tuple):
+        return tuple(float(f) for f in scale_factor)
+    return float(scale_factor) if scale_factor else None
+
+
+# --- lazy convolutions: in_channels read from the first input --------------------------------------
+
+
+class LazyConv2d(LazyModuleMixin, Conv2d):
+    """`Conv2d` whose `in_channels` is read from the first input (dimension 1, or 0 unbatched);
+    until then `weight` and `bias` are `UninitializedParameter`s. Then it is a `Conv2d`."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels: int, kernel_size: Size, stride: Size = 1, padding: Size | str = 0,
+                 dilation: Size = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        options = (kernel_size, stride, padding, dilation, groups, bias, padding_mode, device, dtype)
+        # Built empty and without a bias: no random numbers drawn before the real ones.
+        self.cls_to_become.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False,
+                                    padding_mode, device, dtype)
+        if out_channels % groups:
+            raise ValueError(f"{type(self).__name__}: out_channels ({out_channels}) must be divisible by "
+                             f"groups ({groups})")
+        self.out_channels = out_channels
+        self._make_lazy(("weight", "bias") if bias else ("weight",), (), options)
+
+    def _inferred_sizes(self, input: Tensor) -> dict[str, int]:  # noqa: A002
+        return {"in_channels": input.shape[1] if input.ndim == self._dims + 2 else input.shape[0]}
+
+    def _built_for(self, sizes: dict[str, int]) -> Module:
+        return self.cls_to_become(sizes["in_channels"], self.out_channels, *self._lazy_options)
+
+
+class LazyConv1d(LazyConv2d):
+    """`Conv1d` whose `in_channels` is read from the first input (dimension 1, or 0 unbatched);
+    until then `weight` and `bias` are `UninitializedParameter`s. Then it is a `Conv1d`."""
+
+    cls_to_become = Conv1d
+    _dims = 1
+    _conv = staticmethod(conv1d)

@@ -143,3 +143,55 @@ __all__ += ["gelu", "silu", "elu", "selu", "celu", "leaky_relu", "relu6", "hardt
             "scaled_dot_product_attention", "glu", "prelu", "tanhshrink", "threshold", "pairwise_distance",
             "hardshrink", "softshrink", "rms_norm", "instance_norm", "gumbel_softmax", "bilinear", "pdist",
             "rrelu"]
+
+# In-place activations, local response norm, more pooling, multi-class margin losses, bags of
+# embeddings, channel shuffle and the deprecated upsample names.
+from tensorgrad.loss import multi_margin_loss, multilabel_margin_loss  # noqa: E402
+from tensorgrad.nn.activation import (  # noqa: E402
+    celu_,
+    elu_,
+    hardtanh_,
+    leaky_relu_,
+    relu_,
+    rrelu_,
+    selu_,
+    threshold_,
+)
+from tensorgrad.nn.conv import (  # noqa: E402
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    channel_shuffle,
+    lp_pool1d,
+    lp_pool2d,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
+from tensorgrad.nn.normalization import local_response_norm  # noqa: E402
+from tensorgrad.nn.sparse import embedding_bag  # noqa: E402
+
+__all__ += ["relu_", "elu_", "leaky_relu_", "hardtanh_", "selu_", "celu_", "rrelu_", "threshold_",
+            "local_response_norm", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+            "max_pool1d_with_indices", "max_pool2d_with_indices", "adaptive_max_pool1d_with_indices",
+            "adaptive_max_pool2d_with_indices", "multi_margin_loss", "multilabel_margin_loss",
+            "embedding_bag", "channel_shuffle", "upsample", "upsample_nearest", "upsample_bilinear"]
+
+# 3-D convolution, pooling and channel dropout, and the spatial transformer's affine_grid and
+# grid_sample (tensorgrad/nn/conv.py, elementwise.py, sampling.py).
+from tensorgrad.elementwise import dropout3d  # noqa: E402
+from tensorgrad.nn.conv import (  # noqa: E402
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    avg_pool3d,
+    conv3d,
+    conv_transpose3d,
+    max_pool3d,
+)
+from tensorgrad.nn.sampling import affine_grid, grid_sample  # noqa: E402
+
+__all__ += ["conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+            "adaptive_max_pool3d", "dropout3d", "affine_grid", "grid_sample"]

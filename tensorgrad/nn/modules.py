@@ -28,6 +28,7 @@ from tensorgrad.elementwise import (
     dropout,
     dropout1d,
     dropout2d,
+    dropout3d,
     feature_alpha_dropout,
     relu,
     sigmoid,
@@ -66,6 +67,7 @@ __all__ = [
     "ParameterDict",
     "Dropout1d",
     "Dropout2d",
+    "Dropout3d",
     "GaussianNLLLoss",
     "PoissonNLLLoss",
     "MarginRankingLoss",
@@ -75,6 +77,13 @@ __all__ = [
     "MultiLabelSoftMarginLoss",
     "TripletMarginLoss",
     "Bilinear",
+    "MultiMarginLoss",
+    "MultiLabelMarginLoss",
+    "Buffer",
+    "UninitializedParameter",
+    "UninitializedBuffer",
+    "LazyModuleMixin",
+    "LazyLinear",
 ]
 
 
@@ -320,6 +329,11 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                                 "(Tensor or None expected)")
             buffers[name] = value
+            if isinstance(value, Buffer):
+                self.register_buffer(name, value, value.persistent)
+        elif isinstance(value, Buffer):  # a tensor marked as a buffer registers itself (nn.Buffer)
+            self._forget(name, keep=buffers)
+            self.register_buffer(name, value, value.persistent)
         else:
             object.__setattr__(self, name, value)
 
@@ -573,6 +587,9 @@ class Module:
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"load_state_dict: expected state_dict to be dict-like, got "
                             f"{type(state_dict).__name__}")
+        for name, module in self.named_modules():  # lazy layers first take the loaded shapes
+            if isinstance(module, LazyModuleMixin):
+                module._materialize_from(state_dict, name + "." if name else "")
         own = self._state_tensors()
         missing = [key for key in own if key not in state_dict]
         unexpected = [key for key in state_dict if key not in own]
@@ -770,7 +787,7 @@ class Dropout1d(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return self._function(input, self.p, self.training)
+        return self._function(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
@@ -781,6 +798,13 @@ class Dropout2d(Dropout1d):
     and scale the rest by 1 / (1 - p)."""
 
     _function = staticmethod(dropout2d)
+
+
+class Dropout3d(Dropout1d):
+    """In training, zero whole volumes with probability p (of (N, C, D, H, W) or (C, D, H, W)
+    input) and scale the rest by 1 / (1 - p)."""
+
+    _function = staticmethod(dropout3d)
 
 
 class AlphaDropout(Dropout1d):
@@ -1399,3 +1423,176 @@ class TripletMarginLoss(_MarginLoss):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return loss.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps, self.swap,
                                         reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """`F.multi_margin_loss` as a layer: the multi-class hinge loss; `weight` (per class) is a buffer."""
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        if p not in (1, 2):
+            raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got p={p}")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: weight must be 1-D (one per class), got shape "
+                             f"{tuple(weight.shape)}")
+        super().__init__(weight, size_average, reduce, reduction)
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
+        return loss.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """`F.multilabel_margin_loss` as a layer: the multi-label hinge loss."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
+        return loss.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+# --- buffers by assignment, and lazy modules: shapes inferred from the first input -----------------
+
+
+class Buffer(Tensor):
+    """A tensor marked as module state that is not a parameter: assigning one to a `Module`
+    attribute registers it as a buffer (`persistent=False` keeps it out of `state_dict()`),
+    as `torch.nn.Buffer`. Shares memory with the tensor or array it is made from."""
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data: Any = None, *, persistent: bool = True) -> None:
+        if data is None:
+            data = np.empty(0, dtypes.default_float)
+        requires_grad = bool(isinstance(data, Tensor) and data.requires_grad)
+        if isinstance(data, Tensor):
+            array = data.data
+        else:  # an array on a device is kept as it is, anything else converted as tg.tensor does
+            array = data if namespace(data) is not np else to_array(data)
+        init_node(self, array, requires_grad)
+        self.persistent = persistent
+
+
+class UninitializedParameter(Parameter):
+    """A parameter of a lazy module whose shape is not known yet: empty until the module's first
+    forward, which `materialize`s it into a `Parameter` of the inferred shape (the same object)."""
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__(np.empty(0, dtypes.or_default(dtype)), requires_grad)
+        if device is not None:
+            self.data = to_device(self.data, as_device(device), "UninitializedParameter")
+
+    def materialize(self, data: Any) -> None:
+        """Become a `cls_to_become` holding `data` (an array of the inferred shape), in place."""
+        self.data = data
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer of a lazy module whose shape is not known yet (BatchNorm's running statistics):
+    `materialize`d into a plain tensor of the inferred shape by the module's first forward."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None) -> None:
+        array = np.empty(0, dtypes.or_default(dtype))
+        if device is not None:
+            array = to_device(array, as_device(device), "UninitializedBuffer")
+        init_node(self, array, requires_grad)
+
+    materialize = UninitializedParameter.materialize
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class LazyModuleMixin:
+    """What a lazy module adds to its non-lazy class: uninitialised parameters and buffers until
+    the first call, which reads the missing sizes from the input (`_inferred_sizes`), builds the
+    non-lazy module of those sizes (`_built_for`), takes over its initial values and turns this
+    module into that class (`cls_to_become`), so that its repr and state_dict keys are the
+    non-lazy one's. `load_state_dict` before the first call gives them the loaded shapes.
+    """
+
+    cls_to_become: type = Module
+
+    def _make_lazy(self, parameters: tuple[str, ...], buffers: tuple[str, ...], options: tuple) -> None:
+        """Set the named parameters, and the named buffers that are present, to uninitialised
+        ones; keep the constructor's `options` for `_built_for` (device and dtype last)."""
+        device, dtype = options[-2:]
+        self._lazy_options = options
+        for name in parameters:
+            self._forget(name, keep=self._parameters)  # (a `bias = None` may be a plain attribute)
+            self._parameters[name] = UninitializedParameter(device=device, dtype=dtype)
+        for name in buffers:
+            if self._buffers.get(name) is not None:
+                self._buffers[name] = UninitializedBuffer(device=device, dtype=dtype)
+        self._lazy_hook = self.register_forward_pre_hook(LazyModuleMixin._infer_parameters)
+
+    def has_uninitialized_params(self) -> bool:
+        """Whether a parameter or buffer still waits for the first input."""
+        return any(isinstance(t, UninitializedParameter | UninitializedBuffer)
+                   for t in [*self._parameters.values(), *self._buffers.values()])
+
+    def _inferred_sizes(self, input: Tensor) -> dict[str, int]:  # noqa: A002
+        raise NotImplementedError
+
+    def _built_for(self, sizes: dict[str, int]) -> Module:
+        raise NotImplementedError
+
+    def initialize_parameters(self, input: Tensor) -> None:  # noqa: A002
+        """Give every uninitialised parameter and buffer its shape and initial values from `input`."""
+        sizes = self._inferred_sizes(input)
+        if self.has_uninitialized_params():
+            built = self._built_for(sizes)
+            for mine, theirs in ((self._parameters, built._parameters), (self._buffers, built._buffers)):
+                for name, value in mine.items():
+                    if isinstance(value, UninitializedParameter | UninitializedBuffer):
+                        # on the device and in the dtype the module was moved to since
+                        array = namespace(value.data).asarray(theirs[name].data, dtype=value.data.dtype)
+                        value.materialize(array)
+        for name, size in sizes.items():
+            setattr(self, name, size)
+
+    def _materialize_from(self, state_dict: Mapping[str, Any], prefix: str) -> None:
+        """Give the uninitialised tensors that `state_dict` holds values for the shapes of those
+        values (uninitialised memory: `load_state_dict` then copies the values in)."""
+        for registry in (self._parameters, self._buffers):
+            for name, value in registry.items():
+                lazy = isinstance(value, UninitializedParameter | UninitializedBuffer)
+                if lazy and prefix + name in state_dict:
+                    shape = np.shape(state_dict[prefix + name])
+                    value.materialize(namespace(value.data).empty(shape, dtype=value.data.dtype))
+
+    @staticmethod
+    def _infer_parameters(module: Any, args: tuple) -> None:
+        module.initialize_parameters(args[0])
+        module._lazy_hook.remove()
+        del module._lazy_hook, module._lazy_options
+        module.__class__ = module.cls_to_become
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """`Linear` whose `in_features` is read from the first input's last dimension; until then
+    `weight` and `bias` are `UninitializedParameter`s. Then it is a `Linear`."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        # Built empty and without a bias: no random numbers drawn before the real ones.
+        Linear.__init__(self, 0, 0, False, device, dtype)
+        self.out_features = check_size("LazyLinear", "out_features", out_features)
+        self._make_lazy(("weight", "bias") if bias else ("weight",), (), (bias, device, dtype))
+
+    def _inferred_sizes(self, input: Tensor) -> dict[str, int]:  # noqa: A002
+        return {"in_features": input.shape[-1]}
+
+    def _built_for(self, sizes: dict[str, int]) -> Module:
+        return Linear(sizes["in_features"], self.out_features, *self._lazy_options)

@@ -28,14 +28,15 @@ from scalargrad.engine import is_grad_enabled, no_grad
 from tensorgrad import dtypes
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.dtypes import int64
-from tensorgrad.nn.modules import Module, Parameter, _place
+from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
     "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
     "rms_norm", "instance_norm",
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "CosineSimilarity", "PairwiseDistance",
-    "RMSNorm", "InstanceNorm1d", "InstanceNorm2d",
+    "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "BatchNorm3d", "InstanceNorm3d",
+    "local_response_norm", "LocalResponseNorm", "CrossMapLRN2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
 ]
 
 
@@ -526,8 +527,8 @@ class _InstanceNorm(_BatchNorm):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False, device: Any = None,
-                 dtype: Any = None) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         unbatched = input.ndim == self._batched_ndim - 1
@@ -549,6 +550,27 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of (N, C, H, W) or (C, H, W) inputs: each sample's channel over H, W."""
 
     _batched_ndim = 4
+
+
+# --- 3-D: normalisation of (N, C, D, H, W) volumes -------------------------------------------------
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) inputs over N, D, H and W, per channel C.
+
+    Buffers `running_mean`, `running_var`, `num_batches_tracked`; eval mode uses the running ones.
+    """
+
+    def _check_input_dim(self, x: Tensor) -> None:
+        if x.ndim != 5:
+            raise ValueError(f"BatchNorm3d: expected 5D input (got {x.ndim}D input of shape {x.shape})")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) inputs: each sample's channel over
+    D, H, W."""
+
+    _batched_ndim = 5
 
 
 class RMSNorm(Module):
@@ -620,3 +642,91 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+
+
+# --- local response normalisation: each channel divided by its neighbours' energy ---------------
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,  # noqa: A002
+                        k: float = 1.0) -> Tensor:
+    """x / (k + alpha * mean of x**2 over `size` neighbouring channels) ** beta.
+
+    The window of channel c runs from c - size // 2 to c + (size - 1) // 2, zeros beyond the
+    edges (PyTorch's padding, counted in the mean). Gradient: through those differentiable ops.
+    """
+    x = _floating_input(input, "local_response_norm")
+    if x.ndim < 3:
+        raise ValueError(f"local_response_norm: expected 3D or higher dimensionality input (got {x.ndim} "
+                         f"dimensions, shape {tuple(x.shape)})")
+    if x.numel() == 0:
+        return x
+    from tensorgrad.nn.conv import pad  # (conv imports this package's modules)
+
+    squares = (x * x).reshape(x.shape[0], x.shape[1], -1)
+    padded = pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    energy = padded.unfold(1, size, 1).mean(-1).reshape(x.shape)
+    return x / (energy * alpha + k).pow(beta)
+
+
+class LocalResponseNorm(Module):
+    """`F.local_response_norm(input, size, alpha, beta, k)` as a layer (no parameters)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """Local response normalisation across the channels of a 4-D (N, C, H, W) input: the maths
+    of `LocalResponseNorm`, for 4-D input only (PyTorch's running-sum version drops a window
+    edge; this one computes the documented formula)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead "
+                             f"(shape {tuple(input.shape)}).")
+        return super().forward(input)
+
+
+# --- lazy batch norms: num_features read from the first input --------------------------------------
+
+
+class LazyBatchNorm1d(LazyModuleMixin, BatchNorm1d):
+    """`BatchNorm1d` whose `num_features` is read from the first input's dimension 1; until then
+    `weight`, `bias` and the running statistics are uninitialised. Then it is a `BatchNorm1d`."""
+
+    cls_to_become = BatchNorm1d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        options = (eps, momentum, affine, track_running_stats, bias, device, dtype)
+        self.cls_to_become.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype,
+                                    bias=bias)
+        present = tuple(name for name in ("weight", "bias") if self._parameters[name] is not None)
+        self._make_lazy(present, ("running_mean", "running_var"), options)
+
+    def _inferred_sizes(self, input: Tensor) -> dict[str, int]:  # noqa: A002
+        return {"num_features": input.shape[1]}
+
+    def _built_for(self, sizes: dict[str, int]) -> Module:
+        eps, momentum, affine, track, bias, device, dtype = self._lazy_options
+        return self.cls_to_become(sizes["num_features"], eps, momentum, affine, track, device, dtype,
+                                  bias=bias)
+
+
+class LazyBatchNorm2d(LazyBatchNorm1d):
+    """`BatchNorm2d` whose `num_features` is read from the first input's dimension 1; until then
+    `weight`, `bias` and the running statistics are uninitialised. Then it is a `BatchNorm2d`."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim

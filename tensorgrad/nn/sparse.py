@@ -20,7 +20,7 @@ from tensorgrad.nn import init
 from tensorgrad.nn.modules import Module, Parameter, _place
 from tensorgrad.tensor import Tensor, new_leaf
 
-__all__ = ["embedding", "one_hot", "Embedding"]
+__all__ = ["embedding", "one_hot", "Embedding", "embedding_bag", "EmbeddingBag"]
 
 
 def _indices(input: Any, rows: int, op: str) -> np.ndarray:  # noqa: A002
@@ -189,3 +189,203 @@ def _rows_added(flat: np.ndarray, row_grads: np.ndarray, rows: int) -> np.ndarra
     full = xp.zeros((rows, row_grads.shape[1]), dtype=row_grads.dtype)
     ufunc_at(np.add, full, flat, row_grads)
     return full
+
+
+# --- bags of embeddings: the rows of each bag reduced to one --------------------------------------
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                  max_norm: float | None = None, norm_type: float = 2, scale_grad_by_freq: bool = False,
+                  mode: str = "mean", sparse: bool = False, per_sample_weights: Tensor | None = None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
+    """One row per bag: the sum, mean or max of weight[i] over the indices i of the bag.
+
+    A 2-D input (B, L) is B bags of L indices; a 1-D input is cut into bags at `offsets` (bag b
+    runs from offsets[b] to offsets[b + 1]; with `include_last_offset` the last offset ends the
+    last bag). Indices equal to `padding_idx` are left out (of the mean's count too); an empty
+    bag gives zeros. `per_sample_weights` (mode 'sum') scales each looked-up row. Gradient: each
+    row's share back to its index (scatter-add), to the weights of each sample, and in 'max'
+    mode to the first row holding each maximum.
+    """
+    op = "embedding_bag"
+    if not isinstance(weight, Tensor) or weight.ndim != 2:
+        raise RuntimeError(f"{op}: 'weight' must be a 2-D tensor, got "
+                           f"{weight.shape if isinstance(weight, Tensor) else type(weight).__name__}")
+    if not isinstance(input, Tensor) or input.data.dtype not in (np.int64, np.int32):
+        kind = input.dtype if isinstance(input, Tensor) else type(input).__name__
+        raise RuntimeError(f"{op}: expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {kind}")
+    if mode not in _BAG_MODES:
+        raise ValueError(f"{op}: mode has to be one of sum, mean or max, got {mode!r}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"{op}: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode={mode!r})")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError(f"{op}: max mode does not support scaling the gradient by the frequency")
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(f"{op}: if per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, then "
+                         f"it must have the same shape as the input ({tuple(input.shape)})")
+    rows, width = weight.shape
+    idx = input.data.reshape(-1)
+    xp = namespace(idx)
+    starts, ends = _bag_bounds(input, offsets, include_last_offset, op)
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= rows):
+        bad = int(idx.max()) if int(idx.max()) >= rows else int(idx.min())
+        raise RuntimeError(f"{op}: index {bad} is not in the valid range [0, {rows})")
+    padding_idx = _padding_index(padding_idx, rows)
+    if max_norm is not None:
+        _renorm_rows(weight, idx, max_norm, norm_type)
+    # Each index's bag: the last bag starting at or before it. Indices past the last bag's end
+    # (include_last_offset) and padding indices take part in none.
+    position = xp.arange(idx.size)
+    bag = xp.searchsorted(starts, position, side="right") - 1
+    keep = (bag >= 0) & (position < ends[xp.maximum(bag, 0)]) if starts.size else position < 0
+    if padding_idx is not None:
+        keep &= idx != padding_idx
+    kept = xp.nonzero(keep)[0]
+    bag, bags = bag[kept], starts.size
+    looked_up = embedding(new_leaf(idx[kept].astype(np.int64)), weight,
+                          scale_grad_by_freq=scale_grad_by_freq)
+    if per_sample_weights is not None:
+        looked_up = looked_up * per_sample_weights.reshape(-1)[new_leaf(kept)].unsqueeze(1)
+    if mode == "max":
+        return _bag_max(looked_up, bag, bags)
+    summed = _bag_sum(looked_up, bag, bags)
+    if mode == "sum":
+        return summed
+    counts = xp.bincount(bag, minlength=bags)[:bags]
+    return summed / new_leaf(xp.maximum(counts, 1).astype(weight.data.dtype)[:, None])
+
+
+def _bag_bounds(input: Tensor, offsets: Tensor | None, include_last_offset: bool,  # noqa: A002
+                op: str) -> tuple[np.ndarray, np.ndarray]:
+    """Where each bag starts and ends in the flattened input, checked as PyTorch checks offsets."""
+    xp = namespace(input.data)
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(f"{op}: if input is 2D, then offsets has to be None, as input is treated is a "
+                             f"mini-batch of fixed length sequences. However, found offsets of type "
+                             f"{type(offsets).__name__}")
+        count, length = input.shape
+        starts = xp.arange(count) * length
+        return starts, starts + length
+    if input.ndim != 1:
+        raise ValueError(f"{op}: input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if offsets is None or not isinstance(offsets, Tensor) or offsets.ndim != 1:
+        got = "None" if offsets is None else (f"{offsets.ndim}D" if isinstance(offsets, Tensor) else
+                                              type(offsets).__name__)
+        raise ValueError(f"{op}: offsets has to be a 1D Tensor but got {got}")
+    bounds = offsets.data.astype(np.int64)
+    length = input.shape[0]
+    if bounds.size:
+        if int(bounds[0]) != 0:
+            raise RuntimeError(f"{op}: offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                               f"has to start from position 0. However, got {int(bounds[0])}")
+        if int(bounds[-1]) > length:
+            raise RuntimeError(f"{op}: offsets[-1] can not be greater than input's length {length} but got "
+                               f"offsets[-1] of {int(bounds[-1])}")
+        if bool((bounds[1:] < bounds[:-1]).any()):
+            raise RuntimeError(f"{op}: offsets must be non-decreasing, got {offsets.tolist()}")
+    if include_last_offset:
+        return bounds[:-1], bounds[1:]
+    return bounds, xp.concatenate((bounds[1:], xp.full(1, length, dtype=np.int64)))
+
+
+def _bag_sum(rows: Tensor, bag: np.ndarray, bags: int) -> Tensor:
+    """out[b] = the sum of the rows in bag b. Gradient: each row gets its bag's gradient."""
+    return record(_rows_added(bag, rows.data, bags), "embedding_bag", (rows,),
+                  lambda grad: grad[bag], saved=())
+
+
+def _bag_max(rows: Tensor, bag: np.ndarray, bags: int) -> Tensor:
+    """out[b, d] = the largest rows[i, d] in bag b (0 for an empty bag). Gradient: to that row,
+    the first one of equal largest ones."""
+    xp = namespace(rows.data)
+    count, width = rows.shape
+    first = xp.searchsorted(bag, xp.arange(bags), side="left")  # each bag's first row
+    if count == 0:
+        return record(xp.zeros((bags, width), dtype=rows.data.dtype), "embedding_bag", (rows,),
+                      lambda grad: xp.zeros((0, width), dtype=grad.dtype), saved=())
+    place = xp.arange(count) - first[bag]  # each row's place in its bag
+    dense = xp.full((bags, int(place.max()) + 1, width), -xp.inf, dtype=rows.data.dtype)
+    dense[bag, place] = rows.data
+    winner = dense.argmax(axis=1)  # (bags, width): the first largest
+    filled = xp.bincount(bag, minlength=bags)[:bags, None] > 0
+    largest = xp.take_along_axis(dense, winner[:, None], axis=1)[:, 0]
+    out = xp.where(filled, largest, 0).astype(rows.data.dtype)
+    source = (first[:, None] + winner, xp.arange(width)[None, :])
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        grad_rows = xp.zeros((count, width), dtype=grad.dtype)
+        grad_rows[source[0][filled[:, 0]], source[1]] = grad[filled[:, 0]]
+        return grad_rows
+
+    return record(out, "embedding_bag", (rows,), vjp, saved=())
+
+
+class EmbeddingBag(Module):
+    """`F.embedding_bag` with its own table: `num_embeddings` rows of size `embedding_dim`,
+    from N(0, 1) (tensorgrad's generator) with the `padding_idx` row zeroed.
+    `bag(input, offsets=None, per_sample_weights=None)`."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Tensor | None = None, include_last_offset: bool = False,
+                 padding_idx: int | None = None, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
+        self.padding_idx = _padding_index(padding_idx, num_embeddings)
+        if _weight is None:
+            self.weight = Parameter(np.empty((num_embeddings, embedding_dim), dtypes.or_default(dtype)))
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError(f"Shape of weight {tuple(_weight.shape)} does not match num_embeddings "
+                                     f"and embedding_dim ({num_embeddings}, {embedding_dim})")
+            self.weight = Parameter(_weight)
+        self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
+        _place(self, device)
+
+    def reset_parameters(self) -> None:
+        """Weight from N(0, 1); the padding row zeroed."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            self.weight.data[self.padding_idx] = 0
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                             self.scale_grad_by_freq, self.mode, self.sparse, per_sample_weights,
+                             self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq is not False:
+            text += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        text += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx!r}"
+        return text
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag whose weight is `embeddings` (2-D, memory shared); frozen unless freeze=False."""
+        if embeddings.ndim != 2:
+            raise AssertionError(f"Embeddings parameter is expected to be 2-dimensional, got shape "
+                                 f"{tuple(embeddings.shape)}")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, _weight=embeddings,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
+        bag.weight.requires_grad_(not freeze)
+        return bag

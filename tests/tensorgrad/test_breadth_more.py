@@ -127,8 +127,10 @@ def test_alpha_dropout_modules_as_pytorch():
         ours.eval()
         assert ours(x) is x
         ours.train()
+        before = x.data.copy()
         out = ours(x)
-        assert out.shape == x.shape and not np.array_equal(out.data, x.data)
+        assert out.shape == x.shape and not np.array_equal(out.data, before)
+        assert (out is x) == theirs.inplace  # inplace=True writes into the input, as PyTorch's
         assert not ours.state_dict() and not list(ours.parameters())
     with pytest.raises(ValueError, match="between 0 and 1, but got -0.1"):
         nn.AlphaDropout(-0.1)

@@ -123,20 +123,28 @@ def _first(out):
 
 @pytest.mark.parametrize("name", CASES)
 def test_values_and_gradients_match_pytorch(name, device):
+    f, arrays = CASES[name]
+    check_against_torch(f, arrays, device, seed=len(name))
+
+
+def check_against_torch(f, arrays, device, seed):
+    """`f(F, *inputs)` in float64 on both libraries: values (and max pooling's indices), dtype,
+    device, and every input's gradient under a random weighting of the output."""
     torch = pytest.importorskip("torch")
     import torch.nn.functional as torch_F  # noqa: N812
 
-    f, arrays = CASES[name]
     ours = [tg.tensor(a, dtype=tg.float64, requires_grad=True, device=device) for a in arrays]
     theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
     out, expected = f(F, *ours), f(torch_F, *theirs)
     if isinstance(expected, tuple):  # the argmax indices of max pooling
         np.testing.assert_array_equal(to_numpy(out[1].data), expected[1].numpy())
-        assert out[1].dtype == np.int64 and out[1].device == out[0].device
+        assert out[1].dtype == np.int64 and out[1].shape == tuple(expected[1].shape)
+        assert out[1].device == out[0].device
     out, expected = _first(out), _first(expected)
-    assert out.shape == tuple(expected.shape) and out.device == tg.device(device)
+    assert out.shape == tuple(expected.shape) and out.dtype == np.float64
+    assert out.device == tg.device(device)
     np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
-    weights = np.random.default_rng(len(name)).standard_normal(out.shape)
+    weights = np.random.default_rng(seed).standard_normal(out.shape)
     out.backward(tg.tensor(weights, device=device))
     expected.backward(torch.from_numpy(weights))
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
