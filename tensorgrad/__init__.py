@@ -360,6 +360,7 @@ from tensorgrad.reduce import bucketize, dist, searchsorted  # noqa: E402
 # and `keepdims` for the reductions, as PyTorch's argument parser takes them.
 from tensorgrad import special  # noqa: E402
 from tensorgrad.elementwise import digamma, erfinv, i0, lgamma, mvlgamma, polygamma  # noqa: E402
+from tensorgrad.special import igamma, igammac  # noqa: E402
 from tensorgrad.tensor import AXIS_ALIASED, numpy_names  # noqa: E402
 
 for _name in AXIS_ALIASED:
@@ -376,6 +377,7 @@ __all__ += [
     "row_stack", "vstack", "set_printoptions", "tril_indices", "triu_indices", "cartesian_prod",
     "combinations", "bucketize", "dist", "searchsorted",
     "special", "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0",
+    "igamma", "igammac",
 ]
 
 # isort: split
@@ -524,3 +526,108 @@ from tensorgrad.linalg import legacy_lu_solve as lu_solve  # noqa: E402
 
 __all__ += ["cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack",
             "triangular_solve"]
+
+# isort: split
+# Interop (asarray, DLPack, buffers), the deterministic-algorithms switches, the last shape and
+# complex-number spellings, torch.gradient, and torch's in-place functions (`tg.relu_(x)`).
+from tensorgrad import utils  # noqa: E402
+from tensorgrad.inplace_functions import (  # noqa: E402
+    abs_,
+    acos_,
+    acosh_,
+    alpha_dropout_,
+    arccos_,
+    arccosh_,
+    arcsin_,
+    arcsinh_,
+    arctan_,
+    arctanh_,
+    asin_,
+    asinh_,
+    atan_,
+    atanh_,
+    ceil_,
+    celu_,
+    clamp_,
+    clamp_max_,
+    clamp_min_,
+    clip_,
+    cos_,
+    cosh_,
+    deg2rad_,
+    detach,
+    detach_,
+    dropout_,
+    erf_,
+    erfc_,
+    exp2_,
+    exp_,
+    expm1_,
+    feature_alpha_dropout_,
+    fill_,
+    fix_,
+    floor_,
+    frac_,
+    gcd_,
+    i0_,
+    lcm_,
+    ldexp_,
+    log1p_,
+    log2_,
+    log10_,
+    log_,
+    logit_,
+    nan_to_num_,
+    neg_,
+    negative_,
+    rad2deg_,
+    reciprocal_,
+    relu_,
+    round_,
+    rrelu_,
+    rsqrt_,
+    selu_,
+    sigmoid_,
+    sin_,
+    sinc_,
+    sinh_,
+    sqrt_,
+    square_,
+    tan_,
+    tanh_,
+    threshold_,
+    trunc_,
+    xlogy_,
+    zero_,
+)
+from tensorgrad.interop import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    asarray,
+    empty_strided,
+    from_dlpack,
+    frombuffer,
+    is_deterministic_algorithms_warn_only_enabled,
+    use_deterministic_algorithms,
+)
+from tensorgrad.movement import angle, dsplit, imag, real, unsafe_chunk, unsafe_split, unsafe_split_with_sizes  # noqa: E402
+from tensorgrad.reduce import gradient  # noqa: E402
+
+__all__ += [
+    "asarray", "from_dlpack", "frombuffer", "empty_strided", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "dsplit",
+    "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "real", "imag", "angle", "gradient",
+    "utils", "abs_", "acos_", "acosh_", "alpha_dropout_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
+    "arctan_", "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "celu_", "clamp_",
+    "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach", "detach_", "dropout_",
+    "erf_", "erfc_", "exp2_", "exp_", "expm1_", "feature_alpha_dropout_", "fill_", "fix_", "floor_",
+    "frac_", "gcd_", "i0_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
+    "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rrelu_",
+    "rsqrt_", "selu_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
+    "threshold_", "trunc_", "xlogy_", "zero_",
+]
+
+# isort: split
+# torch.func's transforms (grad, vjp, jacrev, functional_call, vmap) as tg.func.
+from tensorgrad import func  # noqa: E402
+
+__all__ += ["func"]

@@ -34,7 +34,7 @@ from numpy.lib.stride_tricks import as_strided as _numpy_as_strided
 
 __all__ = ["device", "as_device", "namespace", "register_namespace", "is_array", "to_numpy",
            "array_like", "strided_view", "ufunc_at", "accumulate", "writeable", "data_address",
-           "device_of", "to_device", "cuda_available"]
+           "device_of", "to_device", "cuda_available", "from_dlpack"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -265,6 +265,24 @@ def data_address(array: Any) -> int:
     """The memory address of an array's first element (in the GPU's memory for a CuPy array)."""
     interface = getattr(array, "__array_interface__", None) or array.__cuda_array_interface__
     return interface["data"][0]
+
+
+def from_dlpack(ext: Any, copy: bool | None = None) -> Any:
+    """The array that `ext` (any object with `__dlpack__`) exports, by the module of its device:
+    numpy's `from_dlpack` for host memory, CuPy's for a GPU's (imported only then). Shares
+    `ext`'s memory unless `copy` is True."""
+    kind, _ = ext.__dlpack_device__()
+    if int(kind) == _DLPACK_CPU:
+        return np.from_dlpack(ext, copy=copy)
+    if int(kind) not in _DLPACK_CUDA:
+        raise BufferError(f"from_dlpack: DLPack device type {int(kind)} is neither the CPU nor a CUDA GPU")
+    cupy = _cupy("from_dlpack")
+    # (CuPy before 13 has no `copy` keyword: pass it only when asked)
+    return cupy.from_dlpack(ext) if copy is None else cupy.from_dlpack(ext, copy=copy)
+
+
+# DLPack's device types: kDLCPU, and kDLCUDA with its host-pinned and managed memory.
+_DLPACK_CPU, _DLPACK_CUDA = 1, (2, 3, 13)
 
 
 def device_of(array: Any) -> device:

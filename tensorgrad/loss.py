@@ -41,6 +41,7 @@ __all__ = [
     "multilabel_soft_margin_loss",
     "cosine_embedding_loss",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
     "mse_loss",
     "l1_loss",
     "smooth_l1_loss",
@@ -670,6 +671,30 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     to_negative = pairwise_distance(anchor, negative, p, eps)
     if swap:
         to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + to_positive - to_negative).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) for any distance function d
+    (default `pairwise_distance`, the Euclidean one); `swap` uses the closer of d(anchor,
+    negative) and d(positive, negative). Gradient: through d and those ops."""
+    from tensorgrad.nn.normalization import pairwise_distance  # (nn imports this module)
+
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"triplet_margin_with_distance_loss: {reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"triplet_margin_with_distance_loss: the anchor, positive, and negative tensors "
+                           f"are expected to have the same number of dimensions, but got: anchor "
+                           f"{anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    to_positive = distance(anchor, positive)
+    to_negative = distance(anchor, negative)
+    if swap:
+        to_negative = to_negative.minimum(distance(positive, negative))
     return _reduce((margin + to_positive - to_negative).clamp_min(0), reduction)
 
 

@@ -432,18 +432,19 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None:
         out += bias.data  # out is fresh, so adding in place saves an array of the output's size
     in_features = w_data.shape[1]
+    rows = math.prod(x_data.shape[:-1])  # (not -1 in the reshapes: a size-0 dimension is allowed)
 
     def vjp_weight(grad: np.ndarray) -> np.ndarray:
         if x_data.ndim == 1:
             return np.outer(grad, x_data)
         # Every row of the batch (all dimensions but the last) adds its outer product.
-        return grad.reshape(-1, grad.shape[-1]).T @ x_data.reshape(-1, in_features)
+        return grad.reshape(rows, grad.shape[-1]).T @ x_data.reshape(rows, in_features)
 
     vjps = (lambda grad: grad @ w_data, vjp_weight)
     if bias is None:
         return record(out, "linear", (x, weight), *vjps)
     return record(out, "linear", (x, weight, bias), *vjps,
-                  lambda grad: grad.reshape(-1, grad.shape[-1]).sum(axis=0), saved=(x, weight))
+                  lambda grad: grad.reshape(rows, grad.shape[-1]).sum(axis=0), saved=(x, weight))
 
 
 def _raise_linear_error(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:

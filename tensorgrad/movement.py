@@ -21,7 +21,7 @@ from tensorgrad import checks
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
-from tensorgrad.dtypes import promote_types
+from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.tensor import Tensor, new_leaf
 
 
@@ -445,6 +445,27 @@ def hsplit(x: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor,
 def vsplit(x: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """`tensor_split` along dimension 0 of a tensor with at least 2 dimensions."""
     return _split_evenly(x, indices_or_sections, 0, "vsplit", 2)
+
+
+def dsplit(x: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """`tensor_split` along dimension 2 of a tensor with at least 3 dimensions; sections must
+    divide the size (views)."""
+    return _split_evenly(x, indices_or_sections, 2, "dsplit", 3)
+
+
+def unsafe_split(x: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """`split` (views). PyTorch's unsafe form skips its view checks; tensorgrad's views need none."""
+    return split(x, split_size, dim)
+
+
+def unsafe_chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """`chunk` (views). PyTorch's unsafe form skips its view checks; tensorgrad's views need none."""
+    return chunk(x, chunks, dim)
+
+
+def unsafe_split_with_sizes(x: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """`split_with_sizes` (views). PyTorch's unsafe form skips its view checks; tensorgrad's need none."""
+    return split_with_sizes(x, split_sizes, dim)
 
 
 def _split_evenly(x: Tensor, indices_or_sections: int | Sequence[int], dim: int, op: str,
@@ -994,6 +1015,42 @@ def conj(x: Tensor) -> Tensor:
     if x.dtype.kind != "c":
         return x
     return record(np.conj(x.data), "conj", (x,), lambda grad: np.conj(grad), saved=())
+
+
+def real(x: Tensor) -> Tensor:
+    """The real part: of a complex tensor a view of its real parts (a float tensor sharing its
+    memory), of a real tensor x itself. Gradient: the real gradient, as a complex one."""
+    if x.dtype.kind != "c":
+        return x
+    dtype = x.dtype
+    return record(x.data.real, "real", (x,), lambda grad: grad.astype(dtype), saved=(), view_of=x)
+
+
+def imag(x: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor, a view of its imaginary parts. Gradient: i times
+    the real gradient. A real tensor has none: RuntimeError, as in PyTorch."""
+    if x.dtype.kind != "c":
+        raise RuntimeError(f"imag is not implemented for tensors with non-complex dtypes. (got dtype "
+                           f"{x.dtype}, shape {x.shape})")
+    dtype = x.dtype
+    return record(x.data.imag, "imag", (x,), lambda grad: (grad * 1j).astype(dtype, copy=False),
+                  saved=(), view_of=x)
+
+
+def angle(x: Tensor) -> Tensor:
+    """The argument of each element, atan2(imag, real), in the matching float dtype (integers give
+    the default float). A real x gives pi where x < 0, 0 elsewhere, nan for nan.
+    Derivative: i x / |x|**2 for a complex x (0 at 0), 0 for a real one."""
+    data = x.data
+    if data.dtype.kind == "c":
+        squared = data.real ** 2 + data.imag ** 2
+        return record(np.angle(data), "angle", (x,),
+                      lambda grad: grad * data * 1j / np.where(squared == 0, 1, squared))
+    dtype = float_dtype(data.dtype)
+    out = np.where(data < 0, np.pi, 0.0).astype(dtype)
+    if data.dtype.kind == "f":
+        out = np.where(data != data, data, out)  # nan stays nan
+    return record(out, "angle", (x,), lambda grad: np.zeros_like(grad), saved=())
 
 
 def resolve_conj(x: Tensor) -> Tensor:

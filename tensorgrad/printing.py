@@ -97,6 +97,20 @@ class _Formatter:
         return (self.max_width - len(text)) * " " + text
 
 
+class _ComplexFormatter:
+    """A complex tensor's format, PyTorch's: one `_Formatter` for the real parts and one for the
+    imaginary parts, written `real+imagj` (`1.0000+2.0000j`, `-3.5000-0.2500j`)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real, self.imag = _Formatter(values.real), _Formatter(values.imag)
+        self.max_width = self.real.max_width + self.imag.max_width + 1  # the "j"
+
+    def format(self, value: complex) -> str:
+        real = self.real.format(value.real)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return real + (imag if imag[0] in "+-" else "+" + imag)
+
+
 def _summarized(values: np.ndarray) -> np.ndarray:
     """The elements a summarised print shows: `edgeitems` at each end of every dimension."""
     edge = PRINT_OPTS.edgeitems
@@ -109,7 +123,7 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     return np.stack([_summarized(row) for row in values])
 
 
-def _vector(values: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
+def _vector(values: np.ndarray, indent: int, summarize: bool, formatter: Any) -> str:
     element_length = formatter.max_width + 2
     per_line = max(1, (PRINT_OPTS.linewidth - indent) // element_length)
     edge = PRINT_OPTS.edgeitems
@@ -122,7 +136,7 @@ def _vector(values: np.ndarray, indent: int, summarize: bool, formatter: _Format
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _nested(values: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
+def _nested(values: np.ndarray, indent: int, summarize: bool, formatter: Any) -> str:
     if values.ndim == 0:
         return formatter.format(values.item())
     if values.ndim == 1:
@@ -140,7 +154,8 @@ def _body(values: np.ndarray, indent: int) -> str:
     if values.dtype == np.float16:
         values = values.astype(np.float32)
     summarize = values.size > PRINT_OPTS.threshold
-    formatter = _Formatter(_summarized(values) if summarize else values)
+    shown = _summarized(values) if summarize else values
+    formatter = _ComplexFormatter(shown) if values.dtype.kind == "c" else _Formatter(shown)
     return _nested(values, indent, summarize, formatter)
 
 

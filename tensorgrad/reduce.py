@@ -628,6 +628,101 @@ def diff(x: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     return out
 
 
+def gradient(input: Tensor, *, spacing: Any = 1, dim: int | list[int] | tuple[int, ...] | None = None,  # noqa: A002
+             edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The derivative of sampled values along each of `dim` (every dimension by default), one
+    tensor per dimension: central differences inside, one-sided ones of order `edge_order` (1 or
+    2) at the two edges, as `torch.gradient` and `numpy.gradient`.
+
+    `spacing` is the distance between samples: one number for every dimension, one per
+    dimension, or per dimension a 1-D tensor of the sample coordinates (then the second-order
+    formulas for uneven steps). Integer tensors give the default float. Derivative: through the
+    differences (each result is a weighted sum of shifted slices, and of the coordinates).
+    """
+    x = input
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"gradient: torch.gradient only supports edge_order=1 and edge_order=2 (got "
+                           f"{edge_order})")
+    if x.dtype.kind == "b":
+        raise RuntimeError("gradient: the differences of a bool tensor are not defined (subtraction of bool "
+                           f"tensors); got shape {x.shape}")
+    if x.dtype.kind in "iu":
+        x = x.to(float_dtype(x.dtype))
+    if dim is None:
+        dims = list(builtins.range(x.ndim))
+    else:
+        dims = [checks.dim(d, x.ndim, "gradient") for d in (dim if isinstance(dim, list | tuple) else [dim])]
+        if len(set(dims)) != len(dims):
+            repeated = builtins.max(dims, key=dims.count)
+            raise RuntimeError(f"gradient: dim {repeated} appears multiple times in the list of dims {dim}")
+    if isinstance(spacing, list | tuple):
+        if len(spacing) != len(dims):
+            given = "since dim argument was not given" if dim is None else f"for the dims {dims}"
+            raise RuntimeError(f"gradient: expected spacing to be unspecified, a scalar, or a list of length "
+                               f"equal to {len(dims)} ({given}), but got a list of length {len(spacing)}")
+        steps = list(spacing)
+    else:
+        steps = [spacing] * len(dims)
+    if builtins.any(x.shape[d] < edge_order + 1 for d in dims):
+        raise RuntimeError(f"gradient: expected each dimension size to be at least edge_order+1 = "
+                           f"{edge_order + 1}, got shape {x.shape} along dims {dims}")
+    return tuple(_gradient_along(x, d, step, edge_order) for d, step in zip(dims, steps, strict=True))
+
+
+def _gradient_along(x: Tensor, dim: int, step: Any, edge_order: int) -> Tensor:
+    """torch.gradient along one dimension, `step` a number (even samples) or a 1-D tensor of
+    coordinates."""
+    n = x.shape[dim]
+
+    def part(start: int, length: int) -> Tensor:
+        return x.narrow(dim, start, length)
+
+    if isinstance(step, Tensor) and step.ndim != 0:
+        return _gradient_uneven(x, dim, step, edge_order)
+    h = step.item() if isinstance(step, Tensor) else step
+    inside = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / h
+        last = (part(n - 1, 1) - part(n - 2, 1)) / h
+    else:
+        first = (part(0, 1) * -1.5 + part(1, 1) * 2 - part(2, 1) * 0.5) / h
+        last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2 + part(n - 1, 1) * 1.5) / h
+    return movement.cat([first, inside, last], dim)
+
+
+def _gradient_uneven(x: Tensor, dim: int, coordinates: Tensor, edge_order: int) -> Tensor:
+    """torch.gradient along `dim` with samples at `coordinates` (second-order accurate inside,
+    from the three-point Lagrange polynomial through each sample and its neighbours)."""
+    n = x.shape[dim]
+    if coordinates.ndim != 1 or coordinates.shape[0] != n:
+        raise RuntimeError(f"gradient: expected each element of spacing to be a 1-D tensor of the size {n} "
+                           f"of dimension {dim}, got one of shape {coordinates.shape}")
+    if coordinates.dtype.kind in "iub":
+        coordinates = coordinates.to(float_dtype(coordinates.dtype))
+    shape = [1] * x.ndim
+    shape[dim] = n - 1
+    dx = (coordinates[1:] - coordinates[:-1]).reshape(shape)
+
+    def part(t: Tensor, start: int, length: int) -> Tensor:
+        return t.narrow(dim, start, length)
+
+    before, after = part(dx, 0, n - 2), part(dx, 1, n - 2)
+    inside = (part(x, 0, n - 2) * (-after / (before * (before + after)))
+              + part(x, 1, n - 2) * ((after - before) / (before * after))
+              + part(x, 2, n - 2) * (before / (after * (before + after))))
+    if edge_order == 1:
+        first = (part(x, 1, 1) - part(x, 0, 1)) / part(dx, 0, 1)
+        last = (part(x, n - 1, 1) - part(x, n - 2, 1)) / part(dx, n - 2, 1)
+    else:
+        h1, h2 = part(dx, 0, 1), part(dx, 1, 1)
+        first = (part(x, 0, 1) * (-(2 * h1 + h2) / (h1 * (h1 + h2))) + part(x, 1, 1) * ((h1 + h2) / (h1 * h2))
+                 + part(x, 2, 1) * (-h1 / (h2 * (h1 + h2))))
+        h1, h2 = part(dx, n - 3, 1), part(dx, n - 2, 1)
+        last = (part(x, n - 3, 1) * (h2 / (h1 * (h1 + h2))) + part(x, n - 2, 1) * (-(h1 + h2) / (h1 * h2))
+                + part(x, n - 1, 1) * ((2 * h2 + h1) / (h2 * (h1 + h2))))
+    return movement.cat([first, inside, last], dim)
+
+
 def cumsum(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running sum along dim: out[i] = x[0] + ... + x[i]. Derivative: the sum of grad from i on."""
     data, axis = _scan_input(x, dim, "cumsum")

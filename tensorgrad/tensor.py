@@ -206,7 +206,9 @@ class Tensor:
         autograd = (f"op={self.op!r}" if self._backward is not None
                     else "requires_grad=True" if self._requires_grad else None)
         values = device_module.to_numpy(self._data)
-        return printing.tensor_repr(values, where, autograd, (dtypes.default_float, int64, bool_))
+        default_complex = np.result_type(dtypes.default_float, np.complex64)  # complex64 beside float32
+        return printing.tensor_repr(values, where, autograd,
+                                    (dtypes.default_float, int64, bool_, default_complex))
 
     def __format__(self, format_spec: str) -> str:
         # As PyTorch: a 0-d tensor formats as its number (f"{loss:.3f}"), anything else as its repr.
@@ -2175,6 +2177,34 @@ class Tensor:
         """self != other (`ne`): a bool tensor without gradient."""
         return elementwise.not_equal(self, other)
 
+    # --- incomplete gamma functions (each calls its op in `tensorgrad.special`) ---
+
+    def igamma(self, other: Tensor) -> Tensor:
+        """P(self, other), the regularized lower incomplete gamma function (`tg.special.gammainc`)."""
+        from tensorgrad import special  # (it imports the op modules, built on this one)
+
+        return special.gammainc(self, other)
+
+    def igammac(self, other: Tensor) -> Tensor:
+        """Q(self, other) = 1 - P(self, other), the regularized upper incomplete gamma function."""
+        from tensorgrad import special  # (it imports the op modules, built on this one)
+
+        return special.gammaincc(self, other)
+
+    def igamma_(self, other: Tensor) -> Tensor:
+        """self = igamma(self, other), in place."""
+        from tensorgrad import special  # (it imports the op modules, built on this one)
+
+        other = inplace.require_tensor(other, "igamma_")
+        return inplace.apply_inplace(self, special.gammainc, other, name="igamma_")
+
+    def igammac_(self, other: Tensor) -> Tensor:
+        """self = igammac(self, other), in place."""
+        from tensorgrad import special  # (it imports the op modules, built on this one)
+
+        other = inplace.require_tensor(other, "igammac_")
+        return inplace.apply_inplace(self, special.gammaincc, other, name="igammac_")
+
     # --- special functions (each calls its op in `tensorgrad.elementwise`; more in `tg.special`) ---
 
     def lgamma(self) -> Tensor:
@@ -2525,6 +2555,71 @@ class Tensor:
                          unitriangular: bool = False) -> tuple[Tensor, Tensor]:
         """(solution, cloned_coefficient) of A X = self for a triangular A."""
         return linalg.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    # --- interop and torch's remaining spellings: DLPack export, real/imag/angle, dsplit, the
+    # unsafe splits (the safe ones here), and the number-theory ops in place ----------------------
+
+    def __dlpack__(self, *, stream: Any = -1, max_version: tuple[int, int] | None = None,
+                   dl_device: Any = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of this tensor's memory, shared (no copy), for another library's
+        `from_dlpack`. A tensor that requires grad is refused (detach() it), as in PyTorch."""
+        if self._requires_grad:
+            raise BufferError("__dlpack__: Can't export tensors that require gradient, use tensor.detach()")
+        options = {key: value for key, value in (("max_version", max_version), ("dl_device", dl_device),
+                                                 ("copy", copy)) if value is not None}
+        if self.device.type == "cpu":  # numpy takes no stream: host memory needs no synchronisation
+            return self._data.__dlpack__(**options)
+        return self._data.__dlpack__(stream=stream, **options)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(DLPack device type, device index) of this tensor's memory: (1, 0) on the CPU."""
+        return self._data.__dlpack_device__()
+
+    @property
+    def real(self) -> Tensor:
+        """The real part: a view of a complex tensor's real parts, the tensor itself when real."""
+        return movement.real(self)
+
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary part of a complex tensor (a view); a real tensor raises RuntimeError."""
+        return movement.imag(self)
+
+    def angle(self) -> Tensor:
+        """The argument atan2(imag, real) of each element: 0 or pi for a real tensor (nan for nan)."""
+        return movement.angle(self)
+
+    def dsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """`tensor_split` along dimension 2 (views)."""
+        return movement.dsplit(self, indices_or_sections)
+
+    def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """`chunk` (views): tensorgrad's views need no unchecked form."""
+        return movement.unsafe_chunk(self, chunks, dim)
+
+    def unsafe_split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """`split` (views): tensorgrad's views need no unchecked form."""
+        return movement.unsafe_split(self, split_size, dim)
+
+    def unsafe_split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """`split_with_sizes` (views): tensorgrad's views need no unchecked form."""
+        return movement.unsafe_split_with_sizes(self, split_sizes, dim)
+
+    def gcd_(self, other: Tensor) -> Tensor:
+        """self = gcd(self, other), in place (integer tensors)."""
+        return inplace.apply_inplace(self, elementwise.gcd, other, name="gcd_")
+
+    def lcm_(self, other: Tensor) -> Tensor:
+        """self = lcm(self, other), in place (integer tensors)."""
+        return inplace.apply_inplace(self, elementwise.lcm, other, name="lcm_")
+
+    def ldexp_(self, other: Tensor) -> Tensor:
+        """self = self * 2**other, in place."""
+        return inplace.apply_inplace(self, elementwise.ldexp, other, name="ldexp_")
+
+    def nextafter_(self, other: Tensor) -> Tensor:
+        """self = the next floating-point value after self toward other, in place."""
+        return inplace.apply_inplace(self, elementwise.nextafter, other, name="nextafter_")
 
     __iadd__ = add_
     __isub__ = sub_

@@ -242,3 +242,31 @@ from tensorgrad.nn.normalization import BatchNorm3d, InstanceNorm3d  # noqa: E40
 __all__ += ["Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
             "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
             "BatchNorm3d", "InstanceNorm3d", "Dropout3d"]
+
+# The remaining layers: CTC and triplet-with-distance losses, the adaptive softmax, fractional max
+# pooling, the rest of the 3-D pools, lazy 3-D and transposed convolutions, lazy norms, and the
+# recurrent base classes (tensorgrad/nn/modules.py, adaptive.py, conv.py, normalization.py, rnn.py).
+from tensorgrad.nn.adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+from tensorgrad.nn.conv import (  # noqa: E402
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LPPool3d,
+    MaxUnpool3d,
+)
+from tensorgrad.nn.modules import CTCLoss, NLLLoss2d, TripletMarginWithDistanceLoss  # noqa: E402
+from tensorgrad.nn.normalization import (  # noqa: E402
+    LazyBatchNorm3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+)
+from tensorgrad.nn.rnn import RNNBase, RNNCellBase  # noqa: E402
+
+__all__ += ["CTCLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d", "AdaptiveLogSoftmaxWithLoss",
+            "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool3d", "MaxUnpool3d", "LazyConv3d",
+            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm3d",
+            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "RNNBase", "RNNCellBase"]

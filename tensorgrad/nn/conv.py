@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import dtypes
+from tensorgrad import creation, dtypes
 from tensorgrad.autograd import record
-from tensorgrad.device import namespace, strided_view, ufunc_at
+from tensorgrad.device import array_like, namespace, strided_view, ufunc_at
 from tensorgrad.matmul import matmul
 from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
@@ -52,6 +52,11 @@ __all__ = [
     "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
     "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
     "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
+    "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+    "max_unpool3d", "lp_pool3d", "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices",
+    "LPPool3d", "MaxUnpool3d", "fractional_max_pool2d", "fractional_max_pool3d",
+    "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
+    "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
 
 Size = int | Sequence[int]
@@ -1956,19 +1961,11 @@ def _float_factors(scale_factor: Any) -> Any:
 # --- lazy convolutions: in_channels read from the first input --------------------------------------
 
 
-class LazyConv2d(LazyModuleMixin, Conv2d):
-    """`Conv2d` whose `in_channels` is read from the first input (dimension 1, or 0 unbatched);
-    until then `weight` and `bias` are `UninitializedParameter`s. Then it is a `Conv2d`."""
+class _LazyConvolution(LazyModuleMixin):
+    """What the lazy convolutions share: `in_channels` read from the first input (dimension 1, or
+    0 unbatched), the layer then built with the options it was given."""
 
-    cls_to_become = Conv2d
-
-    def __init__(self, out_channels: int, kernel_size: Size, stride: Size = 1, padding: Size | str = 0,
-                 dilation: Size = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device: Any = None, dtype: Any = None) -> None:
-        options = (kernel_size, stride, padding, dilation, groups, bias, padding_mode, device, dtype)
-        # Built empty and without a bias: no random numbers drawn before the real ones.
-        self.cls_to_become.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False,
-                                    padding_mode, device, dtype)
+    def _become_lazy(self, out_channels: int, groups: int, bias: bool, options: tuple) -> None:
         if out_channels % groups:
             raise ValueError(f"{type(self).__name__}: out_channels ({out_channels}) must be divisible by "
                              f"groups ({groups})")
@@ -1982,6 +1979,22 @@ class LazyConv2d(LazyModuleMixin, Conv2d):
         return self.cls_to_become(sizes["in_channels"], self.out_channels, *self._lazy_options)
 
 
+class LazyConv2d(_LazyConvolution, Conv2d):
+    """`Conv2d` whose `in_channels` is read from the first input (dimension 1, or 0 unbatched);
+    until then `weight` and `bias` are `UninitializedParameter`s. Then it is a `Conv2d`."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels: int, kernel_size: Size, stride: Size = 1, padding: Size | str = 0,
+                 dilation: Size = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        options = (kernel_size, stride, padding, dilation, groups, bias, padding_mode, device, dtype)
+        # Built empty and without a bias: no random numbers drawn before the real ones.
+        self.cls_to_become.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False,
+                                    padding_mode, device, dtype)
+        self._become_lazy(out_channels, groups, bias, options)
+
+
 class LazyConv1d(LazyConv2d):
     """`Conv1d` whose `in_channels` is read from the first input (dimension 1, or 0 unbatched);
     until then `weight` and `bias` are `UninitializedParameter`s. Then it is a `Conv1d`."""
@@ -1989,3 +2002,240 @@ class LazyConv1d(LazyConv2d):
     cls_to_become = Conv1d
     _dims = 1
     _conv = staticmethod(conv1d)
+
+
+class LazyConv3d(LazyConv2d):
+    """`Conv3d` whose `in_channels` is read from the first input (dimension 1, or 0 unbatched);
+    until then `weight` and `bias` are `UninitializedParameter`s. Then it is a `Conv3d`."""
+
+    cls_to_become = Conv3d
+    _dims = 3
+    _conv = staticmethod(conv3d)
+
+
+class LazyConvTranspose2d(_LazyConvolution, ConvTranspose2d):
+    """`ConvTranspose2d` whose `in_channels` is read from the first input (dimension 1, or 0
+    unbatched); until then `weight` and `bias` are `UninitializedParameter`s. Then it is a
+    `ConvTranspose2d`."""
+
+    cls_to_become = ConvTranspose2d
+
+    def __init__(self, out_channels: int, kernel_size: Size, stride: Size = 1, padding: Size = 0,
+                 output_padding: Size = 0, groups: int = 1, bias: bool = True, dilation: Size = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        options = (kernel_size, stride, padding, output_padding, groups, bias, dilation, padding_mode,
+                   device, dtype)
+        # Built empty and without a bias: no random numbers drawn before the real ones.
+        self.cls_to_become.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                                    dilation, padding_mode, device, dtype)
+        self._become_lazy(out_channels, groups, bias, options)
+
+
+class LazyConvTranspose1d(LazyConvTranspose2d):
+    """`ConvTranspose1d` whose `in_channels` is read from the first input; until then `weight`
+    and `bias` are `UninitializedParameter`s. Then it is a `ConvTranspose1d`."""
+
+    cls_to_become = ConvTranspose1d
+    _dims = 1
+    _conv = staticmethod(conv_transpose1d)
+
+
+class LazyConvTranspose3d(LazyConvTranspose2d):
+    """`ConvTranspose3d` whose `in_channels` is read from the first input; until then `weight`
+    and `bias` are `UninitializedParameter`s. Then it is a `ConvTranspose3d`."""
+
+    cls_to_become = ConvTranspose3d
+    _dims = 3
+    _conv = staticmethod(conv_transpose3d)
+
+
+# --- 3-D: the unpooling, power-average and index-returning pools of (N, C, D, H, W) volumes -------
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
+                 padding: Size = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    """The inverse of `max_pool3d`: zeros of the unpooled size, with each input value put at its
+    index (flat, in its D x H x W volume). Gradient: the output's gradient read back there."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Size, stride: Size | None = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    """(sum of x**p over each kd x kh x kw window) ** (1/p), from `avg_pool3d` of x**p times the
+    window's size, as `lp_pool2d`. Gradient: through those ops."""
+    kernel = _ints(kernel_size, 3, "kernel_size", "lp_pool3d")
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, math.prod(kernel), avg_pool3d,
+                    max_pool3d)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
+                            padding: Size = 0, dilation: Size = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """`max_pool3d` returning (values, indices) whatever `return_indices` says (PyTorch's alias)."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Size | Sequence[int | None],  # noqa: A002
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """`adaptive_max_pool3d` returning (values, indices) whatever `return_indices` says."""
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+class LPPool3d(LPPool2d):
+    """`F.lp_pool3d` as a layer (no parameters)."""
+
+    _pool = staticmethod(lp_pool3d)
+
+
+class MaxUnpool3d(MaxUnpool2d):
+    """`F.max_unpool3d` as a layer: `layer(input, indices, output_size=None)` (no parameters)."""
+
+    _dims = 3
+    _unpool = staticmethod(max_unpool3d)
+
+
+# --- fractional max pooling: windows at pseudo-random, increasing starts ---------------------------
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Size, output_size: Size | None = None,  # noqa: A002
+                          output_ratio: float | Sequence[float] | None = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    """The largest value of each kh x kw window, the windows starting at Graham's pseudo-random
+    increasing positions: along a size-n dimension pooled to m, start i is
+    int((i + u) a) - int(u a) with a = (n - k) / (m - 1) and u in [0, 1) (the last start is n - k).
+
+    `_random_samples` (N, C, 2) holds u per plane (width's, then height's); drawn from tensorgrad's
+    generator when not given. `output_ratio` r gives the size int(n r). With `return_indices`, also
+    each maximum's flat index in its H x W plane. Gradient: to that element, through `gather`.
+    """
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                                _random_samples, 2, "fractional_max_pool2d")
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Size, output_size: Size | None = None,  # noqa: A002
+                          output_ratio: float | Sequence[float] | None = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    """`fractional_max_pool2d` over kd x kh x kw windows of (N, C, D, H, W) or (C, D, H, W) input;
+    `_random_samples` (N, C, 3) holds u per volume (depth's, height's, width's)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                                _random_samples, 3, "fractional_max_pool3d")
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Size, output_size: Size | None = None,  # noqa: A002
+                                       output_ratio: float | Sequence[float] | None = None,
+                                       return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """`fractional_max_pool2d` returning (values, indices) whatever `return_indices` says."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Size, output_size: Size | None = None,  # noqa: A002
+                                       output_ratio: float | Sequence[float] | None = None,
+                                       return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """`fractional_max_pool3d` returning (values, indices) whatever `return_indices` says."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+_SPATIAL_NAMES = {2: ("height", "width"), 3: ("time", "height", "width")}
+
+
+def _fractional_max_pool(input: Tensor, kernel_size: Size, output_size: Any, output_ratio: Any,  # noqa: A002
+                         return_indices: bool, samples: Tensor | None, dims: int, op: str) -> Any:
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"{op}: expected a {dims + 1}-D or {dims + 2}-D input, got shape "
+                           f"{tuple(input.shape)}")
+    _check_float(op, input)
+    x = input if input.ndim == dims + 2 else input.unsqueeze(0)
+    n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
+    kernel = _ints(kernel_size, dims, "kernel_size", op)
+    if output_size is None:
+        ratios = tuple(output_ratio) if isinstance(output_ratio, Sequence) else (output_ratio,) * dims
+        output_size = tuple(int(size * r) for size, r in zip(sizes, ratios, strict=True))
+    outs = _ints(output_size, dims, "output_size", op)
+    for name, size, k, o in zip(_SPATIAL_NAMES[dims], sizes, kernel, outs, strict=True):
+        if o + k - 1 > size:
+            raise RuntimeError(f"{op}(): pool {name} {k} too large relative to input {name} {size} "
+                               f"(output {name} {o})")
+    xp = namespace(x.data)
+    if samples is None:
+        u = array_like(creation.rand(n, c, dims, dtype=x.dtype).data, x.data)
+    else:
+        if tuple(samples.shape) != (n, c, dims):
+            raise RuntimeError(f"{op}: expected _random_samples of shape {(n, c, dims)}, got "
+                               f"{tuple(samples.shape)}")
+        if samples.dtype != x.dtype:
+            raise RuntimeError(f"{op}: Expect _random_samples to have the same dtype as input, got "
+                               f"{samples.dtype} for an input of {x.dtype}")
+        u = samples.data
+    # PyTorch's samples run (width, height) in 2-D and (time, height, width) in 3-D.
+    order = (1, 0) if dims == 2 else (0, 1, 2)
+    steps = [math.prod(sizes[d + 1:]) for d in range(dims)]  # a flat index's step per dimension
+    index = xp.zeros((n, c, *outs, *kernel), dtype=np.int64)
+    for d in range(dims):
+        starts = _fractional_starts(u[:, :, order[d]], sizes[d], outs[d], kernel[d], x.dtype)
+        starts = starts.reshape(n, c, *(o if e == d else 1 for e, o in enumerate(outs)), *(1,) * dims)
+        offsets = xp.arange(kernel[d]).reshape(*(k if e == d else 1 for e, k in enumerate(kernel)))
+        index = index + (starts + offsets) * steps[d]
+    flat = index.reshape(n, c, math.prod(outs), math.prod(kernel))
+    values = xp.take_along_axis(x.data.reshape(n, c, -1), flat.reshape(n, c, -1), axis=2).reshape(flat.shape)
+    # the first largest value; a NaN wins, the last NaN of a window as in PyTorch
+    nan = xp.isnan(values)
+    last_nan = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
+    pick = xp.where(nan.any(axis=-1), last_nan, values.argmax(axis=-1))
+    chosen = xp.take_along_axis(flat, pick[..., None], axis=-1)[..., 0]
+    out = x.reshape(n, c, -1).gather(2, new_leaf(chosen)).reshape(n, c, *outs)
+    indices = new_leaf(chosen.reshape(n, c, *outs))
+    if input.ndim == dims + 1:
+        out, indices = out.squeeze(0), indices.squeeze(0)
+    return (out, indices) if return_indices else out
+
+
+def _fractional_starts(u: Any, size: int, out: int, kernel: int, dtype: np.dtype) -> Any:
+    """Each window's start along one dimension, per plane: (N, C, out) int64, PyTorch's
+    `generate_intervals` computed in the input's dtype as it does."""
+    xp = namespace(u)
+    if out == 1:
+        return xp.full((*u.shape, 1), size - kernel, dtype=np.int64)
+    alpha = np.dtype(dtype).type(size - kernel) / np.dtype(dtype).type(out - 1)
+    steps = xp.arange(out - 1, dtype=dtype)
+    starts = ((steps + u[..., None]) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)[..., None]
+    last = xp.full((*u.shape, 1), size - kernel, dtype=np.int64)
+    return xp.concatenate((starts, last), axis=-1)
+
+
+class FractionalMaxPool2d(Module):
+    """`F.fractional_max_pool2d` as a layer; `_random_samples`, if given, is a buffer."""
+
+    _dims = 2
+    _pool = staticmethod(fractional_max_pool2d)
+
+    def __init__(self, kernel_size: Size, output_size: Size | None = None,
+                 output_ratio: float | Sequence[float] | None = None, return_indices: bool = False,
+                 _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size, self.return_indices = kernel_size, return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = output_size
+        self.output_ratio = (output_ratio if output_ratio is None or isinstance(output_ratio, Sequence)
+                             else (output_ratio,) * self._dims)
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
+        return self._pool(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                          _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(FractionalMaxPool2d):
+    """`F.fractional_max_pool3d` as a layer; `_random_samples`, if given, is a buffer."""
+
+    _dims = 3
+    _pool = staticmethod(fractional_max_pool3d)

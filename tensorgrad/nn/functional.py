@@ -195,3 +195,23 @@ from tensorgrad.nn.sampling import affine_grid, grid_sample  # noqa: E402
 
 __all__ += ["conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
             "adaptive_max_pool3d", "dropout3d", "affine_grid", "grid_sample"]
+
+# Connectionist temporal classification, fractional max pooling, the rest of the 3-D pools and
+# triplets under any distance (tensorgrad/nn/ctc.py, conv.py, loss.py).
+from tensorgrad.loss import triplet_margin_with_distance_loss  # noqa: E402
+from tensorgrad.nn.conv import (  # noqa: E402
+    adaptive_max_pool3d_with_indices,
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+    lp_pool3d,
+    max_pool3d_with_indices,
+    max_unpool3d,
+)
+from tensorgrad.nn.ctc import ctc_loss  # noqa: E402
+
+__all__ += ["ctc_loss", "fractional_max_pool2d", "fractional_max_pool3d",
+            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices", "max_unpool3d",
+            "lp_pool3d", "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices",
+            "triplet_margin_with_distance_loss"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -36,6 +37,7 @@ from tensorgrad.elementwise import (
 )
 from tensorgrad.function import BackwardHook
 from tensorgrad.matmul import bilinear, linear
+from tensorgrad.nn.ctc import ctc_loss
 from tensorgrad.tensor import Tensor, init_node, to_array
 
 __all__ = [
@@ -84,6 +86,9 @@ __all__ = [
     "UninitializedBuffer",
     "LazyModuleMixin",
     "LazyLinear",
+    "CTCLoss",
+    "TripletMarginWithDistanceLoss",
+    "NLLLoss2d",
 ]
 
 
@@ -1449,6 +1454,54 @@ class MultiLabelMarginLoss(_Loss):
 
     def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
         return loss.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+# --- the last losses: connectionist temporal classification, triplets under any distance, the
+# deprecated 2-D alias of NLLLoss ------------------------------------------------------------------
+
+
+class CTCLoss(_Loss):
+    """`F.ctc_loss` as a layer: `criterion(log_probs, targets, input_lengths, target_lengths)`."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths: Any) -> Tensor:
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                        self.zero_infinity)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """`F.triplet_margin_with_distance_loss` as a layer: `criterion(anchor, positive, negative)`.
+    The default distance is a `PairwiseDistance()` sub-module (so it shows in the repr)."""
+
+    def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                 margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
+        from tensorgrad.nn.normalization import PairwiseDistance  # (normalization imports this module)
+
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                             f"{margin} instead")
+        self.distance_function = PairwiseDistance() if distance_function is None else distance_function
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return loss.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                      distance_function=self.distance_function,
+                                                      margin=self.margin, swap=self.swap,
+                                                      reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """`NLLLoss` under its deprecated 2-D name (it warns, as PyTorch does)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in "
+                      "replacement.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 # --- buffers by assignment, and lazy modules: shapes inferred from the first input -----------------

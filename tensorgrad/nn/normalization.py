@@ -37,6 +37,7 @@ __all__ = [
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "CosineSimilarity", "PairwiseDistance",
     "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "BatchNorm3d", "InstanceNorm3d",
     "local_response_norm", "LocalResponseNorm", "CrossMapLRN2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+    "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
 ]
 
 
@@ -377,9 +378,6 @@ class PairwiseDistance(Module):
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
-
-    def extra_repr(self) -> str:
-        return f"p={self.norm}, eps={self.eps}, keepdim={self.keepdim}"
 
 
 def _dim(dim: int, ndim: int, op: str) -> int:
@@ -730,3 +728,43 @@ class LazyBatchNorm2d(LazyBatchNorm1d):
 
     cls_to_become = BatchNorm2d
     _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(LazyBatchNorm1d):
+    """`BatchNorm3d` whose `num_features` is read from the first input's dimension 1; until then
+    `weight`, `bias` and the running statistics are uninitialised. Then it is a `BatchNorm3d`."""
+
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim
+
+
+# --- lazy instance norms: num_features read from the first input's channels ----------------------
+
+
+class LazyInstanceNorm1d(LazyModuleMixin, InstanceNorm1d):
+    """`InstanceNorm1d` whose `num_features` is read from the first input's channels (dimension 1,
+    or 0 unbatched); until then `weight`, `bias` and the running statistics are uninitialised.
+    Then it is an `InstanceNorm1d`. PyTorch's defaults: affine and tracking running statistics."""
+
+    cls_to_become = InstanceNorm1d
+    __init__ = LazyBatchNorm1d.__init__
+    _built_for = LazyBatchNorm1d._built_for
+
+    def _inferred_sizes(self, input: Tensor) -> dict[str, int]:  # noqa: A002
+        return {"num_features": input.shape[1] if input.ndim == self._batched_ndim else input.shape[0]}
+
+
+class LazyInstanceNorm2d(LazyInstanceNorm1d):
+    """`InstanceNorm2d` whose `num_features` is read from the first input's channels; until then
+    `weight`, `bias` and the running statistics are uninitialised. Then it is an `InstanceNorm2d`."""
+
+    cls_to_become = InstanceNorm2d
+    _batched_ndim = InstanceNorm2d._batched_ndim
+
+
+class LazyInstanceNorm3d(LazyInstanceNorm1d):
+    """`InstanceNorm3d` whose `num_features` is read from the first input's channels; until then
+    `weight`, `bias` and the running statistics are uninitialised. Then it is an `InstanceNorm3d`."""
+
+    cls_to_become = InstanceNorm3d
+    _batched_ndim = InstanceNorm3d._batched_ndim

@@ -24,7 +24,7 @@ from tensorgrad.movement import cat, stack
 from tensorgrad.nn.modules import Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
 
-__all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "pad_sequence"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "pad_sequence"]
 
 
 def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float = 0.0,
@@ -93,15 +93,17 @@ def _zeros(like: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 class RNNBase(Module):
     """What RNN, LSTM and GRU share: the parameters, the unbatched and batch_first layouts, the
-    layers stacked (with dropout between them) and the two directions."""
+    layers stacked (with dropout between them) and the two directions. `mode` ('RNN_TANH',
+    'RNN_RELU', 'LSTM' or 'GRU') picks the step, as PyTorch's base class takes it."""
 
-    mode = "RNN_TANH"
-
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
                  proj_size: int = 0, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         name = type(self).__name__
+        if mode not in _GATES:
+            raise ValueError(f"{name}: Unrecognized RNN mode: {mode}")
+        self.mode = mode
         if not isinstance(hidden_size, int) or hidden_size <= 0:
             raise ValueError(f"{name}: hidden_size must be a positive integer, got {hidden_size!r}")
         if not isinstance(num_layers, int) or num_layers <= 0:
@@ -187,7 +189,11 @@ class RNNBase(Module):
 
     def _step(self, x_part: Tensor, state: tuple[Tensor, ...], w_hh: Tensor,
               b_hh: Tensor | None) -> tuple[Tensor, ...]:
-        return (_rnn_step(x_part, state[0], w_hh, b_hh, self.nonlinearity),)
+        if self.mode == "LSTM":
+            return _lstm_step(x_part, (state[0], state[1]), w_hh, b_hh)
+        if self.mode == "GRU":
+            return (_gru_step(x_part, state[0], w_hh, b_hh),)
+        return (_rnn_step(x_part, state[0], w_hh, b_hh, "tanh" if self.mode == "RNN_TANH" else "relu"),)
 
     def _packed(self, x: Tensor, finals: list[tuple[Tensor, ...]], batched: bool) -> tuple[Tensor, Any]:
         """(output, h_n) in the caller's layout (LSTM: (output, (h_n, c_n)))."""
@@ -224,50 +230,49 @@ class RNN(RNNBase):
                  bidirectional: bool = False, device: Any = None, dtype: Any = None) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: unknown nonlinearity {nonlinearity!r}; select from 'tanh' or 'relu'")
-        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
+                         num_layers, bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
-        self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
 
 
 class LSTM(RNNBase):
     """Long short-term memory: gates i, f, g, o; c_t = f c_{t-1} + i g, h_t = o tanh(c_t).
     `forward(input, (h0, c0)=None)` gives (output, (h_n, c_n))."""
 
-    mode = "LSTM"
-
-    def _step(self, x_part: Tensor, state: tuple[Tensor, ...], w_hh: Tensor,
-              b_hh: Tensor | None) -> tuple[Tensor, ...]:
-        return _lstm_step(x_part, (state[0], state[1]), w_hh, b_hh)
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 proj_size: int = 0, device: Any = None, dtype: Any = None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, proj_size, device, dtype)
 
 
 class GRU(RNNBase):
     """Gated recurrent unit: gates r, z and candidate n; h_t = (1 - z) n + z h_{t-1}.
     `forward(input, h0=None)` gives (output, h_n)."""
 
-    mode = "GRU"
-
-    def _step(self, x_part: Tensor, state: tuple[Tensor, ...], w_hh: Tensor,
-              b_hh: Tensor | None) -> tuple[Tensor, ...]:
-        return (_gru_step(x_part, state[0], w_hh, b_hh),)
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 proj_size: int = 0, device: Any = None, dtype: Any = None) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, proj_size, device, dtype)
 
 
 # --- the cells: one step, for loops written by hand -------------------------------------------------
 
 
-class _Cell(Module):
+class RNNCellBase(Module):
     """A cell's parameters (`weight_ih`, `weight_hh`, `bias_ih`, `bias_hh`, PyTorch's shapes and
-    initialisation) and its input checks: (N, input_size) or unbatched (input_size,)."""
+    initialisation, `num_chunks` gates stacked) and its input checks: (N, input_size) or
+    unbatched (input_size,)."""
 
-    gates = 1
-
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self._num_chunks = num_chunks
         dtype = dtypes.or_default(dtype)
         bound = 1 / math.sqrt(hidden_size)
-        rows = self.gates * hidden_size
+        rows = num_chunks * hidden_size
         self.weight_ih = Parameter(_uniform(bound, (rows, input_size), dtype))
         self.weight_hh = Parameter(_uniform(bound, (rows, hidden_size), dtype))
         self.register_parameter("bias_ih", Parameter(_uniform(bound, (rows,), dtype)) if bias else None)
@@ -282,7 +287,7 @@ class _Cell(Module):
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
         if hx is None:
-            states = (_zeros(x, (x.shape[0], self.hidden_size)),) * (2 if self.gates == 4 else 1)
+            states = (_zeros(x, (x.shape[0], self.hidden_size)),) * (2 if self._num_chunks == 4 else 1)
         else:
             given = (hx,) if isinstance(hx, Tensor) else hx
             states = tuple(s if batched else s.unsqueeze(0) for s in given)
@@ -292,14 +297,14 @@ class _Cell(Module):
         return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
 
 
-class RNNCell(_Cell):
+class RNNCell(RNNCellBase):
     """One Elman step: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
                  device: Any = None, dtype: Any = None) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNNCell: unknown nonlinearity {nonlinearity!r}; select from 'tanh' or 'relu'")
-        super().__init__(input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
@@ -309,10 +314,12 @@ class RNNCell(_Cell):
         return out if batched else out.squeeze(0)
 
 
-class LSTMCell(_Cell):
+class LSTMCell(RNNCellBase):
     """One LSTM step: `cell(x, (h, c))` gives (h', c')."""
 
-    gates = 4
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Tensor]:  # noqa: A002
         x, (h, c), batched = self._prepared(input, hx)
@@ -320,10 +327,12 @@ class LSTMCell(_Cell):
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
-class GRUCell(_Cell):
+class GRUCell(RNNCellBase):
     """One GRU step: `cell(x, h)` gives h'."""
 
-    gates = 3
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         x, (h,), batched = self._prepared(input, hx)

@@ -4,6 +4,6 @@
 the code lives in `tensorgrad.data`.
 """
 
-from tensorgrad.utils import data
+from tensorgrad.utils import data, dlpack
 
-__all__ = ["data"]
+__all__ = ["data", "dlpack"]

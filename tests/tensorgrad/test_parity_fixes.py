@@ -121,3 +121,38 @@ def test_channel_dropout_takes_pytorchs_arguments_and_works_in_place(name, shape
     module = getattr(tg.nn, name.capitalize())(0.5, inplace=True)
     z = tg.ones(*shape) * 1
     assert module(z) is z
+
+
+@pytest.mark.parametrize("x_shape, w_shape", [((2, 0), (3, 0)), ((2, 4), (0, 4)), ((0, 4), (3, 4)),
+                                              ((2, 5, 0), (3, 0))])
+def test_linear_with_an_empty_dimension_has_pytorchs_gradients(x_shape, w_shape):
+    results = []
+    for m in (tg, torch):
+        x = m.ones(*x_shape, requires_grad=True)
+        w = m.ones(*w_shape, requires_grad=True)
+        b = m.ones(w_shape[0], requires_grad=True)
+        out = m.nn.functional.linear(x, w, b)
+        out.sum().backward()
+        results.append([np.asarray(t.detach().numpy() if hasattr(t, "detach") else t)
+                        for t in (out, x.grad, w.grad, b.grad)])
+    for ours, theirs in zip(*results, strict=True):
+        assert ours.shape == theirs.shape
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_pairwise_distance_prints_as_pytorch():
+    ours, theirs = tg.nn.PairwiseDistance(p=3.0), torch.nn.PairwiseDistance(p=3.0)
+    assert repr(ours) == repr(theirs) == "PairwiseDistance()"
+
+
+@pytest.mark.parametrize("values", [
+    np.array([1 + 2j, -3.5 - 0.25j]),
+    np.array(1 + 0j),
+    np.array([1 + 2j], np.complex64),
+    np.array([np.nan + 1j, np.inf - 2j]),
+    np.arange(12).reshape(3, 4) * (1 + 1j),
+    np.array([1e-5 + 1e5j]),
+])
+def test_complex_tensors_print_as_pytorchs(values):
+    """PyTorch's layout: a format for the real parts and one for the imaginary parts."""
+    assert repr(tg.tensor(values)) == repr(torch.tensor(values)).replace("torch.", "")

@@ -93,8 +93,9 @@ def _scale(grads: list[np.ndarray], max_norm: float, total_norm: Tensor) -> None
     total = total_norm.data if isinstance(total_norm, Tensor) else total_norm
     dtype = np.result_type(*(g.dtype for g in grads))
     coefficient = np.minimum(dtype.type(float(max_norm)) / (total + dtype.type(1e-6)), dtype.type(1.0))
-    for g in grads:
-        g *= coefficient.astype(g.dtype)
+    with np.errstate(invalid="ignore"):  # an inf gradient times 0 is nan, silently, as in PyTorch
+        for g in grads:
+            g *= coefficient.astype(g.dtype)
 
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
