@@ -5,7 +5,8 @@ requires grad can be re-initialised at any time), and returns the same tensor, s
 `model.apply(init_fn)` and `nn.init.zeros_(layer.bias)` read as in PyTorch. Random values come
 from tensorgrad's generator (`tg.manual_seed`) unless a numpy `Generator` is given as
 `generator=`; they are drawn on the host and copied to the tensor's device, so a seed gives the
-same numbers on the CPU and on a GPU.
+same numbers on the CPU and on a GPU. The old spellings without the underscore (`uniform`,
+`xavier_normal`, ...) still work, with PyTorch's FutureWarning.
 
 The scaled initialisers keep the variance of activations (Xavier/Glorot) or of gradients
 (Kaiming/He) the same from layer to layer: their spread is gain / sqrt(fan), where the fans are
@@ -16,9 +17,12 @@ nonlinearity that follows (`calculate_gain`).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +47,17 @@ __all__ = [
     "dirac_",
     "orthogonal_",
     "sparse_",
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
 ]
 
 _LINEAR_LIKE = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -265,3 +280,35 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
     for column in range(cols):
         values[rng.permutation(rows)[:zeros], column] = 0.0
     return _fill(tensor, values, "sparse_")
+
+
+# --- the old spellings ------------------------------------------------------------------------------
+
+
+def _deprecated(method: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """`method` under its old name without the trailing underscore, warning as PyTorch's does."""
+    new_name = method.__name__
+    old_name = new_name[:-1]
+
+    @functools.wraps(method)
+    def deprecated_init(*args: Any, **kwargs: Any) -> Tensor:
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+                      FutureWarning, stacklevel=2)
+        return method(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = f"`{new_name}` under its old name (deprecated in PyTorch, with a warning)."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

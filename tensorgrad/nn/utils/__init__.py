@@ -7,7 +7,10 @@ together so that their joint norm is at most `max_norm` (the direction of the st
 
 `parametrize` computes a module's tensor from others (`register_parametrization`);
 `parametrizations` holds weight and spectral normalisation built on it; `weight_norm` and
-`spectral_norm` here are PyTorch's older, hook-based forms.
+`spectral_norm` here are PyTorch's older, hook-based forms. `fuse_conv_bn_eval` and
+`fuse_linear_bn_eval` fold an eval-mode BatchNorm into the layer before it; `skip_init` builds a
+module without initialising it; `stateless.functional_call` is `tensorgrad.func.functional_call`
+under its older name.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
            "parameters_to_vector", "vector_to_parameters", "parametrize", "parametrizations", "rnn",
-           "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "clip_grad_norm"]
+           "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "clip_grad_norm",
+           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
+           "skip_init", "stateless"]
 
 
 def _gradients(parameters: Tensor | Iterable[Tensor], op: str) -> list[np.ndarray]:
@@ -151,7 +156,14 @@ def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_
 # isort: split
 # The submodules PyTorch code reaches through `nn.utils` (after the functions they may use).
 from tensorgrad.nn import rnn  # noqa: E402, F401 - `nn.utils.rnn.pad_sequence`, as in PyTorch
-from tensorgrad.nn.utils import parametrizations, parametrize  # noqa: E402
+from tensorgrad.nn.utils import parametrizations, parametrize, stateless  # noqa: E402
+from tensorgrad.nn.utils.fusion import (  # noqa: E402
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from tensorgrad.nn.utils.init import skip_init  # noqa: E402
 from tensorgrad.nn.utils.legacy_norms import (  # noqa: E402
     remove_spectral_norm,
     remove_weight_norm,
