@@ -1595,10 +1595,12 @@ class LazyModuleMixin:
                    for t in [*self._parameters.values(), *self._buffers.values()])
 
     def _inferred_sizes(self, input: Tensor) -> dict[str, int]:  # noqa: A002
-        raise NotImplementedError
+        """The sizes the first input decides (`in_features`, ...); each lazy class says which."""
+        raise NotImplementedError(f"{type(self).__name__} must define _inferred_sizes")
 
     def _built_for(self, sizes: dict[str, int]) -> Module:
-        raise NotImplementedError
+        """The non-lazy module of those sizes; each lazy class builds its own."""
+        raise NotImplementedError(f"{type(self).__name__} must define _built_for")
 
     def initialize_parameters(self, input: Tensor) -> None:  # noqa: A002
         """Give every uninitialised parameter and buffer its shape and initial values from `input`."""

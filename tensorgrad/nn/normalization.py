@@ -443,7 +443,9 @@ class _BatchNorm(Module):
         _reset_affine(self)
 
     def _check_input_dim(self, x: Tensor) -> None:
-        raise NotImplementedError
+        """Raise unless x has the ranks this norm takes; each subclass says which (PyTorch's
+        `_NormBase` leaves it to them too)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _check_input_dim")
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input_dim(input)
