@@ -20,6 +20,7 @@ The node it makes is a `Tensor` whose `_backward(grad)` the engine calls.
 from __future__ import annotations
 
 import itertools
+import threading
 import warnings
 import weakref
 from collections.abc import Callable
@@ -37,6 +38,7 @@ __all__ = [
     "is_custom_function_view", "InplaceModifiedError", "VJP", "register_hook", "RemovableHandle",
     "run_backward", "hooked_grad", "grad", "backward", "detect_anomaly", "set_detect_anomaly",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
+    "register_post_accumulate_grad_hook",
 ]
 
 VJP = Callable[[np.ndarray], np.ndarray]
@@ -359,6 +361,48 @@ def register_hook(t: Any, hook: Callable[[Any], Any]) -> RemovableHandle:
     return RemovableHandle(owner, hooks, key)
 
 
+# Post-accumulate hooks (`register_post_accumulate_grad_hook`): called with the leaf itself once a
+# pass has added its gradient to `.grad`, the place an optimizer step can run inside backward.
+_post_accumulate_hooks: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def register_post_accumulate_grad_hook(t: Any, hook: Callable[[Any], None]) -> RemovableHandle:
+    """Call `hook(t)` each time a backward pass has accumulated t's gradient into `t.grad` (not
+    for `autograd.grad`, which accumulates nothing). Leaves only, as in PyTorch."""
+    if not t._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t._backward is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    owner = id(t)
+    entry = _post_accumulate_hooks.get(owner)
+    if entry is None or entry[0]() is not t:
+        def forget(_: Any) -> None:
+            _post_accumulate_hooks.pop(owner, None)
+            _update_watch()
+        entry = (weakref.ref(t, forget), {})
+        _post_accumulate_hooks[owner] = entry
+    key = next(_hook_numbers)
+    entry[1][key] = hook
+    _update_watch()
+    return _PostHookHandle(owner, entry[1], key)
+
+
+class _PostHookHandle(RemovableHandle):
+    """`remove()` takes a post-accumulate hook off (the pass is hook-free again when none is left)."""
+
+    def remove(self) -> None:
+        self._hooks.pop(self._key, None)
+        entry = _post_accumulate_hooks.get(self._owner)
+        if not self._hooks and entry is not None and entry[1] is self._hooks:
+            del _post_accumulate_hooks[self._owner]
+        _update_watch()
+
+
+def _post_hooks_of(t: Any) -> dict | None:
+    entry = _post_accumulate_hooks.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t and entry[1] else None
+
+
 def run_backward(root: Any, seed: Any, retain_graph: bool) -> None:
     """engine.backward from `root`, with the tensors' gradient hooks run where there are any, and
     each step checked for nan while anomaly detection is on.
@@ -368,16 +412,17 @@ def run_backward(root: Any, seed: Any, retain_graph: bool) -> None:
     """
     if root._base is not None and root._view_version != root._versions[0] and root._requires_grad:
         refresh_view(root)  # a view whose base changed since: its gradient goes to the base as it is
-    if not _grad_hooks and not _checking_nan:
+    if not _grad_hooks and not _watched:
         engine.backward(root, seed, retain_graph)
         return
     check = _NanCheck() if _checking_nan else None
-    if not _grad_hooks:
+    if not _grad_hooks and not _post_accumulate_hooks:
         engine.backward(root, seed, retain_graph, on_grad=check.on_grad, on_step=check.on_step)
         return
     with engine._backward_lock:  # (reentrant) the leaves' set-aside gradients are this pass's alone
-        alive = ((ref(), hooks) for ref, hooks in list(_grad_hooks.values()))
-        leaves = [(t, t._grad) for t, hooks in alive if hooks and t is not None and t._backward is None]
+        alive = [ref() for ref, hooks in list(_grad_hooks.values()) if hooks]
+        alive += [ref() for ref, _ in list(_post_accumulate_hooks.values())]
+        leaves = list({id(t): (t, t._grad) for t in alive if t is not None and t._backward is None}.values())
         for leaf, _ in leaves:
             leaf._grad = None
         on_grad, on_step = hooked_grad, None
@@ -390,9 +435,34 @@ def run_backward(root: Any, seed: Any, retain_graph: bool) -> None:
             for leaf, before in leaves:  # what the pass reached is kept, without the hooks
                 leaf._grad = _added(before, leaf._grad)
             raise
+        reached = []
         for leaf, before in leaves:
             total = leaf._grad
             leaf._grad = _added(before, None if total is None else hooked_grad(leaf, total))
+            if total is not None:
+                reached.append(leaf)
+        if _accumulating.on:  # after every leaf has its gradient, so a hook that raises loses none
+            for leaf in reached:
+                _run_post_hooks(leaf)
+
+
+def _run_post_hooks(leaf: Any) -> None:
+    """The leaf's post-accumulate hooks, in the order they were registered; each returns None."""
+    for hook in list((_post_hooks_of(leaf) or {}).values()):
+        result = hook(leaf)
+        if result is not None:
+            raise TypeError(f"post accumulate grad hook: expected the hook to return None, but it returned "
+                            f"{type(result).__name__!r}")
+
+
+class _Accumulating(threading.local):
+    """False while `autograd.grad` runs its passes: they accumulate into no `.grad`, so no
+    post-accumulate hook fires (per thread, as grad mode)."""
+
+    on = True
+
+
+_accumulating = _Accumulating()
 
 
 # --- anomaly detection: which op's backward made the first nan -------------------------------------
@@ -406,9 +476,17 @@ class _AnomalyMode:
 
 
 _anomaly = _AnomalyMode()
-# Both switches on, as one module global: the only thing the usual backward pass reads of them
-# (an attribute read there cost about 400 instructions a training step, measured under callgrind).
+# Both switches on, as one module global (an attribute read in the usual backward pass cost about
+# 400 instructions a training step, measured under callgrind).
 _checking_nan = False
+# Whether a pass must take the watched path for another reason than tensor hooks: anomaly
+# detection's check, or a post-accumulate hook. One global read is all a plain pass pays.
+_watched = False
+
+
+def _update_watch() -> None:
+    global _watched
+    _watched = _checking_nan or bool(_post_accumulate_hooks)
 
 
 def is_anomaly_enabled() -> bool:
@@ -426,6 +504,7 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     global _checking_nan
     _anomaly.enabled, _anomaly.check_nan = bool(enabled), bool(check_nan)
     _checking_nan = _anomaly.enabled and _anomaly.check_nan
+    _update_watch()
 
 
 class set_detect_anomaly:  # noqa: N801 - PyTorch's lower-case name
@@ -550,6 +629,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     captured: list[Any] = [None] * len(inputs)
     handles = [register_hook(t, _capture(captured, i)) for i, t in enumerate(inputs)]
     saved = _saved_gradients(outputs)
+    accumulating, _accumulating.on = _accumulating.on, False
     try:
         for k, (out, seed) in enumerate(zip(outputs, seeds, strict=True)):
             keep = bool(retain_graph) or k < len(outputs) - 1
@@ -558,6 +638,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
             else:
                 run_backward(out, seed, keep)
     finally:
+        _accumulating.on = accumulating
         for handle in handles:
             handle.remove()
         for node, value in saved:

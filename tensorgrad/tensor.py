@@ -322,6 +322,11 @@ class Tensor:
         it returns replaces the gradient. Returns a handle whose `remove()` takes it off."""
         return autograd.register_hook(self, hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
+        """Call `hook(self)` each time a backward pass has added this leaf's gradient to `.grad`
+        (an optimizer step can run there, inside backward). Returns a handle with `remove()`."""
+        return autograd.register_post_accumulate_grad_hook(self, hook)
+
     def _seed(self, gradient: Any) -> np.ndarray:
         if gradient is None:
             if self._data.size != 1:
