@@ -112,3 +112,18 @@ def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return np.broadcast_shapes(shape, target) == tuple(target)
     except ValueError:
         return False
+
+
+def strided_layout(size: Any, stride: Any, op: str) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(shape, strides, extent) of an `empty_strided`-style request, checked: strides in elements,
+    one per dimension, none negative; extent the number of elements the buffer needs."""
+    shape = sizes((size,), op)
+    steps = tuple(as_int(s, op, "stride") for s in stride)
+    if len(steps) != len(shape):
+        raise RuntimeError(f"{op}: dimensionality of sizes ({len(shape)}) must match dimensionality of "
+                           f"strides ({len(steps)})")
+    if any(s < 0 for s in steps):
+        raise RuntimeError(f"{op}: strides must be non-negative, got sizes={list(shape)} and "
+                           f"strides={list(steps)}")
+    extent = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, steps, strict=True))
+    return shape, steps, extent

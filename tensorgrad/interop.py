@@ -189,16 +189,8 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = No
     """An uninitialised tensor of shape `size` whose elements sit `stride` elements apart, in
     one buffer just big enough (`torch.empty_strided`; stride 0 repeats an element). `layout` and
     `pin_memory` are taken for PyTorch's signature: tensors here are strided, host memory unpinned."""
-    shape = checks.sizes((size,), "empty_strided")
-    steps = tuple(checks.as_int(s, "empty_strided", "stride") for s in stride)
-    if len(steps) != len(shape):
-        raise RuntimeError(f"empty_strided: dimensionality of sizes ({len(shape)}) must match "
-                           f"dimensionality of strides ({len(steps)})")
-    if any(s < 0 for s in steps):
-        raise RuntimeError(f"empty_strided: strides must be non-negative, got sizes={list(shape)} and "
-                           f"strides={list(steps)}")
+    shape, steps, extent = checks.strided_layout(size, stride, "empty_strided")
     dtype = dtypes.or_default(dtype)
-    extent = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, steps, strict=True))
     storage = creation.empty(extent, dtype=dtype, device=device).data
     data = strided_view(storage, shape, tuple(s * dtype.itemsize for s in steps))
     return new_leaf(data).requires_grad_(requires_grad) if requires_grad else new_leaf(data)

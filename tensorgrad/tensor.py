@@ -1712,18 +1712,11 @@ class Tensor:
         if not isinstance(size, Sequence) or not isinstance(stride, Sequence):
             raise TypeError(f"new_empty_strided(): size and stride must be tuples of ints, got "
                             f"{type(size).__name__} and {type(stride).__name__}")
-        shape = checks.sizes((size,), "new_empty_strided")
-        steps = tuple(checks.as_int(s, "new_empty_strided", "stride") for s in stride)
-        if len(steps) != len(shape):
-            raise RuntimeError(f"new_empty_strided(): dimensionality of sizes ({len(shape)}) must match "
-                               f"dimensionality of strides ({len(steps)})")
-        if any(s < 0 for s in steps):
-            raise RuntimeError(f"new_empty_strided(): strides must be non-negative, got {steps}")
+        shape, steps, extent = checks.strided_layout(size, stride, "new_empty_strided()")
         options = self._new_options(dtype, device, False)
         if requires_grad and np.dtype(options["dtype"]).kind not in "fc":
             raise RuntimeError(f"new_empty_strided(): only tensors of floating point dtype can require "
                                f"gradients, got {np.dtype(options['dtype'])}")
-        extent = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, steps, strict=True))
         storage = creation.empty(extent, **options).data
         if device is None:  # this tensor's device, and its kind of array
             storage = device_module.array_like(storage, self._data)
