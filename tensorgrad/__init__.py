@@ -98,7 +98,7 @@ from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
     tan,
     trunc,
 )
-from tensorgrad.gradcheck import GradcheckError, gradcheck
+from tensorgrad.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from tensorgrad.indexing import (
     gather,
     index_put,
@@ -273,7 +273,7 @@ __all__ = [
     "movedim", "narrow", "repeat_interleave", "roll", "split", "swapaxes", "tile", "tril", "triu",
     "unbind", "unflatten",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-    "record", "unbroadcast", "gradcheck", "GradcheckError", "InplaceModifiedError",
+    "record", "unbroadcast", "gradcheck", "gradgradcheck", "GradcheckError", "InplaceModifiedError",
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu",
     "clamp", "maximum", "minimum", "where", "lt", "le", "gt", "ge", "eq", "ne",
     "acos", "acosh", "allclose", "asin", "asinh", "atan", "atanh", "bitwise_and",

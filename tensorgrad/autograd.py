@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 VJP = Callable[[np.ndarray], np.ndarray]
+# graph_vjp(grad, out, *inputs) -> one gradient tensor (or None) per input: see `record`.
+GraphVJP = Callable[..., tuple]
 
 # `record(..., saved=CROSSED)`: see record's docstring.
 CROSSED = "each input's gradient reads the other input"
@@ -88,7 +90,7 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
            saved: tuple[Tensor, ...] | None = None, saves_output: bool = False,
-           view_of: Tensor | None = None) -> Tensor:
+           view_of: Tensor | None = None, graph_vjp: GraphVJP | None = None) -> Tensor:
     """Wrap an op's result as a graph node: the one helper every differentiable op calls.
 
     `vjps` holds one function per input, mapping the output's gradient to that input's
@@ -104,6 +106,12 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
 
     `view_of=x` says the result is a view of x's storage (reshape, transpose, slicing...): it
     shares x's version counter, so an in-place change through either is seen by both.
+
+    `graph_vjp(grad, out, *inputs)` is the same formulas written with tensor ops, for a backward
+    pass that records a graph of the gradient (`autograd.grad(..., create_graph=True)`, for
+    gradients of gradients): it gets the gradient, the output and the inputs as tensors and returns
+    one tensor (or None) per input. An op without one is differentiable once: its gradient is
+    computed, but a second pass through it raises (`tensorgrad.higher_order`).
 
     While grad mode is off, or when no input requires grad, the result is a plain leaf.
 
@@ -165,16 +173,17 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
     out._seq = seq = next(_creation_numbers)  # made after its inputs: see engine.creation_order
     # The node's backward is `_backward` with what it needs bound to it (a partial, not a closure:
     # it costs two objects per node instead of six).
-    out._backward = partial(_backward, op, inputs, checks, edges, seq)
+    out._backward = partial(_backward, op, inputs, checks, edges, seq, graph_vjp)
     return out
 
 
 def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, seq: int,
-              grad: np.ndarray) -> None:
+              graph_vjp: GraphVJP | None, grad: np.ndarray) -> None:
     """One node's step of the backward pass: the chain rule along each edge into its input.
 
     First, refuse stale data (an input the VJPs read was changed in place since). Then, for each
     input that wants a gradient, `vjp(grad)` summed back to its shape, added to its `.grad`.
+    (`graph_vjp` is for `higher_order`'s pass, which reads it from this partial's arguments.)
     """
     for versions, version in checks:
         if versions[0] != version:
@@ -614,18 +623,22 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     scalar output may leave out) with respect to `inputs`, as a tuple of tensors, one per input.
     As `torch.autograd.grad`: no `.grad` anywhere changes; an input the outputs do not depend on
     is an error unless `allow_unused` (then None, or zeros with `materialize_grads`). The graph
-    is freed unless `retain_graph`. Gradients of gradients (`create_graph`) are not supported."""
+    is freed unless `retain_graph`.
+
+    With `create_graph=True` the gradients are themselves graph nodes, so they can be
+    differentiated again (a gradient penalty, a Hessian-vector product); the graph is then kept
+    unless `retain_graph=False`. See `tensorgrad.higher_order`."""
     from tensorgrad.tensor import Tensor, new_leaf  # (tensor imports this module)
 
-    if create_graph:
-        raise NotImplementedError("autograd.grad: create_graph=True (a graph of the gradient, for "
-                                  "higher derivatives) is not supported")
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     seeds = _grad_seeds(outputs, grad_outputs)
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t._requires_grad:
             raise RuntimeError(f"autograd.grad: input {i} does not require grad")
+    if create_graph:
+        return _grad_with_graph(outputs, seeds, grad_outputs, inputs, retain_graph, allow_unused,
+                                materialize_grads)
     captured: list[Any] = [None] * len(inputs)
     handles = [register_hook(t, _capture(captured, i)) for i, t in enumerate(inputs)]
     saved = _saved_gradients(outputs)
@@ -647,6 +660,22 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                  for i, (t, g) in enumerate(zip(inputs, captured, strict=True)))
 
 
+def _grad_with_graph(outputs: list, seeds: list, grad_outputs: Any, inputs: tuple, retain_graph: bool | None,
+                     allow_unused: bool | None, materialize: bool) -> tuple[Any, ...]:
+    """`grad(..., create_graph=True)`: the gradients as tensors with a graph (`higher_order`). A
+    grad_outputs tensor that requires grad stays in the graph, as in PyTorch."""
+    from tensorgrad import higher_order
+    from tensorgrad.tensor import Tensor, new_leaf  # (tensor imports this module)
+
+    given = grad_outputs if isinstance(grad_outputs, list | tuple) else [grad_outputs] * len(outputs)
+    seed_tensors = [g if isinstance(g, Tensor) and g._requires_grad and g.dtype == seed.dtype else new_leaf(seed)
+                    for g, seed in zip(given, seeds, strict=True)]
+    grads = higher_order.graph_gradients(outputs, seed_tensors, retain_graph is not False)
+    found = [higher_order.leaf_gradient(t, grads) for t in inputs]
+    return tuple(g if g is not None else _as_result(t, None, allow_unused, materialize, i, new_leaf)
+                 for i, (t, g) in enumerate(zip(inputs, found, strict=True)))
+
+
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Any = None) -> None:
     """`torch.autograd.backward`: backward from several roots at once, their gradients summed into
@@ -655,8 +684,10 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     from tensorgrad.tensor import Tensor  # (tensor imports this module)
 
     if create_graph:
-        raise NotImplementedError("autograd.backward: create_graph=True (a graph of the gradient, for "
-                                  "higher derivatives) is not supported")
+        raise NotImplementedError("autograd.backward: create_graph=True is not supported: a leaf's .grad "
+                                  "is a numpy array in tensorgrad, which can't carry a graph; "
+                                  "tg.autograd.grad(outputs, inputs, create_graph=True) returns the "
+                                  "gradients as tensors with their graph")
     roots = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     if inputs is not None:
         inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
@@ -729,6 +760,6 @@ __all__ += ["Function", "FunctionCtx", "once_differentiable", "functional", "fun
 # The grad-mode switches and gradcheck, where PyTorch code also finds them (`torch.autograd.no_grad`).
 from scalargrad.engine import enable_grad, no_grad, set_grad_enabled  # noqa: E402
 from tensorgrad.compat import inference_mode  # noqa: E402
-from tensorgrad.gradcheck import gradcheck  # noqa: E402
+from tensorgrad.gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
-__all__ += ["enable_grad", "no_grad", "set_grad_enabled", "inference_mode", "gradcheck"]
+__all__ += ["enable_grad", "no_grad", "set_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -109,7 +110,11 @@ def add(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.add, a, b, "+"), "+", (a, b),
                   lambda grad: grad,
-                  lambda grad: grad, saved=())
+                  lambda grad: grad, saved=(), graph_vjp=_add_graph)
+
+
+def _add_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return grad, grad
 
 
 def sub(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
@@ -121,7 +126,11 @@ def sub(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.subtract, a, b, "-"), "-", (a, b),
                   lambda grad: grad,
-                  lambda grad: -grad, saved=())
+                  lambda grad: -grad, saved=(), graph_vjp=_sub_graph)
+
+
+def _sub_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return grad, -grad
 
 
 def rsub(input: Tensor, other: Operand, alpha: Any = 1) -> Tensor:  # noqa: A002 - PyTorch's argument name
@@ -151,7 +160,11 @@ def mul(a: Operand, b: Operand) -> Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.multiply, a, b, "*"), "*", (a, b),
                   lambda grad: grad * b._data,
-                  lambda grad: grad * a._data, saved=CROSSED)
+                  lambda grad: grad * a._data, saved=CROSSED, graph_vjp=_mul_graph)
+
+
+def _mul_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return grad * b, grad * a
 
 
 def div(a: Operand, b: Operand, *, rounding_mode: str | None = None) -> Tensor:
@@ -167,7 +180,12 @@ def div(a: Operand, b: Operand, *, rounding_mode: str | None = None) -> Tensor:
         out = _binary(np.true_divide, a, b, "/", floating=True)
     return record(out, "/", (a, b),
                   lambda grad: _quiet_divide(grad, b.data),
-                  lambda grad: _quiet_divide(-grad * a.data, b.data * b.data))
+                  lambda grad: _quiet_divide(-grad * a.data, b.data * b.data), graph_vjp=_div_graph)
+
+
+def _div_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return grad / b, -grad * a / (b * b)
 
 
 def _quiet_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -183,7 +201,11 @@ def neg(x: Tensor) -> Tensor:
         raise UnsupportedDtypeError(f"neg (-): not supported on a bool tensor (shape {x.shape}), as in "
                                     "PyTorch; `~` or logical_not() inverts a mask") from None
     return record(out, "neg", (x,),
-                  lambda grad: -grad, saved=())
+                  lambda grad: -grad, saved=(), graph_vjp=_neg_graph)
+
+
+def _neg_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (-grad,)
 
 
 def pow(a: Operand, b: Operand) -> Tensor:  # noqa: A001 - the op's name, as in torch.pow
@@ -205,7 +227,14 @@ def pow(a: Operand, b: Operand) -> Tensor:  # noqa: A001 - the op's name, as in 
             g = grad * out * np.log(a.data)
         return np.where((a.data == 0) & (b.data >= 0), 0, g)
 
-    return record(out, "**", (a, b), vjp_base, vjp_exponent, saves_output=True)
+    return record(out, "**", (a, b), vjp_base, vjp_exponent, saves_output=True, graph_vjp=_pow_graph)
+
+
+def _pow_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        base = where(b == 0, 0.0, grad * b * a ** (b - 1))
+        exponent = where((a == 0) & (b >= 0), 0.0, grad * out * log(a))
+    return base, exponent
 
 
 def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -238,7 +267,14 @@ def _pow_scalar(x: Tensor, exponent: float) -> Tensor:
         with np.errstate(divide="ignore", invalid="ignore"):
             return grad * exponent * np.power(x.data, exponent - 1)
 
-    return record(out, f"**{exponent}", (x,), vjp)
+    return record(out, f"**{exponent}", (x,), vjp, graph_vjp=partial(_pow_scalar_graph, exponent))
+
+
+def _pow_scalar_graph(exponent: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    if exponent == 0:
+        return (grad * 0,)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (grad * exponent * x ** (exponent - 1),)
 
 
 # --- unary math ---------------------------------------------------------------------------------
@@ -248,7 +284,11 @@ def exp(x: Tensor) -> Tensor:
     """e ** x. Derivative: e ** x."""
     out = np.exp(_floating(x))
     return record(out, "exp", (x,),
-                  lambda grad: grad * out, saved=(), saves_output=True)
+                  lambda grad: grad * out, saved=(), saves_output=True, graph_vjp=_exp_graph)
+
+
+def _exp_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * out,)
 
 
 def log(x: Tensor) -> Tensor:
@@ -256,7 +296,12 @@ def log(x: Tensor) -> Tensor:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(_floating(x))
     return record(out, "log", (x,),
-                  _quiet(lambda grad: grad / x.data))
+                  _quiet(lambda grad: grad / x.data), graph_vjp=_log_graph)
+
+
+def _log_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (grad / x,)
 
 
 def sqrt(x: Tensor) -> Tensor:
@@ -268,28 +313,45 @@ def sqrt(x: Tensor) -> Tensor:
         with np.errstate(divide="ignore", invalid="ignore"):  # at 0: inf, or nan where grad is 0 too
             return grad / (2 * out)
 
-    return record(out, "sqrt", (x,), vjp, saved=(), saves_output=True)
+    return record(out, "sqrt", (x,), vjp, saved=(), saves_output=True, graph_vjp=_sqrt_graph)
+
+
+def _sqrt_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (grad / (2 * out),)
 
 
 def abs(x: Tensor) -> Tensor:  # noqa: A001 - the op's name, as in torch.abs
     """|x|. Derivative: sign(x) (0 at 0 and at nan, as in PyTorch)."""
     _require_dtype(x, "iuf", "abs", "integer or floating")
     return record(np.abs(x.data), "abs", (x,),
-                  lambda grad: grad * _sign_array(x.data, grad.dtype))
+                  lambda grad: grad * _sign_array(x.data, grad.dtype), graph_vjp=_abs_graph)
+
+
+def _abs_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * new_leaf(_sign_array(x.data, grad.dtype)),)
 
 
 def tanh(x: Tensor) -> Tensor:
     """tanh(x). Derivative: 1 - tanh(x)**2."""
     out = np.tanh(_floating(x))
     return record(out, "tanh", (x,),
-                  lambda grad: grad * (1 - out * out), saved=(), saves_output=True)
+                  lambda grad: grad * (1 - out * out), saved=(), saves_output=True, graph_vjp=_tanh_graph)
+
+
+def _tanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * (1 - out * out),)
 
 
 def sigmoid(x: Tensor) -> Tensor:
     """1 / (1 + e**-x). Derivative: sigmoid(x) * (1 - sigmoid(x))."""
     out = sigmoid_array(_floating(x))
     return record(out, "sigmoid", (x,),
-                  lambda grad: grad * out * (1 - out), saved=(), saves_output=True)
+                  lambda grad: grad * out * (1 - out), saved=(), saves_output=True, graph_vjp=_sigmoid_graph)
+
+
+def _sigmoid_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * out * (1 - out),)
 
 
 def sigmoid_array(x: np.ndarray) -> np.ndarray:
@@ -305,7 +367,11 @@ def relu(x: Tensor, inplace: bool = False) -> Tensor:
         return x.relu_()
     out = np.maximum(x.data, 0)
     return record(out, "relu", (x,),
-                  lambda grad: grad * (out > 0), saved=(), saves_output=True)
+                  lambda grad: grad * (out > 0), saved=(), saves_output=True, graph_vjp=_relu_graph)
+
+
+def _relu_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * new_leaf(out.data > 0),)
 
 
 def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -455,7 +521,12 @@ def where(condition: Any, a: Operand | None = None, b: Operand | None = None) ->
         ) from None
     return record(out, "where", (a, b),
                   lambda grad: np.where(cond, grad, 0),
-                  lambda grad: np.where(cond, 0, grad), saved=())
+                  lambda grad: np.where(cond, 0, grad), saved=(), graph_vjp=partial(_where_graph, cond))
+
+
+def _where_graph(cond: np.ndarray, grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    mask = new_leaf(cond)
+    return where(mask, grad, 0.0), where(mask, 0.0, grad)
 
 
 # --- comparisons: bool tensors, no gradient -----------------------------------------------------

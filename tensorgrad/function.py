@@ -404,7 +404,7 @@ class FunctionBackward:
                 if history is None:  # a leaf keeps it: its own copy (backward may return an array it shares)
                     g = autograd._leaf_grad(g, t._data)
                 edges.append((t, functools.partial(_given, g), history, shape, dtype))
-        autograd._backward(name, self.parents, [], edges, self.seq, None)
+        autograd._backward(name, self.parents, [], edges, self.seq, None, None)  # (no graph VJP; no grad read)
 
 
 def _given(g: Any, grad: Any) -> Any:

@@ -16,9 +16,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from scalargrad.engine import no_grad
+from scalargrad.engine import enable_grad, no_grad
 from tensorgrad.device import array_like, to_numpy
-from tensorgrad.tensor import Tensor
+from tensorgrad.movement import cat
+from tensorgrad.tensor import Tensor, new_leaf
 
 
 class GradcheckError(AssertionError):
@@ -64,6 +65,41 @@ def gradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float 
                     f"direction where finite differences give {numeric:.8g}"
                 )
     return True
+
+
+def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], grad_outputs: Tensor | None = None,
+                  eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, directions: int = 3,
+                  elementwise: bool = False, seed: int = 0) -> bool:
+    """Check func's second derivatives: `gradcheck` of its gradient, computed with `create_graph=True`.
+
+    The gradient is that of sum(func(*inputs) * grad_outputs) (random float64 weights unless
+    given); it is checked with respect to the inputs and to grad_outputs, on which it depends
+    linearly, as `torch.autograd.gradgradcheck` does. Returns True or raises `GradcheckError`.
+
+    >>> import tensorgrad as tg
+    >>> x = tg.tensor([0.5, -1.5], dtype=tg.float64, requires_grad=True)
+    >>> tg.gradgradcheck(lambda t: (t * t).tanh(), [x])
+    True
+    """
+    from tensorgrad import autograd  # (autograd imports this module)
+
+    inputs = list(inputs)
+    with no_grad():
+        shape = func(*inputs).shape
+    if grad_outputs is None:
+        grad_outputs = new_leaf(np.random.default_rng(seed + 1).standard_normal(shape))
+    weights = grad_outputs.detach().requires_grad_()
+    wanted = [i for i, t in enumerate(inputs) if t.requires_grad]
+
+    def gradient(*args: Tensor) -> Tensor:
+        *xs, u = args
+        with enable_grad():  # (gradcheck's finite differences run under no_grad)
+            out = func(*xs)
+            grads = autograd.grad(out, [xs[i] for i in wanted], u, create_graph=True, allow_unused=True,
+                                  materialize_grads=True)
+        return cat([g.reshape(-1) for g in grads])
+
+    return gradcheck(gradient, [*inputs, weights], eps, atol, rtol, directions, elementwise, seed)
 
 
 def _backward_gradients(func: Callable[..., Tensor], inputs: list[Tensor],

@@ -16,6 +16,7 @@ import numpy as np
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
+from tensorgrad.higher_order import linear_graph
 from tensorgrad.device import array_like, data_address, is_array, namespace, ufunc_at
 from tensorgrad.movement import with_unit_dims
 from tensorgrad.tensor import Tensor, new_leaf
@@ -138,7 +139,8 @@ def _basic(x: Tensor, key: Any) -> Tensor:
         full[parts] = grad
         return full
 
-    return record(data, "slice", (x,), vjp, saved=(), view_of=x)
+    return record(data, "slice", (x,), vjp, saved=(), view_of=x,
+                  graph_vjp=linear_graph("slice", vjp, lambda t: t[key]))
 
 
 def _new_dims(data: np.ndarray, parts: tuple) -> tuple[list[int], list[int]]:
@@ -177,7 +179,7 @@ def _advanced(x: Tensor, key: Any) -> Tensor:
         ufunc_at(np.add, full, key, grad)  # scatter-add: repeated indices accumulate
         return full
 
-    return record(data, "index", (x,), vjp, saved=())
+    return record(data, "index", (x,), vjp, saved=(), graph_vjp=linear_graph("index", vjp, lambda t: t[key]))
 
 
 def set_index(x: Tensor, key: Any, value: Tensor) -> Tensor:

@@ -72,8 +72,20 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if a_data.ndim > 1 and b_data.ndim > 1:  # matrices (or batches of them): the common case
         return record(out, "@", (a, b),
                       lambda grad: _product(grad, _swap(b_data), like=a_data),
-                      lambda grad: _product(_swap(a_data), grad, like=b_data), saved=CROSSED)
-    return record(out, "@", (a, b), *_vector_vjps(a_data, b_data), saved=CROSSED)
+                      lambda grad: _product(_swap(a_data), grad, like=b_data), saved=CROSSED,
+                      graph_vjp=_matmul_graph)
+    return record(out, "@", (a, b), *_vector_vjps(a_data, b_data), saved=CROSSED, graph_vjp=_matmul_graph)
+
+
+def _matmul_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """matmul's gradients as tensor ops (a vector operand as a one-row or one-column matrix)."""
+    if a.ndim == 1 and b.ndim == 1:
+        return grad * b, grad * a
+    if a.ndim == 1:  # (k,) @ (..., k, n) -> (..., n)
+        return (b @ grad.unsqueeze(-1)).squeeze(-1), a.unsqueeze(-1) * grad.unsqueeze(-2)
+    if b.ndim == 1:  # (..., m, k) @ (k,) -> (..., m)
+        return grad.unsqueeze(-1) * b, (a.transpose(-1, -2) @ grad.unsqueeze(-1)).squeeze(-1)
+    return grad @ b.transpose(-1, -2), a.transpose(-1, -2) @ grad
 
 
 def _vector_vjps(a_data: np.ndarray, b_data: np.ndarray):

@@ -13,21 +13,33 @@ import functools
 import itertools
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
+from tensorgrad.higher_order import linear_graph
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.tensor import Tensor, new_leaf
 
 
-def _view(x: Tensor, data: np.ndarray, op: str, vjp) -> Tensor:
+def _view(x: Tensor, data: np.ndarray, op: str, vjp, graph_vjp=None) -> Tensor:
     """Record a view op: the output shares x's storage, so `record` gives it x's version counter."""
-    return record(data, op, (x,), vjp, saved=(), view_of=x)
+    return record(data, op, (x,), vjp, saved=(), view_of=x, graph_vjp=graph_vjp)
+
+
+def _reshaped_back(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The graph gradient of an op that only changes the shape (reshape, view, squeeze, unsqueeze)."""
+    return (grad.reshape(*x.shape),)
+
+
+def _as_is(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The graph gradient of an op whose gradient is the incoming one (expand: summed back by the pass)."""
+    return (grad,)
 
 
 def reshape(x: Tensor, *shape: int) -> Tensor:
@@ -43,8 +55,8 @@ def _reshape(x: Tensor, shape: tuple[int, ...], op: str) -> Tensor:
                          f"({x.data.size} elements)") from None
     in_shape = x.data.shape
     if np.may_share_memory(data, x.data):
-        return _view(x, data, op, lambda grad: grad.reshape(in_shape))
-    return record(data, op, (x,), lambda grad: grad.reshape(in_shape), saved=())
+        return _view(x, data, op, lambda grad: grad.reshape(in_shape), _reshaped_back)
+    return record(data, op, (x,), lambda grad: grad.reshape(in_shape), saved=(), graph_vjp=_reshaped_back)
 
 
 def view(x: Tensor, *shape: int) -> Tensor:
@@ -66,7 +78,7 @@ def view(x: Tensor, *shape: int) -> Tensor:
         raise ShapeError(f"view: shape {shape} is invalid for a tensor of shape {x.shape} "
                          f"({x.data.size} elements)") from None
     in_shape = x.data.shape
-    return _view(x, data, "view", lambda grad: grad.reshape(in_shape))
+    return _view(x, data, "view", lambda grad: grad.reshape(in_shape), _reshaped_back)
 
 
 def is_dtype(spec: Any) -> bool:
@@ -113,12 +125,20 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view). Gradient: the same swap."""
     dim0, dim1 = checks.dim(dim0, x.ndim, "transpose"), checks.dim(dim1, x.ndim, "transpose")
     return _view(x, x.data.swapaxes(dim0, dim1), "transpose",
-                 lambda grad: grad.swapaxes(dim0, dim1))
+                 lambda grad: grad.swapaxes(dim0, dim1), partial(_transpose_graph, dim0, dim1))
+
+
+def _transpose_graph(dim0: int, dim1: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (transpose(grad, dim0, dim1),)
 
 
 def T(x: Tensor) -> Tensor:
     """All dimensions reversed (a matrix's transpose; a view). Gradient: reversed back."""
-    return _view(x, x.data.T, "T", lambda grad: grad.T)
+    return _view(x, x.data.T, "T", lambda grad: grad.T, _T_graph)
+
+
+def _T_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:  # noqa: N802 - the op's name
+    return (T(grad),)
 
 
 def permute(x: Tensor, *dims: int) -> Tensor:
@@ -129,7 +149,12 @@ def permute(x: Tensor, *dims: int) -> Tensor:
     if sorted(dims) != list(range(x.ndim)):
         raise ShapeError(f"permute: {dims} is not a permutation of the {x.ndim} dimensions of {x.shape}")
     inverse = tuple(np.argsort(dims))
-    return _view(x, x.data.transpose(dims), "permute", lambda grad: grad.transpose(inverse))
+    return _view(x, x.data.transpose(dims), "permute", lambda grad: grad.transpose(inverse),
+                 partial(_permute_graph, inverse))
+
+
+def _permute_graph(inverse: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (permute(grad, *inverse),)
 
 
 def expand(x: Tensor, *sizes: int) -> Tensor:
@@ -162,7 +187,7 @@ def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
             strides.insert(0, 0)
         else:  # an added size-1 dimension: as unsqueeze would insert it
             strides.insert(0, shape[-len(strides)] * strides[0] if strides else data.itemsize)
-    return _view(x, strided_view(data, shape, strides, read_only=True), "expand", lambda grad: grad)
+    return _view(x, strided_view(data, shape, strides, read_only=True), "expand", lambda grad: grad, _as_is)
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
@@ -171,7 +196,8 @@ def unsqueeze(x: Tensor, dim: int) -> Tensor:
     in_shape = x.data.shape
     data = x.data
     step = data.shape[dim] * data.strides[dim] if dim < data.ndim else data.itemsize
-    return _view(x, with_unit_dims(data, (dim,), (step,)), "unsqueeze", lambda grad: grad.reshape(in_shape))
+    return _view(x, with_unit_dims(data, (dim,), (step,)), "unsqueeze", lambda grad: grad.reshape(in_shape),
+                 _reshaped_back)
 
 
 def with_unit_dims(data: np.ndarray, dims: Sequence[int], byte_strides: Sequence[int]) -> np.ndarray:
@@ -197,7 +223,8 @@ def squeeze(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
     else:
         axes = tuple(d for d in checks.dims(dim, x.ndim, "squeeze") if x.shape[d] == 1)
     in_shape = x.data.shape
-    return _view(x, np.squeeze(x.data, axis=axes), "squeeze", lambda grad: grad.reshape(in_shape))
+    return _view(x, np.squeeze(x.data, axis=axes), "squeeze", lambda grad: grad.reshape(in_shape),
+                 _reshaped_back)
 
 
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -383,7 +410,7 @@ def _select_view(x: Tensor, dim: int, part: slice | int, op: str) -> Tensor:
         full[key] = grad
         return full
 
-    return _view(x, x.data[key], op, vjp)
+    return _view(x, x.data[key], op, vjp, linear_graph(op, vjp, lambda t: t[key]))
 
 
 def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins  # `range`, which histogram's argument of that name hides
 import math
 import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -63,11 +64,21 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None)
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
         return record(np.add.reduce(data, axis=None), "sum", (x,), lambda grad: _spread(grad, (), shape),
-                      saved=())
+                      saved=(), graph_vjp=_sum_all_graph)
     axes = checks.dims(dim, x.ndim, "sum")
     kept = _kept_shape(shape, axes)
     return record(data.sum(axis=axes, keepdims=keepdim), "sum", (x,),
-                  lambda grad: _spread(grad, kept, shape), saved=())
+                  lambda grad: _spread(grad, kept, shape), saved=(), graph_vjp=partial(_spread_graph, kept, 1))
+
+
+def _sum_all_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad.expand(*x.shape),)
+
+
+def _spread_graph(kept: tuple[int, ...], count: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """sum's and mean's gradient as tensor ops: grad / count in every element that was reduced."""
+    spread = grad.reshape(*kept).expand(*x.shape)
+    return (spread if count == 1 else spread / count,)
 
 
 def mean(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -84,7 +95,8 @@ def mean(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan, as in PyTorch
         out = np.add.reduce(x.data, axis=axes, keepdims=keepdim) / count
     return record(out, "mean", (x,),
-                  lambda grad: _spread(grad / count, kept, shape), saved=())
+                  lambda grad: _spread(grad / count, kept, shape), saved=(),
+                  graph_vjp=partial(_spread_graph, kept, count))
 
 
 def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:

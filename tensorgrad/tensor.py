@@ -299,8 +299,8 @@ class Tensor:
 
         A non-scalar tensor needs `gradient` (same shape as self). The graph is freed as the pass
         runs unless `retain_graph=True`; backward through a freed graph raises. With `inputs`
-        (tensors), only their `grad` changes. `create_graph=True` (gradients of gradients) is not
-        supported.
+        (tensors), only their `grad` changes. `create_graph=True` is refused: `grad` is a numpy
+        array here; `tg.autograd.grad(..., create_graph=True)` gives gradients with a graph.
         """
         if create_graph or inputs is not None:
             autograd.backward(self, gradient, retain_graph, create_graph, inputs)

@@ -1,0 +1,161 @@
+"""Gradients of gradients: the backward pass that records a graph (`create_graph=True`).
+
+The usual pass (`autograd.record`'s `_backward`, run by the engine) computes each gradient with
+numpy: fast, and final. To differentiate a gradient again (a gradient penalty, a Hessian-vector
+product, `tg.func.hessian`) the gradient must itself be a graph node. This pass walks the same
+graph in the same order, but hands each node its gradient as a tensor and calls the op's
+`graph_vjp(grad, out, *inputs)`: its gradient formulas written with tensor ops, so every
+multiplication of the chain rule is recorded like any forward op. It is PyTorch's double backward,
+where each derivatives.yaml formula is itself built from differentiable ops.
+
+An op without a `graph_vjp` is differentiable once, as a PyTorch Function marked
+`once_differentiable`: the pass computes its gradient with the numpy formula, and a backward pass
+that reaches that gradient later raises, naming the op, instead of silently missing a term.
+
+Only `autograd.grad` (and what builds on it: `autograd.functional`, `tg.func`) takes
+`create_graph=True`: a leaf's `.grad` is a numpy array in tensorgrad, so it can't carry a graph.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from scalargrad import engine
+from scalargrad.engine import enable_grad
+from tensorgrad import autograd
+from tensorgrad.tensor import Tensor, new_leaf
+
+
+def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bool) -> dict[int, Tensor]:
+    """The gradient of sum(output * seed) with respect to every node under the outputs, as tensors
+    that carry their own graph, keyed by the node's id (a node with no path to the outputs is
+    absent). Tensor hooks run on each node's gradient, as in the usual pass."""
+    grads: dict[int, Tensor] = {}
+    for out, seed in zip(outputs, seeds, strict=True):
+        _accumulate(grads, out, seed)
+    inner = {id(node): node for out in outputs for node in engine.creation_order(out)}
+    order = sorted(inner.values(), key=_creation_number)
+    with enable_grad():
+        while order:
+            node = order.pop()  # the newest first: every node after all the ops that used it
+            grad = grads.get(id(node))
+            if grad is not None:
+                grad = grads[id(node)] = _hooked(node, grad)
+                _step(node, grad, grads)
+            if not retain_graph:
+                node._backward = engine._graph_freed
+                node.parents = ()
+    return grads
+
+
+def leaf_gradient(t: Tensor, grads: dict[int, Tensor]) -> Tensor | None:
+    """A leaf's gradient from `graph_gradients`, through its hooks (an inner node's ran in the pass)."""
+    grad = grads.get(id(t))
+    return grad if grad is None or t._backward is not None else _hooked(t, grad)
+
+
+def _creation_number(node: Tensor) -> int:
+    return node._seq
+
+
+def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
+    """One node's chain rule, recorded: the op's gradient for each input, added to what it has."""
+    history = node._backward
+    if type(history) is not partial or history.func is not autograd._backward:
+        raise NotImplementedError(
+            f"create_graph=True: the gradient of '{node.op}', a custom autograd.Function, can't be "
+            "recorded as a graph in tensorgrad; write the op with tensor ops, or with tg.record and a graph_vjp")
+    op, inputs, checks, edges, seq, graph_vjp = history.args
+    for versions, version in checks:
+        if versions[0] != version:
+            autograd._raise_modified(op, version, versions[0])
+    if graph_vjp is None:
+        results = _once_differentiable(op, inputs, edges, grad)
+    else:
+        results = graph_vjp(grad, node, *inputs)
+    # Edges are the inputs that want a gradient, in order: walk both lists together.
+    k = 0
+    for i, (t, g) in enumerate(zip(inputs, results, strict=True)):
+        if g is None or k == len(edges) or edges[k][0] is not t:
+            continue
+        _, _, history_then, shape, dtype = edges[k]
+        k += 1
+        if t._backward is not history_then:  # t was changed in place since op used it
+            t = autograd._holder_of(history_then, t, op, seq)
+        _accumulate(grads, t, _conformed(g, shape, dtype, op, i))
+
+
+def _conformed(g: Any, shape: tuple[int, ...], dtype: Any, op: str, index: int) -> Tensor:
+    """A graph VJP's result as input `index`'s gradient: summed back to its shape, in its dtype."""
+    if not isinstance(g, Tensor):
+        raise TypeError(f"the graph gradient function of '{op}' for input {index} returned "
+                        f"{type(g).__name__}; it must return a Tensor")
+    if g.shape != shape:
+        g = g.sum_to_size(*shape) if shape else g.sum()
+    return g if g.dtype == dtype else g.to(dtype)
+
+
+def _accumulate(grads: dict[int, Tensor], t: Tensor, g: Tensor) -> None:
+    before = grads.get(id(t))
+    grads[id(t)] = g if before is None else before + g
+
+
+def _once_differentiable(op: str, inputs: tuple[Tensor, ...], edges: list, grad: Tensor) -> list[Tensor | None]:
+    """The gradients of an op that has no graph VJP: the numpy formulas' values, as nodes whose own
+    gradient raises (they depend on the incoming gradient and the op's inputs, through formulas
+    tensorgrad can't differentiate)."""
+    results: list[Tensor | None] = [None] * len(inputs)
+    refuse = partial(_refuse_second_pass, op)
+    k = 0
+    for i, t in enumerate(inputs):
+        if k < len(edges) and edges[k][0] is t:
+            _, vjp, _, shape, dtype = edges[k]
+            k += 1
+            value = autograd._conform(vjp(grad._data), shape, dtype, op, i)
+            sources = (grad, *inputs)
+            results[i] = autograd.record(value, f"{op} backward", sources, *[refuse] * len(sources))
+    return results
+
+
+def _refuse_second_pass(op: str, grad: Any) -> None:
+    raise RuntimeError(f"the gradient of '{op}' can't be differentiated: tensorgrad computes it with a "
+                       "formula that is not recorded as a graph (the op has no graph_vjp), so "
+                       "create_graph=True goes through it once only")
+
+
+def _hooked(t: Tensor, grad: Tensor) -> Tensor:
+    """grad through t's tensor hooks, in the order they were registered."""
+    hooks = autograd._hooks_of(t)
+    if not hooks:
+        return grad
+    for hook in list(hooks.values()):
+        out = hook(grad)
+        if out is None:
+            continue
+        if not isinstance(out, Tensor) or out.shape != grad.shape:
+            raise RuntimeError(f"hook: a gradient hook must return a tensor of the gradient's shape "
+                               f"{grad.shape} or None, got {getattr(out, 'shape', type(out).__name__)}")
+        grad = out
+    return grad
+
+
+def linear_graph(op: str, vjp: Any, forward: Any) -> Any:
+    """The `graph_vjp` of a linear op of one input (slicing, indexing, padding, flipping...), from its
+    numpy `vjp` and its `forward` as a tensor function.
+
+    The gradient of a linear map L is the transposed map applied to the incoming gradient, L^T g:
+    `vjp(g)`. Recorded as an op of g, its own gradient is L h, the op itself applied to h: the
+    forward. So the pair (vjp, forward) differentiates to any order without a formula of its own.
+    """
+    return partial(_linear_graph, op, vjp, forward)
+
+
+def _linear_graph(op: str, vjp: Any, forward: Any, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (autograd.record(vjp(grad._data), f"{op} backward", (grad,),
+                            lambda h: forward(new_leaf(h))._data, saved=(),
+                            graph_vjp=partial(_forward_graph, forward)),)
+
+
+def _forward_graph(forward: Any, grad: Tensor, out: Tensor, g: Tensor) -> tuple[Tensor]:
+    return (forward(grad),)
