@@ -640,7 +640,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         return _grad_with_graph(outputs, seeds, grad_outputs, inputs, retain_graph, allow_unused,
                                 materialize_grads)
     captured: list[Any] = [None] * len(inputs)
-    handles = [register_hook(t, _capture(captured, i)) for i, t in enumerate(inputs)]
+    handles = [_register_capture(t, _capture(captured, i)) for i, t in enumerate(inputs)]
     saved = _saved_gradients(outputs)
     accumulating, _accumulating.on = _accumulating.on, False
     try:
@@ -668,7 +668,8 @@ def _grad_with_graph(outputs: list, seeds: list, grad_outputs: Any, inputs: tupl
     from tensorgrad.tensor import Tensor, new_leaf  # (tensor imports this module)
 
     given = grad_outputs if isinstance(grad_outputs, list | tuple) else [grad_outputs] * len(outputs)
-    seed_tensors = [g if isinstance(g, Tensor) and g._requires_grad and g.dtype == seed.dtype else new_leaf(seed)
+    seed_tensors = [(g if g.dtype == seed.dtype else g.to(seed.dtype))
+                    if isinstance(g, Tensor) and g._requires_grad else new_leaf(seed)
                     for g, seed in zip(given, seeds, strict=True)]
     grads = higher_order.graph_gradients(outputs, seed_tensors, retain_graph is not False)
     found = [higher_order.leaf_gradient(t, grads) for t in inputs]
@@ -717,6 +718,19 @@ def _grad_seeds(outputs: list, grad_outputs: Any, op: str = "autograd.grad") -> 
                                "and does not have a grad_fn")
         seeds.append(out._seed(seed))
     return seeds
+
+
+def _register_capture(t: Any, hook: Callable[[Any], None]) -> RemovableHandle:
+    """Register `hook` to capture t's gradient for `grad`: a leaf's after its own hooks, an inner
+    tensor's before them (first in line), as PyTorch's autograd.grad returns them."""
+    handle = register_hook(t, hook)
+    if t._backward is not None:
+        hooks = handle._hooks
+        others = [(key, h) for key, h in hooks.items() if key != handle._key]
+        hooks.clear()
+        hooks[handle._key] = hook
+        hooks.update(others)
+    return handle
 
 
 def _capture(captured: list, i: int) -> Callable[[Any], None]:

@@ -12,8 +12,11 @@
   dimension, stacking the results: the same values and gradients as PyTorch's batched rules,
   without their speed.
 
-Gradients of gradients (`grad(grad(f))`, `hessian`) need a backward pass that records a graph,
-which tensorgrad does not have (`create_graph=True` is refused), so they raise.
+The transforms compose with each other and with autograd: given a tensor that requires grad (an
+argument of an outer transform, or a parameter), a transform's result stays differentiable with
+respect to it, by a backward pass that records its graph (`create_graph=True`). So
+`grad(grad(f))`, `jacrev(jacrev(f))` and `hessian(f)` work for every op with a graph gradient
+(`tensorgrad.higher_order`).
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ from tensorgrad.function import jacobian
 from tensorgrad.movement import stack
 from tensorgrad.tensor import Tensor
 
-__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "functional_call", "stack_module_state",
-           "vmap"]
+__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "functional_call",
+           "stack_module_state", "vmap"]
 
 
 # --- gradients as functions -------------------------------------------------------------------------
@@ -49,14 +52,21 @@ def _argnums(argnums: int | Sequence[int], count: int, caller: str) -> tuple[tup
 
 
 def _fresh_leaf(x: Any, position: int, caller: str) -> Tensor:
-    """x as a new leaf that requires grad and shares x's memory (x itself is not changed)."""
+    """x as a tensor to differentiate with respect to, sharing x's memory (x itself is not changed):
+    a new leaf, or, if x requires grad (an outer transform's argument), a view of x that keeps the
+    result differentiable with respect to x."""
     if not isinstance(x, Tensor):
         raise RuntimeError(f"{caller}: Expected the argument at position {position} to be a Tensor, got "
                            f"{type(x).__name__}")
     if x.data.dtype.kind not in "fc":
         raise RuntimeError(f"{caller}: only Tensors of floating point dtype can require gradients, got "
                            f"{x.dtype} at position {position}")
-    return x.detach().requires_grad_()
+    return x.view_as(x) if x.requires_grad else x.detach().requires_grad_()
+
+
+def _nested(args: Sequence[Any], positions: Sequence[int]) -> bool:
+    """Whether an argument to differentiate requires grad already: the result must then carry a graph."""
+    return any(isinstance(args[p], Tensor) and args[p].requires_grad for p in positions)
 
 
 def grad_and_value(func: Callable[..., Any], argnums: int | Sequence[int] = 0,
@@ -67,6 +77,7 @@ def grad_and_value(func: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     def wrapper(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         positions, as_tuple = _argnums(argnums, len(args), "grad_and_value")
+        nested = _nested(args, positions)
         args = list(args)
         for p in positions:
             args[p] = _fresh_leaf(args[p], p, "grad_and_value")
@@ -78,11 +89,12 @@ def grad_and_value(func: Callable[..., Any], argnums: int | Sequence[int] = 0,
                                f"{_describe(output)}")
         inputs = [args[p] for p in positions]
         if output.requires_grad:
-            grads = autograd.grad(output, inputs, allow_unused=True, materialize_grads=True)
+            grads = autograd.grad(output, inputs, create_graph=nested, allow_unused=True,
+                                  materialize_grads=True)
         else:  # the output does not depend on the inputs at all
             grads = tuple(t.detach() * 0 for t in inputs)
         gradient = tuple(grads) if as_tuple else grads[0]
-        value = output.detach()
+        value = output if nested else output.detach()
         return gradient, ((value, aux) if has_aux else value)
 
     return wrapper
@@ -121,6 +133,7 @@ def vjp(func: Callable[..., Any], *primals: Tensor, has_aux: bool = False) -> tu
     """(func(*primals), vjp_fn) (and aux with `has_aux`): vjp_fn(cotangents) returns the tuple of
     vector-Jacobian products, one per primal; cotangents have the output's structure. vjp_fn may
     be called several times (the graph is kept)."""
+    nested = _nested(primals, range(len(primals)))
     leaves = [_fresh_leaf(p, i, "vjp") for i, p in enumerate(primals)]
     with enable_grad():
         result = func(*leaves)
@@ -140,9 +153,10 @@ def vjp(func: Callable[..., Any], *primals: Tensor, has_aux: bool = False) -> tu
         if not pairs:
             return tuple(leaf.detach() * 0 for leaf in leaves)
         return autograd.grad([out for out, _ in pairs], leaves, [seed for _, seed in pairs],
-                             retain_graph=True, allow_unused=True, materialize_grads=True)
+                             retain_graph=True, create_graph=nested, allow_unused=True,
+                             materialize_grads=True)
 
-    detached = tuple(o.detach() for o in outputs)
+    detached = outputs if nested else tuple(o.detach() for o in outputs)
     value = detached if isinstance(output, tuple) else detached[0]
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
@@ -164,7 +178,7 @@ def jacrev(func: Callable[..., Any], argnums: int | Sequence[int] = 0, *,
             aux_box.append(aux)
             return output
 
-        jac = jacobian(of_chosen, tuple(args[p] for p in positions))
+        jac = jacobian(of_chosen, tuple(args[p] for p in positions), create_graph=_nested(args, positions))
         if isinstance(jac, tuple) and not as_tuple:
             jac = jac[0] if not isinstance(jac[0], tuple) else tuple(row[0] for row in jac)
         return (jac, aux_box[0]) if has_aux else jac
@@ -177,6 +191,13 @@ def jacfwd(func: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: 
     """The Jacobian as `jacrev` gives it: PyTorch builds it by forward mode, one pass per input
     element; tensorgrad has reverse mode only, which gives the same numbers."""
     return jacrev(func, argnums, has_aux=has_aux)
+
+
+def hessian(func: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """A function returning the Hessian of `func` (a one-element output) with respect to the
+    argument(s) at `argnums`: `jacfwd(jacrev(func))`, as in PyTorch, here the Jacobian of a
+    gradient computed with its graph."""
+    return jacfwd(jacrev(func, argnums), argnums)
 
 
 # --- modules as functions -----------------------------------------------------------------------------

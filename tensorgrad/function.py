@@ -404,7 +404,7 @@ class FunctionBackward:
                 if history is None:  # a leaf keeps it: its own copy (backward may return an array it shares)
                     g = autograd._leaf_grad(g, t._data)
                 edges.append((t, functools.partial(_given, g), history, shape, dtype))
-        autograd._backward(name, self.parents, [], edges, self.seq, None, None)  # (no graph VJP; no grad read)
+        autograd._backward(name, self.parents, [], edges, self.seq, None, None)  # (no graph VJP, no grad)
 
 
 def _given(g: Any, grad: Any) -> Any:
@@ -597,18 +597,16 @@ def _as_tuple(value: Any, what: str, caller: str) -> tuple[bool, tuple]:
     return is_tuple, values
 
 
-def _refuse_create_graph(create_graph: bool, caller: str) -> None:
-    if create_graph:
-        raise NotImplementedError(f"{caller}: create_graph=True (a graph of the result, for higher "
-                                  "derivatives) is not supported: tensorgrad computes no gradients of "
-                                  "gradients")
-
-
-def _prepared(inputs: Any, caller: str) -> tuple[bool, tuple[Tensor, ...]]:
-    """The inputs as fresh leaves that require grad (the caller's own tensors are not touched)."""
+def _prepared(inputs: Any, caller: str, create_graph: bool = False) -> tuple[bool, tuple[Tensor, ...]]:
+    """The inputs as fresh leaves that require grad (the caller's own tensors are not touched).
+    With `create_graph`, an input that requires grad stays in its graph (a view of it), so the
+    results can be differentiated with respect to it, as in PyTorch."""
     is_tuple, inputs = _as_tuple(inputs, "inputs", caller)
     prepared = []
     for t in inputs:
+        if create_graph and t._requires_grad:
+            prepared.append(t.view_as(t))
+            continue
         leaf = _alias(t)
         if leaf._data.dtype.kind in "fc":
             leaf._requires_grad = True
@@ -623,27 +621,61 @@ def _outputs_of(func: Callable[..., Any], inputs: tuple[Tensor, ...], caller: st
 
 
 def _gradients(outputs: Sequence[Tensor], seeds: Sequence[Any], inputs: tuple[Tensor, ...], strict: bool,
-               caller: str, output_index: int | None = None, retain: bool = False) -> list[Any]:
-    """d(sum of outputs times seeds)/d(each input), as arrays; zeros for an input it does not reach
-    (with `strict`, an error naming it)."""
+               caller: str, output_index: int | None = None, retain: bool = False,
+               create_graph: bool = False) -> list[Tensor]:
+    """d(sum of outputs times seeds)/d(each input), as tensors (with their graph if `create_graph`,
+    detached otherwise); zeros for an input it does not reach (with `strict`, an error naming it)."""
     differentiable = [(out, seed) for out, seed in zip(outputs, seeds, strict=True) if out._requires_grad]
     grads: tuple = (None,) * len(inputs)
     wanted = [i for i, t in enumerate(inputs) if t._requires_grad]
     if differentiable and wanted:
         found = autograd.grad([out for out, _ in differentiable], [inputs[i] for i in wanted],
-                              [seed for _, seed in differentiable], retain_graph=retain, allow_unused=True)
+                              [seed for _, seed in differentiable], retain_graph=retain or create_graph,
+                              create_graph=create_graph, allow_unused=True)
         grads = _pack_with_none(wanted, found, len(inputs))
-    arrays = []
+    results = []
     for i, (t, g) in enumerate(zip(inputs, grads, strict=True)):
         if g is None:
             if strict:
                 which = "" if output_index is None else f"Output {output_index} of "
                 raise RuntimeError(f"{caller}: {which or 'The output of '}the user-provided function is "
                                    f"independent of input {i}. This is not allowed in strict mode.")
-            arrays.append(np.zeros_like(t._data))
+            results.append(new_leaf(np.zeros_like(t._data)))
         else:
-            arrays.append(g._data)
-    return arrays
+            results.append(g if create_graph else new_leaf(g._data))
+    return results
+
+
+def _results(values: tuple[Tensor, ...], create_graph: bool) -> tuple[Tensor, ...]:
+    """The function's outputs as the functional API returns them: detached, unless `create_graph`."""
+    return values if create_graph else tuple(_alias(v) for v in values)
+
+
+def _cotangents(v: Any, values: tuple[Tensor, ...], values_tuple: bool, caller: str,
+                subject: str) -> list[Any]:
+    """v checked against the values it weighs (one per value, of its shape; `subject` names them in
+    errors). v may be None only for a single one-element value, which it then weighs by 1."""
+    if v is None:
+        if values_tuple or values[0].numel() != 1:
+            raise RuntimeError(f"{caller}: The vector v can only be None if the {subject} is a single Tensor "
+                               "with a single element.")
+        return [np.ones_like(values[0]._data)]
+    _, vs = _as_tuple(v, "v", caller)
+    if len(vs) != len(values):
+        raise RuntimeError(f"{caller}: v has {len(vs)} elements, but the {subject} has {len(values)}")
+    for value, seed in zip(values, vs, strict=True):
+        if seed.shape != value.shape:
+            raise RuntimeError(f"{caller}: v has invalid size: should be {tuple(value.shape)} but got "
+                               f"{tuple(seed.shape)}.")
+    return list(vs)
+
+
+def _check_strict_outputs(outputs: tuple[Tensor, ...], caller: str) -> None:
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(f"{caller}: Output {i} of the user-provided function does not require "
+                               "gradients. The outputs must be computed in a differentiable manner from "
+                               "the input when running in strict mode.")
 
 
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -651,34 +683,102 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     """(func(*inputs), v^T J): the vector-Jacobian product of `func` at `inputs`, as
     `torch.autograd.functional.vjp`. `v` has the outputs' structure and shapes (None for a
     function with one one-element output); the product has the inputs' structure. An input
-    the outputs do not depend on gets zeros (an error with `strict`)."""
-    _refuse_create_graph(create_graph, "vjp")
-    inputs_tuple, inputs = _prepared(inputs, "vjp")
+    the outputs do not depend on gets zeros (an error with `strict`). With `create_graph`, the
+    results can be differentiated again (with respect to the inputs and v)."""
+    inputs_tuple, inputs = _prepared(inputs, "vjp", create_graph)
     outputs_tuple, outputs = _outputs_of(func, inputs, "vjp")
-    if v is None:
-        if outputs_tuple or outputs[0].numel() != 1:
-            raise RuntimeError("vjp: The vector v can only be None if the user-provided function returns a "
-                               "single Tensor with a single element.")
-        seeds = [np.ones_like(outputs[0]._data)]
-    else:
-        _, vs = _as_tuple(v, "v", "vjp")
-        if len(vs) != len(outputs):
-            raise RuntimeError(f"vjp: v has {len(vs)} elements, but the user-provided function returns "
-                               f"{len(outputs)} outputs")
-        for out, seed in zip(outputs, vs, strict=True):
-            if seed.shape != out.shape:
-                raise RuntimeError(f"vjp: v has invalid size: should be {tuple(out.shape)} but got "
-                                   f"{tuple(seed.shape)}.")
-        seeds = list(vs)
+    seeds = _cotangents(v, outputs, outputs_tuple, "vjp", "output of the user-provided function")
     if strict:
-        for i, out in enumerate(outputs):
-            if not out._requires_grad:
-                raise RuntimeError(f"vjp: Output {i} of the user-provided function does not require "
-                                   "gradients. The outputs must be computed in a differentiable manner from "
-                                   "the input when running in strict mode.")
-    grads = [new_leaf(g) for g in _gradients(outputs, seeds, inputs, strict, "vjp")]
-    detached = tuple(_alias(out) for out in outputs)
-    return (detached if outputs_tuple else detached[0]), (tuple(grads) if inputs_tuple else grads[0])
+        _check_strict_outputs(outputs, "vjp")
+    grads = _gradients(outputs, seeds, inputs, strict, "vjp", create_graph=create_graph)
+    results = _results(outputs, create_graph)
+    return (results if outputs_tuple else results[0]), (tuple(grads) if inputs_tuple else grads[0])
+
+
+def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """(func(*inputs), J v): the Jacobian-vector product, as `torch.autograd.functional.jvp`. `v` has
+    the inputs' structure (None for one one-element input). Computed as PyTorch does, by the
+    "double vjp": u^T J for a u that requires grad is linear in u, and its gradient with respect to
+    u, weighted by v, is J v. So every op of func needs a graph gradient (`higher_order`)."""
+    inputs_tuple, inputs = _prepared(inputs, "jvp", create_graph)
+    seeds_in = _cotangents(v, inputs, inputs_tuple, "jvp", "input to the user-provided function")
+    outputs_tuple, outputs = _outputs_of(func, inputs, "jvp")
+    if strict:
+        _check_strict_outputs(outputs, "jvp")
+    dummies = [new_leaf(np.zeros_like(out._data)).requires_grad_() for out in outputs]
+    with enable_grad():
+        vjps = _gradients(outputs, dummies, inputs, strict, "jvp", create_graph=True)
+    pairs = [(g, seed) for g, seed in zip(vjps, seeds_in, strict=True) if g._requires_grad]
+    products = _gradients([g for g, _ in pairs], [seed for _, seed in pairs], tuple(dummies), False, "jvp",
+                          create_graph=create_graph) if pairs else [new_leaf(np.zeros_like(d._data))
+                                                                    for d in dummies]
+    results = _results(outputs, create_graph)
+    return (results if outputs_tuple else results[0]), (tuple(products) if outputs_tuple else products[0])
+
+
+def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """(func(*inputs), v^T H): the vector-Hessian product of a function with one one-element output,
+    as `torch.autograd.functional.vhp`: the gradient, computed with a graph, differentiated again
+    with weights v (the inputs' structure)."""
+    return _hessian_product(func, inputs, v, create_graph, strict, "vhp")
+
+
+def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """(func(*inputs), H v): the Hessian-vector product, as `torch.autograd.functional.hvp`. The
+    Hessian of a twice-differentiable function is symmetric, so H v is v^T H: one double pass."""
+    return _hessian_product(func, inputs, v, create_graph, strict, "hvp")
+
+
+def _hessian_product(func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool, strict: bool,
+                     caller: str) -> tuple[Any, Any]:
+    inputs_tuple, inputs = _prepared(inputs, caller, create_graph)
+    seeds = _cotangents(v, inputs, inputs_tuple, caller, "input to the user-provided function")
+    outputs_tuple, outputs = _outputs_of(func, inputs, caller)
+    output = _single_element(outputs, outputs_tuple, caller)
+    if strict:
+        _check_strict_outputs(outputs, caller)
+    with enable_grad():
+        grads = _gradients([output], [None], inputs, strict, caller, create_graph=True)
+    pairs = [(g, seed) for g, seed in zip(grads, seeds, strict=True) if g._requires_grad]
+    if pairs:
+        found = _gradients([g for g, _ in pairs], [seed for _, seed in pairs], inputs, strict, caller,
+                           create_graph=create_graph)
+    else:
+        if strict:
+            raise RuntimeError(f"{caller}: The jacobian of the user-provided function is independent of "
+                               "input 0. This is not allowed in strict mode.")
+        found = [new_leaf(np.zeros_like(t._data)) for t in inputs]
+    (result,) = _results((output,), create_graph)
+    return result, (tuple(found) if inputs_tuple else found[0])
+
+
+def _single_element(outputs: tuple[Tensor, ...], outputs_tuple: bool, caller: str) -> Tensor:
+    if outputs_tuple or outputs[0].numel() != 1:
+        raise RuntimeError(f"{caller}: The function given to {caller} should return a single Tensor with a "
+                           "single element")
+    return outputs[0]
+
+
+def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
+            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
+    """The Hessian of a function with one one-element output, as `torch.autograd.functional.hessian`:
+    the Jacobian of its gradient (computed with a graph). For one input a tensor of shape
+    input.shape * 2; for a tuple of inputs a tuple of tuples, block (i, j) of shape
+    inputs[i].shape + inputs[j].shape."""
+    is_tuple, _ = _as_tuple(inputs, "inputs", "hessian")
+
+    def gradient(*xs: Tensor) -> Any:
+        outputs_tuple, outputs = _outputs_of(func, xs, "hessian")
+        output = _single_element(outputs, outputs_tuple, "hessian")
+        if strict:
+            _check_strict_outputs(outputs, "hessian")
+        grads = _gradients([output], [None], xs, strict, "hessian", create_graph=True)
+        return tuple(grads) if is_tuple else grads[0]
+
+    return jacobian(gradient, inputs, create_graph, strict, vectorize, outer_jacobian_strategy)
 
 
 def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
@@ -687,12 +787,12 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
     input j a tensor of shape `outputs[i].shape + inputs[j].shape`; a tensor for one output and
     one input, a tuple over the inputs (or over the outputs) where one side is a tuple, and a tuple
     of tuples (outputs, then inputs) where both are. One backward pass per output element, reverse
-    mode (`vectorize` only changes how PyTorch batches the passes, so it is accepted and ignored)."""
-    _refuse_create_graph(create_graph, "jacobian")
+    mode (`vectorize` only changes how PyTorch batches the passes, so it is accepted and ignored).
+    With `create_graph`, the Jacobian can be differentiated again (`hessian` is built so)."""
     if strategy != "reverse-mode":
         raise NotImplementedError(f"jacobian: strategy={strategy!r} (forward-mode AD) is not supported; use "
                                   "'reverse-mode'")
-    inputs_tuple, inputs = _prepared(inputs, "jacobian")
+    inputs_tuple, inputs = _prepared(inputs, "jacobian", create_graph)
     outputs_tuple, outputs = _outputs_of(func, inputs, "jacobian")
     rows = []
     for index, out in enumerate(outputs):
@@ -700,26 +800,38 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
             raise RuntimeError(f"jacobian: Output {index} of the user-provided function does not require "
                                "gradients. The outputs must be computed in a differentiable manner from the "
                                "input when running in strict mode.")
-        per_element: list[list[Any]] = [[] for _ in inputs]
+        per_element: list[list[Tensor]] = [[] for _ in inputs]
         n = out.numel()
         for j in range(n):
             seed = np.zeros_like(out._data, shape=(n,))
             seed[j] = 1
             seed = seed.reshape(out.shape)
-            grads = _gradients([out], [seed], inputs, strict, "jacobian", index, retain=j < n - 1)
+            last = index == len(outputs) - 1 and j == n - 1  # (the outputs may share a graph)
+            grads = _gradients([out], [seed], inputs, strict, "jacobian", index, retain=not last,
+                               create_graph=create_graph)
             for column, g in zip(per_element, grads, strict=True):
                 column.append(g)
-        row = []
-        for t, column in zip(inputs, per_element, strict=True):
-            if column:
-                block = np.stack(column).reshape(tuple(out.shape) + tuple(t.shape))
-            else:  # an output with no elements
-                block = np.zeros_like(t._data, shape=tuple(out.shape) + tuple(t.shape))
-            row.append(new_leaf(block))
-        rows.append(tuple(row) if inputs_tuple else row[0])
+        rows.append(_jacobian_row(out, inputs, per_element, inputs_tuple, create_graph))
     return tuple(rows) if outputs_tuple else rows[0]
 
 
-functional = SimpleNamespace(jacobian=jacobian, vjp=vjp)
-functional.__doc__ = ("`tg.autograd.functional`: `jacobian` and `vjp` of a function, as "
-                      "`torch.autograd.functional`.")
+def _jacobian_row(out: Tensor, inputs: tuple[Tensor, ...], per_element: list[list[Tensor]],
+                  inputs_tuple: bool, create_graph: bool) -> Any:
+    """One output's blocks, of shape out.shape + input.shape: its elements' gradients stacked."""
+    from tensorgrad.movement import stack  # (movement imports this module's package)
+
+    row = []
+    for t, column in zip(inputs, per_element, strict=True):
+        shape = tuple(out.shape) + tuple(t.shape)
+        if not column:  # an output with no elements
+            row.append(new_leaf(np.zeros_like(t._data, shape=shape)))
+        elif create_graph:
+            row.append(stack(column).reshape(*shape))
+        else:
+            row.append(new_leaf(np.stack([g._data for g in column]).reshape(shape)))
+    return tuple(row) if inputs_tuple else row[0]
+
+
+functional = SimpleNamespace(jacobian=jacobian, vjp=vjp, jvp=jvp, hessian=hessian, hvp=hvp, vhp=vhp)
+functional.__doc__ = ("`tg.autograd.functional`: `jacobian`, `hessian`, `vjp`, `jvp`, `vhp` and `hvp` of a "
+                      "function, as `torch.autograd.functional`.")

@@ -30,7 +30,8 @@ from tensorgrad.tensor import Tensor, new_leaf
 def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bool) -> dict[int, Tensor]:
     """The gradient of sum(output * seed) with respect to every node under the outputs, as tensors
     that carry their own graph, keyed by the node's id (a node with no path to the outputs is
-    absent). Tensor hooks run on each node's gradient, as in the usual pass."""
+    absent). Tensor hooks run on what each inner node passes on, as in the usual pass; the
+    gradient kept for it is the one before them, as PyTorch's autograd.grad returns for it."""
     grads: dict[int, Tensor] = {}
     for out, seed in zip(outputs, seeds, strict=True):
         _accumulate(grads, out, seed)
@@ -40,9 +41,8 @@ def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bo
         while order:
             node = order.pop()  # the newest first: every node after all the ops that used it
             grad = grads.get(id(node))
-            if grad is not None:
-                grad = grads[id(node)] = _hooked(node, grad)
-                _step(node, grad, grads)
+            if grad is not None:  # (kept as it is: an inner input's gradient is the one before its hooks)
+                _step(node, _hooked(node, grad), grads)
             if not retain_graph:
                 node._backward = engine._graph_freed
                 node.parents = ()
@@ -50,7 +50,7 @@ def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bo
 
 
 def leaf_gradient(t: Tensor, grads: dict[int, Tensor]) -> Tensor | None:
-    """A leaf's gradient from `graph_gradients`, through its hooks (an inner node's ran in the pass)."""
+    """A node's gradient from `graph_gradients`: a leaf's through its hooks, an inner node's before them."""
     grad = grads.get(id(t))
     return grad if grad is None or t._backward is not None else _hooked(t, grad)
 
@@ -65,7 +65,8 @@ def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
     if type(history) is not partial or history.func is not autograd._backward:
         raise NotImplementedError(
             f"create_graph=True: the gradient of '{node.op}', a custom autograd.Function, can't be "
-            "recorded as a graph in tensorgrad; write the op with tensor ops, or with tg.record and a graph_vjp")
+            "recorded as a graph in tensorgrad; write the op with tensor ops, or with tg.record and a "
+            "graph_vjp")
     op, inputs, checks, edges, seq, graph_vjp = history.args
     for versions, version in checks:
         if versions[0] != version:
@@ -101,7 +102,8 @@ def _accumulate(grads: dict[int, Tensor], t: Tensor, g: Tensor) -> None:
     grads[id(t)] = g if before is None else before + g
 
 
-def _once_differentiable(op: str, inputs: tuple[Tensor, ...], edges: list, grad: Tensor) -> list[Tensor | None]:
+def _once_differentiable(op: str, inputs: tuple[Tensor, ...], edges: list,
+                         grad: Tensor) -> list[Tensor | None]:
     """The gradients of an op that has no graph VJP: the numpy formulas' values, as nodes whose own
     gradient raises (they depend on the incoming gradient and the op's inputs, through formulas
     tensorgrad can't differentiate)."""
