@@ -397,7 +397,13 @@ def _dropped(x: Tensor, p: float, mask_shape: tuple[int, ...], op: str) -> Tenso
     scale = (keep / (1 - p) if p < 1 else keep * 0.0).astype(x.dtype)  # p = 1 drops everything
     if type(x.data) is not np.ndarray:  # the mask was drawn on the host: moved to x's device
         scale = array_like(scale, x.data)
-    return record(x.data * scale, op, (x,), lambda grad: grad * scale, saved=())
+    return record(x.data * scale, op, (x,), lambda grad: grad * scale, saved=(),
+                  graph_vjp=partial(_scaled_graph, scale))
+
+
+def _scaled_graph(scale: Any, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The graph VJP of x times a constant array `scale` (the dropout masks)."""
+    return (grad * new_leaf(scale),)
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -475,7 +481,11 @@ def maximum(a: Operand, b: Operand) -> Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.maximum, a, b, "maximum"), "maximum", (a, b),
                   lambda grad: grad * _share(a.data, b.data),
-                  lambda grad: grad * _share(b.data, a.data))
+                  lambda grad: grad * _share(b.data, a.data), graph_vjp=_maximum_graph)
+
+
+def _maximum_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return _shared_graph(grad, a, b)
 
 
 def minimum(a: Operand, b: Operand) -> Tensor:
@@ -484,12 +494,23 @@ def minimum(a: Operand, b: Operand) -> Tensor:
         a, b = _operands(a, b)
     return record(_binary(np.minimum, a, b, "minimum"), "minimum", (a, b),
                   lambda grad: grad * _share(b.data, a.data),
-                  lambda grad: grad * _share(a.data, b.data))
+                  lambda grad: grad * _share(a.data, b.data), graph_vjp=_minimum_graph)
+
+
+def _minimum_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return _shared_graph(grad, b, a)
 
 
 def _share(winner: np.ndarray, loser: np.ndarray) -> np.ndarray:
     """1 where `winner` > `loser`, 0.5 where equal, 0 elsewhere."""
     return (winner > loser) + 0.5 * (winner == loser)
+
+
+def _shared_graph(grad: Tensor, winner: Tensor, loser: Tensor) -> tuple[Tensor, Tensor]:
+    """grad times the constant shares `_share(winner, loser)` and `_share(loser, winner)`."""
+    dtype = grad.data.dtype  # shares of 0, 1/2 and 1 are exact in any float dtype
+    return (grad * new_leaf(_share(winner.data, loser.data).astype(dtype)),
+            grad * new_leaf(_share(loser.data, winner.data).astype(dtype)))
 
 
 def where(condition: Any, a: Operand | None = None, b: Operand | None = None) -> Any:
@@ -585,6 +606,11 @@ def _no_slope(grad: np.ndarray) -> np.ndarray:
     return np.zeros_like(grad)
 
 
+def _no_slope_graph(grad: Tensor, out: Tensor, *inputs: Tensor) -> tuple[Tensor, ...]:
+    """`_no_slope` for every input, as a graph: zeros that still depend on grad (with zero slope)."""
+    return (grad * 0,) * len(inputs)
+
+
 # --- trigonometric and hyperbolic functions ---------------------------------------------------
 # Floating ops: an integer or bool tensor is computed in the default float dtype (`_floating`).
 
@@ -592,68 +618,121 @@ def _no_slope(grad: np.ndarray) -> np.ndarray:
 def sin(x: Tensor) -> Tensor:
     """sin(x). Derivative: cos(x)."""
     return record(_quietly(np.sin, _floating(x)), "sin", (x,),
-                  _quiet(lambda grad: grad * np.cos(x.data)))
+                  _quiet(lambda grad: grad * np.cos(x.data)), graph_vjp=_sin_graph)
+
+
+def _sin_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * cos(x),)
 
 
 def cos(x: Tensor) -> Tensor:
     """cos(x). Derivative: -sin(x)."""
     return record(_quietly(np.cos, _floating(x)), "cos", (x,),
-                  _quiet(lambda grad: -grad * np.sin(x.data)))
+                  _quiet(lambda grad: -grad * np.sin(x.data)), graph_vjp=_cos_graph)
+
+
+def _cos_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (-grad * sin(x),)
 
 
 def tan(x: Tensor) -> Tensor:
     """tan(x). Derivative: 1 + tan(x)**2."""
     out = _quietly(np.tan, _floating(x))
     return record(out, "tan", (x,),
-                  _quiet(lambda grad: grad * (1 + out * out)), saved=(), saves_output=True)
+                  _quiet(lambda grad: grad * (1 + out * out)), saved=(), saves_output=True,
+                  graph_vjp=_tan_graph)
+
+
+def _tan_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * (1 + out * out),)
 
 
 def asin(x: Tensor) -> Tensor:
     """arcsin(x) (nan outside [-1, 1]). Derivative: 1 / sqrt(1 - x**2)."""
     return record(_quietly(np.arcsin, _floating(x)), "asin", (x,),
-                  _quiet(lambda grad: grad / np.sqrt(1 - x.data * x.data)))
+                  _quiet(lambda grad: grad / np.sqrt(1 - x.data * x.data)), graph_vjp=_asin_graph)
+
+
+def _asin_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad / sqrt(1 - x * x),)
 
 
 def acos(x: Tensor) -> Tensor:
     """arccos(x) (nan outside [-1, 1]). Derivative: -1 / sqrt(1 - x**2)."""
     return record(_quietly(np.arccos, _floating(x)), "acos", (x,),
-                  _quiet(lambda grad: -grad / np.sqrt(1 - x.data * x.data)))
+                  _quiet(lambda grad: -grad / np.sqrt(1 - x.data * x.data)), graph_vjp=_acos_graph)
+
+
+def _acos_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (-grad / sqrt(1 - x * x),)
 
 
 def atan(x: Tensor) -> Tensor:
     """arctan(x). Derivative: 1 / (1 + x**2)."""
     return record(_quietly(np.arctan, _floating(x)), "atan", (x,),
-                  _quiet(lambda grad: grad / (1 + x.data * x.data)))
+                  _quiet(lambda grad: grad / (1 + x.data * x.data)), graph_vjp=_atan_graph)
+
+
+def _atan_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad / (1 + x * x),)
 
 
 def sinh(x: Tensor) -> Tensor:
     """sinh(x). Derivative: cosh(x)."""
     return record(_quietly(np.sinh, _floating(x)), "sinh", (x,),
-                  _quiet(lambda grad: grad * np.cosh(x.data)))
+                  _quiet(lambda grad: grad * np.cosh(x.data)), graph_vjp=_sinh_graph)
+
+
+def _sinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * cosh(x),)
 
 
 def cosh(x: Tensor) -> Tensor:
     """cosh(x). Derivative: sinh(x)."""
     return record(_quietly(np.cosh, _floating(x)), "cosh", (x,),
-                  _quiet(lambda grad: grad * np.sinh(x.data)))
+                  _quiet(lambda grad: grad * np.sinh(x.data)), graph_vjp=_cosh_graph)
+
+
+def _cosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * sinh(x),)
 
 
 def asinh(x: Tensor) -> Tensor:
     """arsinh(x). Derivative: 1 / sqrt(x**2 + 1)."""
     return record(_quietly(np.arcsinh, _floating(x)), "asinh", (x,),
-                  _quiet(lambda grad: grad / np.sqrt(x.data * x.data + 1)))
+                  _quiet(lambda grad: grad / np.sqrt(x.data * x.data + 1)), graph_vjp=_asinh_graph)
+
+
+def _asinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad / sqrt(x * x + 1),)
 
 
 def acosh(x: Tensor) -> Tensor:
     """arcosh(x) (nan below 1). Derivative: 1 / sqrt(x**2 - 1)."""
     return record(_quietly(np.arccosh, _floating(x)), "acosh", (x,),
-                  _quiet(lambda grad: grad / np.sqrt(x.data * x.data - 1)))
+                  _quiet(lambda grad: grad / np.sqrt(x.data * x.data - 1)), graph_vjp=_acosh_graph)
+
+
+def _acosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad / sqrt(x * x - 1),)
 
 
 def atanh(x: Tensor) -> Tensor:
     """artanh(x) (+-inf at +-1, nan beyond). Derivative: 1 / (1 - x**2)."""
     return record(_quietly(np.arctanh, _floating(x)), "atanh", (x,),
-                  _quiet(lambda grad: grad / (1 - x.data * x.data)))
+                  _quiet(lambda grad: grad / (1 - x.data * x.data)), graph_vjp=_atanh_graph)
+
+
+def _atanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad / (1 - x * x),)
 
 
 # --- exponentials, logarithms, powers ---------------------------------------------------------
@@ -666,7 +745,13 @@ _TWO_OVER_SQRT_PI = 2 / float(np.sqrt(np.pi))
 def erf(x: Tensor) -> Tensor:
     """erf(x) = 2/sqrt(pi) * integral from 0 to x of e**(-t**2) dt. Derivative: 2/sqrt(pi) * e**(-x**2)."""
     return record(_erf_array(_floating(x)), "erf", (x,),
-                  _quiet(lambda grad: grad * _TWO_OVER_SQRT_PI * np.exp(-x.data * x.data)))
+                  _quiet(lambda grad: grad * _TWO_OVER_SQRT_PI * np.exp(-x.data * x.data)),
+                  graph_vjp=_erf_graph)
+
+
+def _erf_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * _TWO_OVER_SQRT_PI * exp(-x * x),)
 
 
 # W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23 (1969),
@@ -733,60 +818,108 @@ def _rational(coefficients: tuple[tuple[float, ...], tuple[float, ...]], z: np.n
 def erfc(x: Tensor) -> Tensor:
     """1 - erf(x), accurate where erf(x) is close to 1. Derivative: -2/sqrt(pi) * e**(-x**2)."""
     return record(_erfc_array(_floating(x)), "erfc", (x,),
-                  _quiet(lambda grad: -grad * _TWO_OVER_SQRT_PI * np.exp(-x.data * x.data)))
+                  _quiet(lambda grad: -grad * _TWO_OVER_SQRT_PI * np.exp(-x.data * x.data)),
+                  graph_vjp=_erfc_graph)
+
+
+def _erfc_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (-grad * _TWO_OVER_SQRT_PI * exp(-x * x),)
 
 
 def exp2(x: Tensor) -> Tensor:
     """2 ** x. Derivative: 2 ** x * ln(2)."""
     out = _quietly(np.exp2, _floating(x))
     return record(out, "exp2", (x,),
-                  _quiet(lambda grad: grad * out * _LN2), saved=(), saves_output=True)
+                  _quiet(lambda grad: grad * out * _LN2), saved=(), saves_output=True, graph_vjp=_exp2_graph)
+
+
+def _exp2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * out * _LN2,)
 
 
 def expm1(x: Tensor) -> Tensor:
     """e ** x - 1, accurate near 0. Derivative: e ** x."""
     out = _quietly(np.expm1, _floating(x))
     return record(out, "expm1", (x,),
-                  _quiet(lambda grad: grad * (out + 1)), saved=(), saves_output=True)
+                  _quiet(lambda grad: grad * (out + 1)), saved=(), saves_output=True, graph_vjp=_expm1_graph)
+
+
+def _expm1_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * (out + 1),)
 
 
 def log2(x: Tensor) -> Tensor:
     """log2(x). Derivative: 1 / (x * ln(2))."""
     return record(_quietly(np.log2, _floating(x)), "log2", (x,),
-                  _quiet(lambda grad: grad / (x.data * _LN2)))
+                  _quiet(lambda grad: grad / (x.data * _LN2)), graph_vjp=_log2_graph)
+
+
+def _log2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad / (x * _LN2),)
 
 
 def log10(x: Tensor) -> Tensor:
     """log10(x). Derivative: 1 / (x * ln(10))."""
     return record(_quietly(np.log10, _floating(x)), "log10", (x,),
-                  _quiet(lambda grad: grad / (x.data * _LN10)))
+                  _quiet(lambda grad: grad / (x.data * _LN10)), graph_vjp=_log10_graph)
+
+
+def _log10_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad / (x * _LN10),)
 
 
 def log1p(x: Tensor) -> Tensor:
     """ln(1 + x), accurate near 0. Derivative: 1 / (1 + x)."""
     return record(_quietly(np.log1p, _floating(x)), "log1p", (x,),
-                  _quiet(lambda grad: grad / (x.data + 1)))
+                  _quiet(lambda grad: grad / (x.data + 1)), graph_vjp=_log1p_graph)
+
+
+def _log1p_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad / (x + 1),)
 
 
 def rsqrt(x: Tensor) -> Tensor:
     """1 / sqrt(x). Derivative: -1 / (2 * x ** 1.5), that is -rsqrt(x)**3 / 2."""
     out = _quietly(lambda data: 1 / np.sqrt(data), _floating(x))
     return record(out, "rsqrt", (x,),
-                  _quiet(lambda grad: -0.5 * grad * out * out * out), saved=(), saves_output=True)
+                  _quiet(lambda grad: -0.5 * grad * out * out * out), saved=(), saves_output=True,
+                  graph_vjp=_rsqrt_graph)
+
+
+def _rsqrt_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (-0.5 * grad * out * out * out,)
 
 
 def square(x: Tensor) -> Tensor:
     """x ** 2 (an integer tensor stays integer; bool becomes int64). Derivative: 2 * x."""
     data = x.data.astype(np.int64) if x.data.dtype.kind == "b" else x.data
     return record(_quietly(np.square, data), "square", (x,),
-                  _quiet(lambda grad: grad * 2 * x.data))
+                  _quiet(lambda grad: grad * 2 * x.data), graph_vjp=_square_graph)
+
+
+def _square_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * 2 * x,)
 
 
 def reciprocal(x: Tensor) -> Tensor:
     """1 / x. Derivative: -1 / x**2."""
     out = _quietly(np.reciprocal, _floating(x))
     return record(out, "reciprocal", (x,),
-                  _quiet(lambda grad: -grad * out * out), saved=(), saves_output=True)
+                  _quiet(lambda grad: -grad * out * out), saved=(), saves_output=True,
+                  graph_vjp=_reciprocal_graph)
+
+
+def _reciprocal_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (-grad * out * out,)
 
 
 # --- sign and rounding: step functions, whose gradient PyTorch defines as 0 ---------------------
@@ -796,7 +929,7 @@ def sign(x: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of x (0 for 0, -0.0 and nan, as in PyTorch). Derivative: 0."""
     data = x.data
     out = data.copy() if data.dtype.kind == "b" else _sign_array(data, data.dtype)
-    return record(out, "sign", (x,), _no_slope, saved=())
+    return record(out, "sign", (x,), _no_slope, saved=(), graph_vjp=_no_slope_graph)
 
 
 def _sign_array(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -806,26 +939,31 @@ def _sign_array(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def floor(x: Tensor) -> Tensor:
     """The largest integer <= x (an integer tensor is returned as a copy). Derivative: 0."""
-    return record(_rounded(np.floor, x, "floor"), "floor", (x,), _no_slope, saved=())
+    return record(_rounded(np.floor, x, "floor"), "floor", (x,), _no_slope, saved=(),
+                  graph_vjp=_no_slope_graph)
 
 
 def ceil(x: Tensor) -> Tensor:
     """The smallest integer >= x (an integer tensor is returned as a copy). Derivative: 0."""
-    return record(_rounded(np.ceil, x, "ceil"), "ceil", (x,), _no_slope, saved=())
+    return record(_rounded(np.ceil, x, "ceil"), "ceil", (x,), _no_slope, saved=(),
+                  graph_vjp=_no_slope_graph)
 
 
 def trunc(x: Tensor) -> Tensor:
     """x rounded toward zero (an integer tensor is returned as a copy). Derivative: 0."""
-    return record(_rounded(np.trunc, x, "trunc"), "trunc", (x,), _no_slope, saved=())
+    return record(_rounded(np.trunc, x, "trunc"), "trunc", (x,), _no_slope, saved=(),
+                  graph_vjp=_no_slope_graph)
 
 
 def round(x: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - the op's name, as in torch.round
     """x rounded to `decimals` places, halves to even (round(2.5) is 2). Derivative: 0."""
     if decimals == 0:
-        return record(_rounded(np.rint, x, "round"), "round", (x,), _no_slope, saved=())
+        return record(_rounded(np.rint, x, "round"), "round", (x,), _no_slope, saved=(),
+                      graph_vjp=_no_slope_graph)
     _require_dtype(x, "f", "round(decimals=)", "floating")
     # x * 10**decimals rounded, then divided back: numpy's and PyTorch's algorithm alike.
-    return record(_quietly(np.round, x.data, decimals), "round", (x,), _no_slope, saved=())
+    return record(_quietly(np.round, x.data, decimals), "round", (x,), _no_slope, saved=(),
+                  graph_vjp=_no_slope_graph)
 
 
 def _rounded(ufunc: np.ufunc, x: Tensor, op: str) -> np.ndarray:
@@ -838,7 +976,11 @@ def frac(x: Tensor) -> Tensor:
     """x - trunc(x), the fractional part with x's sign. Derivative: 1."""
     _require_dtype(x, "f", "frac", "floating")
     return record(_quietly(lambda data: data - np.trunc(data), x.data), "frac", (x,),
-                  lambda grad: grad, saved=())
+                  lambda grad: grad, saved=(), graph_vjp=_identity_graph)
+
+
+def _identity_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad,)
 
 
 # --- division family: integer tensors stay integer --------------------------------------------
@@ -849,7 +991,11 @@ def fmod(a: Operand, b: Operand) -> Tensor:
     a, b = _operands(a, b)
     return record(_dividing(np.fmod, a, b, "fmod"), "fmod", (a, b),
                   lambda grad: grad,
-                  _quiet(lambda grad: -grad * np.trunc(a.data / b.data)))
+                  _quiet(lambda grad: -grad * np.trunc(a.data / b.data)), graph_vjp=_fmod_graph)
+
+
+def _fmod_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return grad, -grad * new_leaf(_quietly(lambda x, y: np.trunc(x / y), a.data, b.data))
 
 
 def remainder(a: Operand, b: Operand) -> Tensor:
@@ -857,7 +1003,11 @@ def remainder(a: Operand, b: Operand) -> Tensor:
     a, b = _operands(a, b)
     return record(_dividing(_remainder, a, b, "remainder"), "remainder", (a, b),
                   lambda grad: grad,
-                  _quiet(lambda grad: -grad * np.floor_divide(a.data, b.data)))
+                  _quiet(lambda grad: -grad * np.floor_divide(a.data, b.data)), graph_vjp=_remainder_graph)
+
+
+def _remainder_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return grad, -grad * new_leaf(np.asarray(_quietly(np.floor_divide, a.data, b.data)))
 
 
 def _remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -885,7 +1035,8 @@ def div_rounded(a: Operand, b: Operand, rounding_mode: str) -> Tensor:
                                  f"got {rounding_mode!r}")
     a, b = _operands(a, b)
     ufunc = _trunc_divide if rounding_mode == "trunc" else np.floor_divide
-    return record(_dividing(ufunc, a, b, "div"), "div", (a, b), _no_slope, _no_slope, saved=())
+    return record(_dividing(ufunc, a, b, "div"), "div", (a, b), _no_slope, _no_slope, saved=(),
+                  graph_vjp=_no_slope_graph)
 
 
 def _trunc_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -928,7 +1079,14 @@ def copysign(a: Operand, b: Operand) -> Tensor:
     out = _binary(np.copysign, a, b, "copysign", floating=True)
     return record(out, "copysign", (a, b),
                   _quiet(lambda grad: grad * np.where(a.data == 0, 0, out / a.data)),
-                  _no_slope, saves_output=True)
+                  _no_slope, saves_output=True, graph_vjp=_copysign_graph)
+
+
+def _copysign_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """d/da is +-1 (0 at a = 0), a constant wherever it is differentiable."""
+    with np.errstate(all="ignore"):
+        ratio = np.where(a.data == 0, 0, out.data / a.data).astype(out.data.dtype, copy=False)
+    return grad * new_leaf(ratio), grad * 0
 
 
 def logaddexp(a: Operand, b: Operand) -> Tensor:
@@ -943,7 +1101,18 @@ def _log_of_sum(a: Operand, b: Operand, ufunc: np.ufunc, power: np.ufunc, op: st
     _require_floating_result(a, b, op)
     return record(_quietly(_binary, ufunc, a, b, op), op, (a, b),
                   _quiet(lambda grad: grad / (1 + power(b.data - a.data))),
-                  _quiet(lambda grad: grad / (1 + power(a.data - b.data))))
+                  _quiet(lambda grad: grad / (1 + power(a.data - b.data))),
+                  graph_vjp=_logaddexp_graph if power is np.exp else _logaddexp2_graph)
+
+
+def _logaddexp_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    with np.errstate(all="ignore"):
+        return grad / (1 + exp(b - a)), grad / (1 + exp(a - b))
+
+
+def _logaddexp2_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    with np.errstate(all="ignore"):
+        return grad / (1 + exp2(b - a)), grad / (1 + exp2(a - b))
 
 
 def lerp(start: Tensor, end: Tensor, weight: Tensor | float) -> Tensor:
@@ -968,7 +1137,18 @@ def lerp(start: Tensor, end: Tensor, weight: Tensor | float) -> Tensor:
     vjps = (_quiet(lambda grad: grad * (1 - w)),
             _quiet(lambda grad: grad * w),
             _quiet(lambda grad: grad * (end.data - start.data)))
-    return record(out, "lerp", operands, *vjps[:len(operands)])
+    graph_vjp = _lerp_graph if isinstance(weight, Tensor) else partial(_lerp_number_graph, weight)
+    return record(out, "lerp", operands, *vjps[:len(operands)], graph_vjp=graph_vjp)
+
+
+def _lerp_graph(grad: Tensor, out: Tensor, start: Tensor, end: Tensor,
+                weight: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    return grad * (1 - weight), grad * weight, grad * (end - start)
+
+
+def _lerp_number_graph(weight: float, grad: Tensor, out: Tensor, start: Tensor,
+                       end: Tensor) -> tuple[Tensor, Tensor]:
+    return grad * (1 - weight), grad * weight
 
 
 def _lerp_array(s: np.ndarray, e: np.ndarray, w: np.ndarray | float) -> np.ndarray:
@@ -996,24 +1176,32 @@ def clip(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> T
     if hi is not None:
         out = new_leaf(_binary(np.minimum, out, hi, "clip"))
     inputs = (x,) + tuple(t for t in (lo, hi) if t is not None)
-    return record(out.data, "clip", inputs, *_clip_vjps(x, lo, hi))
+    names = ("x",) + (("min",) if lo is not None else ()) + (("max",) if hi is not None else ())
+    return record(out.data, "clip", inputs, *[partial(_clip_vjp, name, x, lo, hi) for name in names],
+                  graph_vjp=partial(_clip_graph, names))
 
 
-def _clip_vjps(x: Tensor, lo: Tensor | None, hi: Tensor | None) -> list[Callable[[np.ndarray], np.ndarray]]:
-    """One gradient formula per given input of clip (PyTorch's `clamp_backward_min_max`)."""
-    def inside() -> np.ndarray:
+def _clip_mask(which: str, x: Tensor, lo: Tensor | None, hi: Tensor | None) -> np.ndarray:
+    """Where clip's input `which` ('x', 'min' or 'max') gets the gradient (PyTorch's
+    `clamp_backward_min_max`)."""
+    if which == "x":
         above = True if lo is None else x.data >= lo.data
         below = True if hi is None else x.data <= hi.data
         return np.logical_and(above, below)
+    if which == "min":
+        return (x.data < lo.data) & (True if hi is None else lo.data < hi.data)
+    return (x.data > hi.data) | (False if lo is None else hi.data < lo.data)
 
-    vjps = [lambda grad: np.where(inside(), grad, 0)]
-    if lo is not None:
-        vjps.append(lambda grad: np.where((x.data < lo.data) & (True if hi is None else lo.data < hi.data),
-                                          grad, 0))
-    if hi is not None:
-        vjps.append(lambda grad: np.where((x.data > hi.data) | (False if lo is None else hi.data < lo.data),
-                                          grad, 0))
-    return vjps
+
+def _clip_vjp(which: str, x: Tensor, lo: Tensor | None, hi: Tensor | None, grad: np.ndarray) -> np.ndarray:
+    return np.where(_clip_mask(which, x, lo, hi), grad, 0)
+
+
+def _clip_graph(names: tuple[str, ...], grad: Tensor, out: Tensor, x: Tensor,
+                *bounds: Tensor) -> tuple[Tensor, ...]:
+    given = dict(zip(names[1:], bounds, strict=True))
+    lo, hi = given.get("min"), given.get("max")
+    return tuple(where(new_leaf(np.asarray(_clip_mask(name, x, lo, hi))), grad, 0.0) for name in names)
 
 
 # --- more two-argument math: atan2, hypot, fmax, fmin, xlogy, logaddexp2, float_power -----------
@@ -1034,7 +1222,15 @@ def atan2(a: Operand, b: Operand) -> Tensor:
 
     return record(out, "atan2", (a, b),
                   lambda grad: grad * b.data * inverse_square_radius(),
-                  lambda grad: -grad * a.data * inverse_square_radius())
+                  lambda grad: -grad * a.data * inverse_square_radius(), graph_vjp=_atan2_graph)
+
+
+def _atan2_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    square = a * a + b * b
+    origin = new_leaf(square.data == 0)
+    with np.errstate(all="ignore"):  # 1 / square, 0 at the origin, where no nan reaches the gradient
+        inverse = where(origin, 0.0, 1 / where(origin, 1.0, square))
+    return grad * b * inverse, -grad * a * inverse
 
 
 arctan2 = atan2
@@ -1047,7 +1243,12 @@ def hypot(a: Operand, b: Operand) -> Tensor:
     out = _binary(np.hypot, a, b, "hypot")
     return record(out, "hypot", (a, b),
                   _quiet(lambda grad: grad * a.data / out), _quiet(lambda grad: grad * b.data / out),
-                  saves_output=True)
+                  saves_output=True, graph_vjp=_hypot_graph)
+
+
+def _hypot_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    with np.errstate(all="ignore"):
+        return grad * a / out, grad * b / out
 
 
 def fmax(a: Operand, b: Operand) -> Tensor:
@@ -1056,7 +1257,8 @@ def fmax(a: Operand, b: Operand) -> Tensor:
     a, b = _operands(a, b)
     return record(_binary(np.fmax, a, b, "fmax"), "fmax", (a, b),
                   lambda grad: np.where((a.data >= b.data) | _nan(b.data), grad, 0),
-                  lambda grad: np.where((a.data >= b.data) | _nan(b.data), 0, grad))
+                  lambda grad: np.where((a.data >= b.data) | _nan(b.data), 0, grad),
+                  graph_vjp=partial(_fmax_graph, np.greater_equal))
 
 
 def fmin(a: Operand, b: Operand) -> Tensor:
@@ -1065,7 +1267,14 @@ def fmin(a: Operand, b: Operand) -> Tensor:
     a, b = _operands(a, b)
     return record(_binary(np.fmin, a, b, "fmin"), "fmin", (a, b),
                   lambda grad: np.where((a.data <= b.data) | _nan(b.data), grad, 0),
-                  lambda grad: np.where((a.data <= b.data) | _nan(b.data), 0, grad))
+                  lambda grad: np.where((a.data <= b.data) | _nan(b.data), 0, grad),
+                  graph_vjp=partial(_fmax_graph, np.less_equal))
+
+
+def _fmax_graph(wins: np.ufunc, grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """fmax's (`wins` >=) or fmin's (<=): the gradient goes to a where it wins or b is nan, else to b."""
+    to_a = new_leaf(np.asarray(wins(a.data, b.data) | _nan(b.data)))
+    return where(to_a, grad, 0.0), where(to_a, 0.0, grad)
 
 
 def _require_floating_result(a: Tensor, b: Tensor, op: str) -> None:
@@ -1091,7 +1300,16 @@ def xlogy(a: Operand, b: Operand) -> Tensor:
     return record(out, "xlogy", (a, b),
                   _quiet(lambda grad: np.where(((grad == 0) & ~np.isnan(y)) | ((x == 0) & (y <= 0)),
                                                0, grad * np.log(y))),
-                  _quiet(lambda grad: grad * x / y))
+                  _quiet(lambda grad: grad * x / y), graph_vjp=partial(_xlogy_graph, xlogy, 0))
+
+
+def _xlogy_graph(op: Callable[[Tensor, Tensor], Tensor], pole: float, grad: Tensor, out: Tensor, a: Tensor,
+                 b: Tensor) -> tuple[Tensor, Tensor]:
+    """xlogy's (`op` xlogy, `pole` 0) or xlog1py's (xlog1py, -1): d/da = op(grad, b), 0 where a = 0
+    and b <= pole; d/db = grad a / (b - pole)."""
+    no_slope = new_leaf(np.asarray((a.data == 0) & (b.data <= pole)))
+    with np.errstate(all="ignore"):
+        return where(no_slope, 0.0, op(grad, b)), grad * a / (b - pole)
 
 
 def logaddexp2(a: Operand, b: Operand) -> Tensor:
@@ -1123,7 +1341,15 @@ def sinc(x: Tensor) -> Tensor:
             # 0 where pi x^2 is 0, x = 0 or so small that it underflows (0 / 0 there), as PyTorch.
             return grad * np.where(denominator == 0, 0, slope)
 
-    return record(out, "sinc", (x,), vjp)
+    return record(out, "sinc", (x,), vjp, graph_vjp=_sinc_graph)
+
+
+def _sinc_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        angle = np.pi * x
+        denominator = angle * x
+        slope = (cos(angle) * angle - sin(angle)) / denominator
+        return (grad * where(new_leaf(denominator.data == 0), 0.0, slope),)
 
 
 def logit(x: Tensor, eps: float | None = None) -> Tensor:
@@ -1143,7 +1369,16 @@ def logit(x: Tensor, eps: float | None = None) -> Tensor:
             return np.where((data < 0) | (data > 1), np.nan, slope)
         return np.where((data < eps) | (data > 1 - eps), 0, slope)
 
-    return record(out, "logit", (x,), vjp)
+    return record(out, "logit", (x,), vjp, graph_vjp=partial(_logit_graph, eps))
+
+
+def _logit_graph(eps: float | None, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    data = x.data
+    with np.errstate(all="ignore"):
+        slope = grad / (x * (1 - x))
+    if eps is None:
+        return (where(new_leaf(np.asarray((data < 0) | (data > 1))), math.nan, slope),)
+    return (where(new_leaf(np.asarray((data < eps) | (data > 1 - eps))), 0.0, slope),)
 
 
 def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
@@ -1152,9 +1387,14 @@ def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
     unless given). Derivative: 1 where x is finite, 0 where it was replaced."""
     data = x.data
     if data.dtype.kind not in "fc":
-        return record(data.copy(), "nan_to_num", (x,), lambda grad: grad, saved=())
+        return record(data.copy(), "nan_to_num", (x,), lambda grad: grad, saved=(), graph_vjp=_identity_graph)
     out = np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf)
-    return record(out, "nan_to_num", (x,), lambda grad: np.where(np.isfinite(data), grad, 0))
+    return record(out, "nan_to_num", (x,), lambda grad: np.where(np.isfinite(data), grad, 0),
+                  graph_vjp=_nan_to_num_graph)
+
+
+def _nan_to_num_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (where(new_leaf(np.asarray(np.isfinite(x.data))), grad, 0.0),)
 
 
 def deg2rad(x: Tensor) -> Tensor:
@@ -1663,14 +1903,19 @@ def _polygamma_array(n: int, x: np.ndarray) -> np.ndarray:
 def lgamma(x: Tensor) -> Tensor:
     """ln|Gamma(x)|: inf at 0 and the negative integers. Derivative: digamma(x)."""
     return record(_special(_lgamma_array, _floating(x)), "lgamma", (x,),
-                  _quiet(lambda grad: grad * _special(_digamma_array, x.data)))
+                  _quiet(lambda grad: grad * _special(_digamma_array, x.data)), graph_vjp=_lgamma_graph)
+
+
+def _lgamma_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * digamma(x),)
 
 
 def digamma(x: Tensor) -> Tensor:
     """psi(x) = Gamma'(x) / Gamma(x): -inf at +0, +inf at -0, nan at the negative integers.
     Derivative: polygamma(1, x)."""
     return record(_special(_digamma_array, _floating(x)), "digamma", (x,),
-                  _quiet(lambda grad: grad * _special(_trigamma_array, x.data)))
+                  _quiet(lambda grad: grad * _special(_trigamma_array, x.data)),
+                  graph_vjp=partial(_polygamma_graph, 0))
 
 
 def polygamma(n: int, x: Tensor) -> Tensor:
@@ -1680,7 +1925,13 @@ def polygamma(n: int, x: Tensor) -> Tensor:
     if n < 0:
         raise ArgumentValueError(f"polygamma(n, x) does not support negative n (got n={n})")
     return record(_special(lambda data: _polygamma_array(n, data), _floating(x)), "polygamma", (x,),
-                  _quiet(lambda grad: grad * _special(lambda data: _polygamma_array(n + 1, data), x.data)))
+                  _quiet(lambda grad: grad * _special(lambda data: _polygamma_array(n + 1, data), x.data)),
+                  graph_vjp=partial(_polygamma_graph, n))
+
+
+def _polygamma_graph(n: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """polygamma(n, x)'s (digamma's for n = 0): grad * polygamma(n + 1, x)."""
+    return (grad * polygamma(n + 1, x),)
 
 
 def _order(value: Any, op: str, argument: str) -> int:
@@ -1705,7 +1956,12 @@ def mvlgamma(x: Tensor, p: int) -> Tensor:
     args = data[..., None] + halves
     out = _special(_lgamma_array, args).sum(-1) + p * (p - 1) * 0.25 * math.log(math.pi)
     return record(out, "mvlgamma", (x,),
-                  _quiet(lambda grad: grad * _special(_digamma_array, x.data[..., None] + halves).sum(-1)))
+                  _quiet(lambda grad: grad * _special(_digamma_array, x.data[..., None] + halves).sum(-1)),
+                  graph_vjp=partial(_mvlgamma_graph, halves))
+
+
+def _mvlgamma_graph(halves: Any, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * digamma(x.unsqueeze(-1) + new_leaf(halves)).sum(-1),)
 
 
 # Pavlis' rational first guess at erfinv, inside |y| <= 0.7 (a / b) and beyond (c / d).
@@ -1744,7 +2000,12 @@ def erfinv(x: Tensor) -> Tensor:
     out = _special(_erfinv_array, _floating(x))
     return record(out, "erfinv", (x,),
                   _quiet(lambda grad: grad * (0.5 * math.sqrt(math.pi)) * np.exp(out * out)),
-                  saved=(), saves_output=True)
+                  saved=(), saves_output=True, graph_vjp=_erfinv_graph)
+
+
+def _erfinv_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * (0.5 * math.sqrt(math.pi)) * exp(out * out),)
 
 
 def _exp_minus_square(y: np.ndarray) -> np.ndarray:
@@ -1793,7 +2054,13 @@ def erfcx(x: Tensor) -> Tensor:
     """
     out = _special(_erfcx_array, _floating(x))
     return record(out, "erfcx", (x,),
-                  _quiet(lambda grad: grad * (2.0 * x.data * out - _TWO_OVER_SQRT_PI)))
+                  _quiet(lambda grad: grad * (2.0 * x.data * out - _TWO_OVER_SQRT_PI)),
+                  graph_vjp=_erfcx_graph)
+
+
+def _erfcx_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * (2.0 * x * out - _TWO_OVER_SQRT_PI),)
 
 
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
@@ -1818,7 +2085,13 @@ def ndtr(x: Tensor) -> Tensor:
     The lower tail keeps its digits (ndtr(-10) is 7.6e-24, where PyTorch's 1 + erf rounds it to 0).
     """
     return record(_special(_ndtr_array, _floating(x)), "ndtr", (x,),
-                  _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-0.5 * x.data * x.data)))
+                  _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-0.5 * x.data * x.data)),
+                  graph_vjp=_ndtr_graph)
+
+
+def _ndtr_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * _INV_SQRT_2PI * exp(-0.5 * x * x),)
 
 
 # Cephes' ndtri: |y - 1/2| <= 3/8 (P0 / Q0); z = sqrt(-2 log y) in [2, 8) (P1 / Q1) and [8, 64) (P2 / Q2).
@@ -1864,7 +2137,12 @@ def ndtri(x: Tensor) -> Tensor:
     out = _special(_ndtri_array, _floating(x))
     return record(out, "ndtri", (x,),
                   _quiet(lambda grad: grad * math.sqrt(2 * math.pi) * np.exp(0.5 * out * out)),
-                  saved=(), saves_output=True)
+                  saved=(), saves_output=True, graph_vjp=_ndtri_graph)
+
+
+def _ndtri_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * math.sqrt(2 * math.pi) * exp(0.5 * out * out),)
 
 
 def _log_ndtr_array(x: np.ndarray) -> np.ndarray:
@@ -1881,7 +2159,12 @@ def log_ndtr(x: Tensor) -> Tensor:
     out = _special(_log_ndtr_array, _floating(x))
     return record(out, "log_ndtr", (x,),
                   _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-(out + 0.5 * x.data * x.data))),
-                  saves_output=True)
+                  saves_output=True, graph_vjp=_log_ndtr_graph)
+
+
+def _log_ndtr_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * _INV_SQRT_2PI * exp(-(out + 0.5 * x * x)),)
 
 
 # Cephes' Chebyshev series of exp(-x) I0(x) on [0, 8] and exp(-x) sqrt(x) I0(x) on (8, inf), and
@@ -1962,7 +2245,11 @@ def _i1_array(x: np.ndarray) -> np.ndarray:
 def i0(x: Tensor) -> Tensor:
     """The modified Bessel function of the first kind of order 0, I0(x). Derivative: I1(x)."""
     return record(_special(_i0_array, _floating(x)), "i0", (x,),
-                  _quiet(lambda grad: grad * _special(_i1_array, x.data)))
+                  _quiet(lambda grad: grad * _special(_i1_array, x.data)), graph_vjp=_i0_graph)
+
+
+def _i0_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * i1(x),)
 
 
 def i0e(x: Tensor) -> Tensor:
@@ -1970,7 +2257,11 @@ def i0e(x: Tensor) -> Tensor:
     out = _special(_i0e_array, _floating(x))
     return record(out, "i0e", (x,),
                   _quiet(lambda grad: grad * (_special(_i1e_array, x.data) - np.sign(x.data) * out)),
-                  saves_output=True)
+                  saves_output=True, graph_vjp=_i0e_graph)
+
+
+def _i0e_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * (i1e(x) - new_leaf(np.sign(x.data)) * out),)
 
 
 def _i1_slope(x: np.ndarray, out: np.ndarray, lead: Callable[[np.ndarray], np.ndarray],
@@ -1990,7 +2281,7 @@ def i1(x: Tensor) -> Tensor:
     out = _special(_i1_array, _floating(x))
     return record(out, "i1", (x,),
                   _quiet(lambda grad: grad * _i1_slope(x.data, out, _i0_array, scaled=False)),
-                  saves_output=True)
+                  saves_output=True, graph_vjp=partial(_i1_graph, False))
 
 
 def i1e(x: Tensor) -> Tensor:
@@ -1999,7 +2290,20 @@ def i1e(x: Tensor) -> Tensor:
     out = _special(_i1e_array, _floating(x))
     return record(out, "i1e", (x,),
                   _quiet(lambda grad: grad * _i1_slope(x.data, out, _i0e_array, scaled=True)),
-                  saves_output=True)
+                  saves_output=True, graph_vjp=partial(_i1_graph, True))
+
+
+def _i1_graph(scaled: bool, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """`_i1_slope` with tensor ops (PyTorch's i1_backward and i1e_backward)."""
+    eps = float(np.finfo(x.data.dtype).eps)
+    tiny = new_leaf(np.asarray(np.abs(x.data) <= eps))
+    safe = where(tiny, eps, x)
+    with np.errstate(all="ignore"):
+        if scaled:
+            slope = i0e(safe) - out * (new_leaf(np.sign(safe.data)) + 1 / safe)
+        else:
+            slope = i0(safe) - out / safe
+    return (grad * where(tiny, 0.5, slope),)
 
 
 def xlog1py(a: Operand, b: Operand) -> Tensor:
@@ -2017,7 +2321,7 @@ def xlog1py(a: Operand, b: Operand) -> Tensor:
     return record(out, "xlog1py", (a, b),
                   _quiet(lambda grad: np.where(((grad == 0) & ~np.isnan(y)) | ((x == 0) & (y <= -1)),
                                                0, grad * np.log1p(y))),
-                  _quiet(lambda grad: grad * x / (y + 1)))
+                  _quiet(lambda grad: grad * x / (y + 1)), graph_vjp=partial(_xlogy_graph, xlog1py, -1))
 
 
 def entr(x: Tensor) -> Tensor:
@@ -2026,7 +2330,12 @@ def entr(x: Tensor) -> Tensor:
     with np.errstate(all="ignore"):
         out = np.where(data > 0, -data * np.log(data), np.where(data == 0, 0.0, -np.inf))
         out = np.where(np.isnan(data), data, out).astype(data.dtype, copy=False)
-    return record(out, "entr", (x,), _quiet(lambda grad: grad * -(1 + np.log(x.data))))
+    return record(out, "entr", (x,), _quiet(lambda grad: grad * -(1 + np.log(x.data))), graph_vjp=_entr_graph)
+
+
+def _entr_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    with np.errstate(all="ignore"):
+        return (grad * -(1 + log(x)),)
 
 
 def _zeta_first_argument(grad: np.ndarray) -> np.ndarray:
@@ -2049,7 +2358,14 @@ def zeta(a: Operand, b: Operand) -> Tensor:
         out = _zeta_array(s.astype(np.float64), q.astype(np.float64)).astype(s.dtype, copy=False)
     return record(out.reshape(shape), "zeta", (a, b),
                   _zeta_first_argument,
-                  _quiet(lambda grad: grad * -s * _special(lambda v: _zeta_array(s + 1.0, v), q)))
+                  _quiet(lambda grad: grad * -s * _special(lambda v: _zeta_array(s + 1.0, v), q)),
+                  graph_vjp=_zeta_graph)
+
+
+def _zeta_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[None, Tensor]:
+    if a.requires_grad:
+        _zeta_first_argument(grad.data)
+    return None, grad * -a * zeta(a + 1, b)
 
 
 # --- alpha dropout: dropout for self-normalizing (SELU) networks -----------------------------------
@@ -2099,14 +2415,15 @@ def _alpha_dropout(x: Tensor, p: float, training: bool, inplace: bool, feature: 
 def _alpha_dropped(x: Tensor, p: float, mask_shape: tuple[int, ...], op: str) -> Tensor:
     """x * keep * a + b (broadcast from `mask_shape`), PyTorch's formula; zeros when p = 1."""
     if p == 1:
-        return record(x.data * 0.0, op, (x,), lambda grad: grad * 0.0, saved=())
+        return record(x.data * 0.0, op, (x,), lambda grad: grad * 0.0, saved=(), graph_vjp=_no_slope_graph)
     keep = creation.default_generator().random(mask_shape) >= p
     a = 1.0 / math.sqrt((_SELU_SCALED_ALPHA ** 2 * p + 1) * (1 - p))
     scale = (keep * a).astype(x.dtype)
     shift = ((keep - 1.0) * (_SELU_SCALED_ALPHA * a) + _SELU_SCALED_ALPHA * a * p).astype(x.dtype)
     if type(x.data) is not np.ndarray:  # drawn on the host: moved to x's device
         scale, shift = array_like(scale, x.data), array_like(shift, x.data)
-    return record(x.data * scale + shift, op, (x,), lambda grad: grad * scale, saved=())
+    return record(x.data * scale + shift, op, (x,), lambda grad: grad * scale, saved=(),
+                  graph_vjp=partial(_scaled_graph, scale))
 
 
 # --- number-theory and floating-point bit ops: gcd, lcm, ldexp, frexp, nextafter, isreal -----------
@@ -2158,7 +2475,13 @@ def ldexp(a: Tensor, b: Tensor) -> Tensor:
             _raise_binary_error("ldexp", np.multiply, a, b, error)
     return record(out, "ldexp", (a, b),
                   lambda grad: grad * scale,
-                  _quiet(lambda grad: grad * out * math.log(2)), saved=(), saves_output=True)
+                  _quiet(lambda grad: grad * out * math.log(2)), saved=(), saves_output=True,
+                  graph_vjp=_ldexp_graph)
+
+
+def _ldexp_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    with np.errstate(all="ignore"):
+        return grad * exp2(b), grad * out * _LN2
 
 
 def frexp(x: Tensor) -> Any:
@@ -2173,8 +2496,13 @@ def frexp(x: Tensor) -> Any:
         raise RuntimeError(f"frexp: only supports floating-point dtypes, got {x.dtype} (shape {x.shape})")
     mantissa, exponent = np.frexp(x.data)
     exponent = exponent.astype(np.int32, copy=False)
-    mantissa = record(mantissa, "frexp", (x,), lambda grad: np.ldexp(grad, -exponent), saved=())
+    mantissa = record(mantissa, "frexp", (x,), lambda grad: np.ldexp(grad, -exponent), saved=(),
+                      graph_vjp=partial(_frexp_graph, exponent))
     return return_types.frexp(mantissa, new_leaf(exponent))
+
+
+def _frexp_graph(exponent: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * new_leaf(np.ldexp(np.ones_like(out.data), -exponent)),)
 
 
 def nextafter(a: Tensor, b: Tensor) -> Tensor:
@@ -2183,7 +2511,11 @@ def nextafter(a: Tensor, b: Tensor) -> Tensor:
     _both_tensors("nextafter", a, b)
     _require_floating_result(a, b, "nextafter")
     return record(_binary(np.nextafter, a, b, "nextafter"), "nextafter", (a, b),
-                  lambda grad: grad, _no_slope, saved=())
+                  lambda grad: grad, _no_slope, saved=(), graph_vjp=_nextafter_graph)
+
+
+def _nextafter_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return grad, grad * 0
 
 
 def isreal(x: Tensor) -> Tensor:

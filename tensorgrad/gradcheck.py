@@ -74,7 +74,10 @@ def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], grad_ou
 
     The gradient is that of sum(func(*inputs) * grad_outputs) (random float64 weights unless
     given); it is checked with respect to the inputs and to grad_outputs, on which it depends
-    linearly, as `torch.autograd.gradgradcheck` does. Returns True or raises `GradcheckError`.
+    linearly, as `torch.autograd.gradgradcheck` does. An op's recorded gradient comes from
+    formulas of its own (`graph_vjp`), so it is first compared with the usual pass's gradient:
+    finite differences of a wrong first derivative would agree with its own derivative. Returns
+    True or raises `GradcheckError`.
 
     >>> import tensorgrad as tg
     >>> x = tg.tensor([0.5, -1.5], dtype=tg.float64, requires_grad=True)
@@ -99,7 +102,28 @@ def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], grad_ou
                                   materialize_grads=True)
         return cat([g.reshape(-1) for g in grads])
 
+    _same_first_derivative(gradient(*inputs, weights), func, inputs, wanted, weights, atol, rtol)
     return gradcheck(gradient, [*inputs, weights], eps, atol, rtol, directions, elementwise, seed)
+
+
+def _same_first_derivative(recorded: Tensor, func: Callable[..., Tensor], inputs: list[Tensor],
+                           wanted: list[int], weights: Tensor, atol: float, rtol: float) -> None:
+    """Raise unless the recorded gradient (flattened, inputs in order) equals the usual pass's."""
+    from tensorgrad import autograd  # (autograd imports this module)
+
+    with enable_grad():
+        plain = autograd.grad(func(*inputs), [inputs[i] for i in wanted], weights.detach(), allow_unused=True,
+                              materialize_grads=True)
+    start = 0
+    for i, g in zip(wanted, plain, strict=True):
+        expected = np.asarray(to_numpy(g.data), dtype=np.float64).reshape(-1)
+        found = np.asarray(to_numpy(recorded.data[start:start + expected.size]), dtype=np.float64)
+        start += expected.size
+        if not np.allclose(found, expected, atol=atol, rtol=rtol, equal_nan=True):
+            worst = int(np.argmax(np.abs(found - expected)))
+            raise GradcheckError(f"gradgradcheck: input {i} (shape {inputs[i].shape}): the gradient recorded "
+                                 f"with create_graph=True gives {found[worst]:.8g} at element {worst}, where "
+                                 f"backward gives {expected[worst]:.8g}")
 
 
 def _backward_gradients(func: Callable[..., Tensor], inputs: list[Tensor],

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -258,7 +259,17 @@ def _incomplete_gamma(input: Tensor, other: Tensor, op: str, upper: bool) -> Ten
     sign = -1.0 if upper else 1.0
     return record(out, op, (input, other),
                   lambda grad: _incomplete_gamma_first_argument(op),
-                  lambda grad: grad * sign * _incomplete_gamma_slope(input, other))
+                  lambda grad: grad * sign * _incomplete_gamma_slope(input, other),
+                  graph_vjp=partial(_incomplete_gamma_graph, op, sign))
+
+
+def _incomplete_gamma_graph(op: str, sign: float, grad: Tensor, out: Tensor, a: Tensor,
+                            x: Tensor) -> tuple[None, Tensor]:
+    """`_incomplete_gamma_slope` with tensor ops; d/da raises, as in the first pass."""
+    if a.requires_grad:
+        _incomplete_gamma_first_argument(op)
+    with np.errstate(all="ignore"):
+        return None, grad * sign * ((a - 1) * x.log() - x - a.lgamma()).exp()
 
 
 def _incomplete_gamma_slope(a: Tensor, x: Tensor) -> np.ndarray:

@@ -195,6 +195,19 @@ def test_gradgradcheck_catches_a_wrong_second_derivative():
         tg.gradgradcheck(cube, [x])
 
 
+def test_gradgradcheck_catches_a_wrong_recorded_first_derivative():
+    def wrong_graph(grad, out, x):
+        return (grad * 2 * x * x,)  # 2 x^2 where backward gives 3 x^2: consistent with its own derivative
+
+    def cube(x):
+        return tg.record(x.data ** 3, "cube", (x,), lambda grad: grad * 3 * x.data ** 2,
+                         graph_vjp=wrong_graph)
+
+    (x,) = _tensors(tg, X[0])
+    with pytest.raises(GradcheckError, match="recorded with create_graph=True"):
+        tg.gradgradcheck(cube, [x])
+
+
 def test_a_custom_function_is_refused_by_name():
     class Square(tg.autograd.Function):
         @staticmethod
