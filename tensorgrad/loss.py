@@ -17,6 +17,7 @@ intermediate arrays kept for backward. Every other case is `log_softmax` followe
 from __future__ import annotations
 
 import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import namespace
 from tensorgrad.elementwise import sigmoid_array, where
-from tensorgrad.reduce import log_softmax
+from tensorgrad.reduce import log_softmax, softmax
 from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
 __all__ = [
@@ -205,7 +206,18 @@ def _batched_cross_entropy(logits: Tensor, labels: np.ndarray, reduction: str) -
             g *= grad / len(labels) if reduction == "mean" else grad
         return g
 
-    return record(out, "cross_entropy", (logits,), vjp, saved=())
+    return record(out, "cross_entropy", (logits,), vjp, saved=(),
+                  graph_vjp=partial(_batched_cross_entropy_graph, labels, reduction))
+
+
+def _batched_cross_entropy_graph(labels: np.ndarray, reduction: str, grad: Tensor, out: Tensor,
+                                 logits: Tensor) -> tuple[Tensor]:
+    one_hot = namespace(labels).zeros(logits.shape, logits.dtype)
+    one_hot[namespace(labels).arange(len(labels)), labels] = 1
+    g = softmax(logits, 1) - new_leaf(one_hot)
+    if reduction == "none":
+        return (g * grad.unsqueeze(1),)
+    return (g * (grad / len(labels)) if reduction == "mean" else g * grad,)
 
 
 def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: np.ndarray | Tensor | None,  # noqa: A002
@@ -323,7 +335,16 @@ def _nll(op: str, log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray | N
         np.put_along_axis(g, index, np.expand_dims(-scale * grad, class_dim), class_dim)
         return g
 
-    return record(namespace(x).asarray(out, x.dtype), op, (log_probs,), vjp, saved=())
+    return record(namespace(x).asarray(out, x.dtype), op, (log_probs,), vjp, saved=(),
+                  graph_vjp=partial(_nll_graph, index, scale, class_dim, reduction))
+
+
+def _nll_graph(index: np.ndarray, scale: np.ndarray, class_dim: int, reduction: str,
+               grad: Tensor, out: Tensor, log_probs: Tensor) -> tuple[Tensor]:
+    """-scale * grad at each sample's class, 0 elsewhere: linear in grad, constant in log_probs."""
+    picks = np.zeros_like(log_probs.data)
+    np.put_along_axis(picks, index, np.expand_dims(-scale, class_dim), class_dim)
+    return (new_leaf(picks) * (grad.unsqueeze(class_dim) if reduction == "none" else grad),)
 
 
 def _sample_weights(labels: np.ndarray, ignored: np.ndarray | None, weights: np.ndarray | None,
@@ -404,8 +425,12 @@ def l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noq
     """Mean absolute error: |input - target|, reduced. Derivative: sign(input - target) (0 at 0)."""
     reduction = _reduction("l1_loss", reduction, size_average, reduce)
     d = _difference("l1_loss", input, target)
-    losses = record(np.abs(d.data), "l1_loss", (d,), lambda grad: grad * np.sign(d.data))
+    losses = record(np.abs(d.data), "l1_loss", (d,), lambda grad: grad * np.sign(d.data), graph_vjp=_l1_graph)
     return _weighted_reduce("l1_loss", losses, weight, reduction, mean_by_weight=True)
+
+
+def _l1_graph(grad: Tensor, out: Tensor, d: Tensor) -> tuple[Tensor]:
+    return (grad * new_leaf(np.sign(d.data)),)
 
 
 def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
@@ -424,7 +449,18 @@ def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
     with np.errstate(invalid="ignore", divide="ignore"):  # beta = 0: the inside is empty
         losses = np.where(inside, 0.5 * x * x / beta, np.abs(x) - 0.5 * beta)
         slope = np.where(inside, x / beta, np.sign(x))
-    return _reduce(record(losses.astype(x.dtype, copy=False), op, (d,), lambda grad: grad * slope), reduction)
+    losses = record(losses.astype(x.dtype, copy=False), op, (d,), lambda grad: grad * slope,
+                    graph_vjp=partial(_piecewise_quadratic_graph, inside, 1 / beta if beta else 0.0, 1.0))
+    return _reduce(losses, reduction)
+
+
+def _piecewise_quadratic_graph(inside: np.ndarray, curvature: float, outer: float, grad: Tensor,
+                               out: Tensor, d: Tensor) -> tuple[Tensor]:
+    """The gradient of smooth_l1 and huber: curvature * d inside, outer * sign(d) outside."""
+    outside = new_leaf((outer * np.sign(d.data)).astype(d.dtype, copy=False))
+    if not inside.any():  # (beta = 0: no inside, and no 1 / 0 in the graph)
+        return (grad * outside,)
+    return (grad * where(new_leaf(inside), d * curvature, outside),)
 
 
 def huber_loss(input: Tensor, target: Any, reduction: str = "mean",  # noqa: A002
@@ -442,8 +478,9 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",  # noqa: A00
     inside = np.abs(x) < delta
     losses = np.where(inside, 0.5 * x * x, delta * (np.abs(x) - 0.5 * delta)).astype(x.dtype, copy=False)
     slope = np.where(inside, x, delta * np.sign(x))
-    return _weighted_reduce(op, record(losses, op, (d,), lambda grad: grad * slope), weight, reduction,
-                            mean_by_weight=False)
+    losses = record(losses, op, (d,), lambda grad: grad * slope,
+                    graph_vjp=partial(_piecewise_quadratic_graph, inside, 1.0, delta))
+    return _weighted_reduce(op, losses, weight, reduction, mean_by_weight=False)
 
 
 # --- binary cross-entropy and KL divergence -----------------------------------------------------
@@ -480,8 +517,17 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa
     scale = 1 if weight is None else _constant(weight, input)
     losses = record((losses * scale).astype(x.dtype, copy=False), op, (input, target),
                     lambda grad: grad * scale * (x - t) / np.maximum(x * (1 - x), 1e-12),
-                    lambda grad: grad * scale * -logit)
+                    lambda grad: grad * scale * -logit, graph_vjp=partial(_binary_cross_entropy_graph, scale))
     return _reduce(losses, reduction)
+
+
+def _binary_cross_entropy_graph(scale: Any, grad: Tensor, out: Tensor, input: Tensor,  # noqa: A002
+                                target: Tensor) -> tuple[Tensor, Tensor]:
+    grad = grad * (new_leaf(scale) if isinstance(scale, np.ndarray) else scale)
+    variance = input * (1 - input)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        grad_input = grad * (input - target) / where(new_leaf(variance.data >= 1e-12), variance, 1e-12)
+        return grad_input, grad * ((1 - input).log() - input.log())
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None,  # noqa: A002
@@ -510,7 +556,20 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
         vjp_x = lambda grad: grad * scale * ((1 - t) - log_weight * sigmoid_array(-x))
         vjp_t = lambda grad: grad * scale * (-x + (p - 1) * softplus_neg)
     out = (losses * scale).astype(np.result_type(x, t), copy=False)
-    return _reduce(record(out, "bce_with_logits", (input, target), vjp_x, vjp_t), reduction)
+    graph_vjp = partial(_bce_with_logits_graph, scale, None if pos_weight is None else p)
+    losses = record(out, "bce_with_logits", (input, target), vjp_x, vjp_t, graph_vjp=graph_vjp)
+    return _reduce(losses, reduction)
+
+
+def _bce_with_logits_graph(scale: Any, p: Any, grad: Tensor, out: Tensor, input: Tensor,  # noqa: A002
+                           target: Tensor) -> tuple[Tensor, Tensor]:
+    grad = grad * (new_leaf(scale) if isinstance(scale, np.ndarray) else scale)
+    if p is None:
+        return grad * (input.sigmoid() - target), grad * -input
+    p = new_leaf(p) if isinstance(p, np.ndarray) else p
+    softplus_neg = -input.sigmoid().log()  # log(1 + e^-x)
+    return (grad * ((1 - target) - (1 + (p - 1) * target) * (-input).sigmoid()),
+            grad * (-input + (p - 1) * softplus_neg))
 
 
 def kl_div(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
@@ -545,7 +604,14 @@ def _xlogy_self(t: Tensor) -> Tensor:
     positive = x != 0
     with np.errstate(divide="ignore", invalid="ignore"):
         log_x = np.where(positive, np.log(np.where(positive, x, 1)), 0)
-        return record(x * log_x, "xlogy", (t,), lambda grad: grad * (log_x + x / x))
+        return record(x * log_x, "xlogy", (t,), lambda grad: grad * (log_x + x / x),
+                      graph_vjp=_xlogy_self_graph)
+
+
+def _xlogy_self_graph(grad: Tensor, out: Tensor, t: Tensor) -> tuple[Tensor]:
+    positive = new_leaf(t.data != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (grad * (where(positive, where(positive, t, 1.0).log(), 0.0) + t / t),)
 
 
 # --- likelihood, ranking and embedding losses: composed of tensor ops, so every input that is a

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from tensorgrad.autograd import CROSSED, record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import namespace
 from tensorgrad.dtypes import promote_types
-from tensorgrad.tensor import Tensor, _cast
+from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 
 def _check(a: Tensor, b: Tensor) -> None:
@@ -378,7 +379,11 @@ def _ignoring(product: Tensor, input: Tensor) -> Tensor:  # noqa: A002
     = 1, d/dinput = 0 (PyTorch gives input a zero gradient, not none)."""
     return record(product.data, "+", (product, input),
                   lambda grad: grad,
-                  lambda grad: np.zeros_like(grad), saved=())
+                  lambda grad: np.zeros_like(grad), saved=(), graph_vjp=_ignoring_graph)
+
+
+def _ignoring_graph(grad: Tensor, out: Tensor, product: Tensor, input: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+    return grad, new_leaf(np.zeros_like(grad.data))
 
 
 def inner(a: Tensor, b: Tensor) -> Tensor:
@@ -454,9 +459,22 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
     vjps = (lambda grad: grad @ w_data, vjp_weight)
     if bias is None:
-        return record(out, "linear", (x, weight), *vjps)
+        return record(out, "linear", (x, weight), *vjps, graph_vjp=_linear_graph)
     return record(out, "linear", (x, weight, bias), *vjps,
-                  lambda grad: grad.reshape(rows, grad.shape[-1]).sum(axis=0), saved=(x, weight))
+                  lambda grad: grad.reshape(rows, grad.shape[-1]).sum(axis=0), saved=(x, weight),
+                  graph_vjp=_linear_graph)
+
+
+def _linear_graph(grad: Tensor, out: Tensor, x: Tensor, weight: Tensor,
+                  bias: Tensor | None = None) -> tuple[Tensor, ...]:
+    """linear's gradients as tensor ops: grad @ weight, grad^T @ x over the batch rows, grad summed."""
+    if x.ndim == 1:
+        grad_weight = grad.unsqueeze(1) * x.unsqueeze(0)
+    else:
+        rows = grad.reshape(-1, grad.shape[-1])
+        grad_weight = rows.transpose(0, 1) @ x.reshape(-1, x.shape[-1])
+    grads = (grad @ weight, grad_weight)
+    return grads if bias is None else (*grads, grad.reshape(-1, grad.shape[-1]).sum(0))
 
 
 def _raise_linear_error(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
@@ -498,7 +516,26 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
         raise ShapeError(f"einsum('{equation}'): operands of shapes {shapes} don't fit: {error}") from None
     out = xp.asarray(out)  # numpy gives a scalar for a full contraction
     vjps = [_einsum_vjp(i, inputs, output, operands) for i in range(len(operands))]
-    return record(out, "einsum", tuple(operands), *vjps)
+    repeated = any(len(set(sub)) != len(sub) for sub in inputs)  # (a diagonal: once differentiable)
+    return record(out, "einsum", tuple(operands), *vjps,
+                  graph_vjp=None if repeated else partial(_einsum_graph, inputs, output))
+
+
+def _einsum_graph(inputs: list[str], output: str, grad: Tensor, out: Tensor,
+                  *operands: Tensor) -> tuple[Tensor, ...]:
+    """Each operand's gradient, another einsum of grad and the other operands; a letter only that
+    operand has is broadcast back (no repeated letters here)."""
+    grads = []
+    for i, sub in enumerate(inputs):
+        others = [(s, t) for j, (s, t) in enumerate(zip(inputs, operands, strict=True)) if j != i]
+        reachable = set(output).union(*(set(s) for s, _ in others))
+        kept = "".join(c for c in sub if c in reachable)
+        g = einsum(",".join([output] + [s for s, _ in others]) + "->" + kept, grad, *(t for _, t in others))
+        if kept != sub:
+            sizes = dict(zip(sub, operands[i].shape, strict=True))
+            g = g.reshape([sizes[c] if c in kept else 1 for c in sub]).expand(*operands[i].shape)
+        grads.append(g)
+    return tuple(grads)
 
 
 def _parse_einsum(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]:

@@ -2778,7 +2778,12 @@ def _move(x: Tensor, target: Any) -> Tensor:
         return x
     source = x.device
     data = device_module.to_device(x._data, target, "to")
-    return record(data, "to", (x,), lambda grad: device_module.to_device(grad, source, "to"), saved=())
+    return record(data, "to", (x,), lambda grad: device_module.to_device(grad, source, "to"), saved=(),
+                  graph_vjp=_moved_back)
+
+
+def _moved_back(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (_move(grad, x.device),)
 
 
 def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
@@ -2789,7 +2794,11 @@ def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
     if dtype.kind not in "fc" or x.data.dtype.kind not in "fc":
         return new_leaf(data)
     source = x.data.dtype
-    return record(data, "to", (x,), lambda grad: grad.astype(source), saved=())
+    return record(data, "to", (x,), lambda grad: grad.astype(source), saved=(), graph_vjp=_cast_back)
+
+
+def _cast_back(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (_cast(grad, x.data.dtype),)
 
 
 # The op modules import this one, so they are imported last.

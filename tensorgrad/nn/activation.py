@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -76,14 +77,43 @@ def _gelu_exact(x: Tensor) -> Tensor:
     cdf = 0.5 * (1 + _erf_array(x.data / math.sqrt(2)))  # erf computed in float64, in x's dtype
     pdf_scale = 1 / math.sqrt(2 * math.pi)
     return record(x.data * cdf, "gelu", (x,),
-                  lambda grad: grad * (cdf + x.data * np.exp(-0.5 * x.data * x.data) * pdf_scale))
+                  lambda grad: grad * (cdf + x.data * np.exp(-0.5 * x.data * x.data) * pdf_scale),
+                  graph_vjp=_gelu_exact_graph)
+
+
+def _gelu_exact_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * (_normal_cdf(x) + x * _normal_pdf(x)),)
+
+
+def _normal_pdf(x: Tensor) -> Tensor:
+    """phi(x) = exp(-x**2 / 2) / sqrt(2 pi), from tensor ops."""
+    return (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+
+
+def _normal_cdf(x: Tensor) -> Tensor:
+    """Phi(x), as a node whose derivative phi(x) is made of tensor ops (so it differentiates again)."""
+    cdf = 0.5 * (1 + _erf_array(x.data / math.sqrt(2)))
+    return record(cdf, "normal_cdf", (x,), lambda grad: grad * _normal_pdf(new_leaf(x.data)).data,
+                  graph_vjp=_normal_cdf_graph)
+
+
+def _normal_cdf_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * _normal_pdf(x),)
 
 
 def _gelu_tanh(x: Tensor) -> Tensor:
     k, c = math.sqrt(2 / math.pi), 0.044715
     t = np.tanh(k * (x.data + c * x.data ** 3))
     return record(0.5 * x.data * (1 + t), "gelu", (x,),
-                  lambda grad: grad * 0.5 * (1 + t + x.data * (1 - t * t) * k * (1 + 3 * c * x.data ** 2)))
+                  lambda grad: grad * 0.5 * (1 + t + x.data * (1 - t * t) * k * (1 + 3 * c * x.data ** 2)),
+                  graph_vjp=_gelu_tanh_graph)
+
+
+def _gelu_tanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    k, c = math.sqrt(2 / math.pi), 0.044715
+    x2 = x * x
+    t = (k * (x + c * x2 * x)).tanh()
+    return (grad * 0.5 * (1 + t + x * (1 - t * t) * k * (1 + 3 * c * x2)),)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -93,7 +123,12 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
         return apply_inplace(x, silu, name="silu_")
     s = sigmoid_array(x.data)
     return record(x.data * s, "silu", (x,),
-                  lambda grad: grad * s * (1 + x.data * (1 - s)))
+                  lambda grad: grad * s * (1 + x.data * (1 - s)), graph_vjp=_silu_graph)
+
+
+def _silu_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    s = x.sigmoid()
+    return (grad * s * (1 + x * (1 - s)),)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -103,7 +138,13 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
         return apply_inplace(x, mish, name="mish_")
     t = np.tanh(np.logaddexp(0, x.data))  # logaddexp(0, x) = log(1 + e**x), without overflow
     return record(x.data * t, "mish", (x,),
-                  lambda grad: grad * (t + x.data * sigmoid_array(x.data) * (1 - t * t)))
+                  lambda grad: grad * (t + x.data * sigmoid_array(x.data) * (1 - t * t)),
+                  graph_vjp=_mish_graph)
+
+
+def _mish_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    t = softplus(x, threshold=math.inf).tanh()
+    return (grad * (t + x * x.sigmoid() * (1 - t * t)),)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
@@ -116,14 +157,23 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     linear = bx > threshold
     out = np.where(linear, x.data, np.logaddexp(0, bx) / beta)
     return record(out, "softplus", (x,),
-                  lambda grad: grad * np.where(linear, 1, sigmoid_array(bx)))
+                  lambda grad: grad * np.where(linear, 1, sigmoid_array(bx)),
+                  graph_vjp=partial(_softplus_graph, beta, linear))
+
+
+def _softplus_graph(beta: float, linear: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * where(new_leaf(linear), 1.0, (x * beta).sigmoid()),)
 
 
 def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
     """log(sigmoid(x)) = -log(1 + exp(-x)). Derivative: sigmoid(-x)."""
     x = _floating(input, "logsigmoid")
     return record(-np.logaddexp(0, -x.data), "logsigmoid", (x,),
-                  lambda grad: grad * sigmoid_array(-x.data))
+                  lambda grad: grad * sigmoid_array(-x.data), graph_vjp=_logsigmoid_graph)
+
+
+def _logsigmoid_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * (-x).sigmoid(),)
 
 
 def softsign(input: Tensor) -> Tensor:  # noqa: A002
@@ -133,7 +183,12 @@ def softsign(input: Tensor) -> Tensor:  # noqa: A002
     x = input if input.data.dtype.kind == "f" else input.to(float32)
     denominator = 1 + np.abs(x.data)
     return record(x.data / denominator, "softsign", (x,),
-                  lambda grad: grad / (denominator * denominator))
+                  lambda grad: grad / (denominator * denominator), graph_vjp=_softsign_graph)
+
+
+def _softsign_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    denominator = 1 + x.abs()
+    return (grad / (denominator * denominator),)
 
 
 # --- the exponential linear units: the negative side takes the exponential branch, 0 included ---
@@ -172,7 +227,20 @@ def _exponential_unit(x: Tensor, alpha: float, scale: float, input_scale: float,
     out = scale * np.where(positive, x.data, negative_side)
     # d/dx alpha * (exp(s x) - 1) = alpha * s * exp(s x) = s * (negative_side + alpha).
     return record(out, op, (x,),
-                  lambda grad: grad * scale * np.where(positive, 1, input_scale * (negative_side + alpha)))
+                  lambda grad: grad * scale * np.where(positive, 1, input_scale * (negative_side + alpha)),
+                  graph_vjp=partial(_exponential_unit_graph, alpha, scale, input_scale, positive))
+
+
+def _exponential_unit_graph(alpha: float, scale: float, input_scale: float, positive: np.ndarray,
+                            grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    mask = new_leaf(positive)
+    negative = where(mask, 0.0, x)  # (not exp of the positive side: it may overflow)
+    return (grad * scale * where(mask, 1.0, (negative * input_scale).exp() * (alpha * input_scale)),)
+
+
+def _masked_graph(slope: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The graph VJP of a piecewise linear op: its slope is a constant (0 second derivative)."""
+    return (grad * new_leaf(slope),)
 
 
 # --- piecewise linear ------------------------------------------------------------------------------
@@ -185,7 +253,12 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         return apply_inplace(x, leaky_relu, negative_slope, name="leaky_relu_")
     positive = x.data > 0
     return record(np.where(positive, x.data, x.data * negative_slope), "leaky_relu", (x,),
-                  lambda grad: grad * np.where(positive, 1, negative_slope).astype(x.data.dtype))
+                  lambda grad: grad * np.where(positive, 1, negative_slope).astype(x.data.dtype),
+                  graph_vjp=partial(_leaky_relu_graph, negative_slope))
+
+
+def _leaky_relu_graph(negative_slope: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * new_leaf(np.where(x.data > 0, 1, negative_slope).astype(x.data.dtype)),)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
@@ -200,7 +273,12 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa
     x = input
     out = np.clip(x.data, min_val, max_val).astype(x.data.dtype, copy=False)  # integers stay integers
     return record(out, "hardtanh", (x,),
-                  lambda grad: grad * ((x.data > min_val) & (x.data < max_val)))
+                  lambda grad: grad * ((x.data > min_val) & (x.data < max_val)),
+                  graph_vjp=partial(_hardtanh_graph, min_val, max_val))
+
+
+def _hardtanh_graph(min_val: float, max_val: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * new_leaf((x.data > min_val) & (x.data < max_val)),)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -215,7 +293,11 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
         return apply_inplace(x, hardsigmoid, name="hardsigmoid_")
     inside = (x.data > -3) & (x.data < 3)
     return record(np.clip(x.data / 6 + 0.5, 0, 1), "hardsigmoid", (x,),
-                  lambda grad: grad * inside / 6)
+                  lambda grad: grad * inside / 6, graph_vjp=partial(_hardsigmoid_graph, inside))
+
+
+def _hardsigmoid_graph(inside: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * new_leaf(inside) / 6,)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -225,7 +307,12 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
         return apply_inplace(x, hardswish, name="hardswish_")
     slope = np.where(x.data <= -3, 0, np.where(x.data < 3, x.data / 3 + 0.5, 1)).astype(x.data.dtype)
     return record(x.data * np.clip(x.data + 3, 0, 6) / 6, "hardswish", (x,),
-                  lambda grad: grad * slope, saved=())
+                  lambda grad: grad * slope, saved=(), graph_vjp=_hardswish_graph)
+
+
+def _hardswish_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    middle = new_leaf((x.data > -3) & (x.data < 3))
+    return (grad * where(middle, x / 3 + 0.5, new_leaf((x.data >= 3).astype(x.dtype))),)
 
 
 # --- softmin --------------------------------------------------------------------------------------
@@ -262,7 +349,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 def _thresholded(x: Tensor, limit: float, value: float) -> Tensor:
     above = x.data > limit
     return record(np.where(above, x.data, x.dtype.type(value)), "threshold", (x,),
-                  lambda grad: grad * above, saved=())
+                  lambda grad: grad * above, saved=(), graph_vjp=partial(_masked_graph, above))
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,  # noqa: A002
@@ -281,7 +368,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         return apply_inplace(x, rrelu, lower, upper, True, name="rrelu_")
     drawn = creation.default_generator().uniform(lower, upper, x.shape)
     slope = np.where(x.data <= 0, array_like(drawn.astype(x.dtype), x.data), 1.0)
-    return record(x.data * slope, "rrelu", (x,), lambda grad: grad * slope, saved=())
+    return record(x.data * slope, "rrelu", (x,), lambda grad: grad * slope, saved=(),
+                  graph_vjp=partial(_masked_graph, slope))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
@@ -289,7 +377,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     x = _floating(input, "hardshrink")
     outside = np.abs(x.data) > lambd
     return record(np.where(outside, x.data, 0).astype(x.dtype), "hardshrink", (x,),
-                  lambda grad: grad * outside, saved=())
+                  lambda grad: grad * outside, saved=(), graph_vjp=partial(_masked_graph, outside))
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
@@ -299,14 +387,21 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
         raise RuntimeError(f"softshrink: lambda must be greater or equal to 0, but found to be {lambd}.")
     outside = np.abs(x.data) > lambd
     out = np.where(outside, x.data - np.sign(x.data) * x.dtype.type(lambd), 0).astype(x.dtype)
-    return record(out, "softshrink", (x,), lambda grad: grad * outside, saved=())
+    return record(out, "softshrink", (x,), lambda grad: grad * outside, saved=(),
+                  graph_vjp=partial(_masked_graph, outside))
 
 
 def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
     """x - tanh(x). Derivative: tanh(x)**2."""
     x = _floating(input, "tanhshrink")
     t = np.tanh(x.data)
-    return record(x.data - t, "tanhshrink", (x,), lambda grad: grad * t * t, saved=())
+    return record(x.data - t, "tanhshrink", (x,), lambda grad: grad * t * t, saved=(),
+                  graph_vjp=_tanhshrink_graph)
+
+
+def _tanhshrink_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    t = x.tanh()
+    return (grad * t * t,)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002

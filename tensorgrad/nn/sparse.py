@@ -8,6 +8,7 @@ three contributions. `one_hot` is the same lookup into an identity matrix, as in
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from tensorgrad import dtypes
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.device import namespace, ufunc_at
 from tensorgrad.dtypes import int64
+from tensorgrad.higher_order import linear_graph
 from tensorgrad.nn import init
 from tensorgrad.nn.modules import Module, Parameter, _place
 from tensorgrad.tensor import Tensor, new_leaf
@@ -85,7 +87,21 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
             full[padding_idx] = 0
         return full
 
-    return record(np.take(weight.data, idx, axis=0), "embedding", (weight,), vjp, saved=())
+    return record(np.take(weight.data, idx, axis=0), "embedding", (weight,), vjp, saved=(),
+                  graph_vjp=partial(_embedding_graph, idx, padding_idx, vjp))
+
+
+def _embedding_graph(idx: np.ndarray, padding_idx: int | None, vjp: Any, grad: Tensor, out: Tensor,
+                     weight: Tensor) -> tuple[Tensor]:
+    """Linear in weight: `vjp`, whose own gradient is the lookup of the padding-masked rows
+    (PyTorch's embedding_dense_double_backward: scale_grad_by_freq is not applied there)."""
+    mask = None if padding_idx is None else (idx != padding_idx)[..., None]
+    return linear_graph("embedding", vjp, partial(_looked_up, idx, mask))(grad, out, weight)
+
+
+def _looked_up(idx: np.ndarray, mask: np.ndarray | None, t: Tensor) -> Tensor:
+    rows = t[idx]
+    return rows if mask is None else rows * new_leaf(mask)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

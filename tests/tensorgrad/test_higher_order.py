@@ -297,3 +297,17 @@ def test_func_grad_of_a_tensor_that_requires_grad_stays_differentiable():
     np.testing.assert_allclose(tg.autograd.grad(g.sum(), w)[0].data, 6 * X[0])
     plain = tg.func.grad(lambda a: (a ** 3).sum())(w.detach())
     assert not plain.requires_grad
+
+
+def test_dtype_casts_carry_the_graph_and_cast_the_gradient_back():
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (tg, torch):
+        x = m.tensor([0.5, -1.0, 0.25], requires_grad=True)  # float32, computed in float64
+        y = ((x.double().exp() * x.double()) ** 2).sum()
+        (g,) = m.autograd.grad(y, x, create_graph=True)
+        (h,) = m.autograd.grad((g * g).sum(), x)
+        assert str(g.dtype).endswith("float32") and str(h.dtype).endswith("float32")
+        results.append((np.asarray(g.detach()), np.asarray(h)))
+    for ours, theirs in zip(*results, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
