@@ -10,14 +10,15 @@ gradients. `set_index` is the out-of-place form of `t[key] = value`; `index_put`
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from tensorgrad import checks
+from tensorgrad import checks, elementwise
 from tensorgrad.autograd import record
-from tensorgrad.higher_order import linear_graph
 from tensorgrad.device import array_like, data_address, is_array, namespace, ufunc_at
+from tensorgrad.higher_order import linear_graph
 from tensorgrad.movement import with_unit_dims
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -182,6 +183,17 @@ def _advanced(x: Tensor, key: Any) -> Tensor:
     return record(data, "index", (x,), vjp, saved=(), graph_vjp=linear_graph("index", vjp, lambda t: t[key]))
 
 
+def _linear(op: str, f: Callable, f_t: Callable, t: Tensor) -> Tensor:
+    """f(t) as a graph node, for a linear numpy map f whose transpose is f_t: its gradient is f_t,
+    recorded the same way, so it differentiates to any order. The gradient of an input of a
+    several-input op that is linear in it (index_put's values, scatter's src) is one."""
+    return record(f(t._data), op, (t,), f_t, saved=(), graph_vjp=partial(_linear_back, op, f, f_t))
+
+
+def _linear_back(op: str, f: Callable, f_t: Callable, grad: Tensor, out: Tensor, t: Tensor) -> tuple[Tensor]:
+    return (_linear(op, f_t, f, grad),)
+
+
 def set_index(x: Tensor, key: Any, value: Tensor) -> Tensor:
     """A copy of x with x[key] = value. d/dx = grad except at key; d/dvalue = grad[key].
 
@@ -192,7 +204,8 @@ def set_index(x: Tensor, key: Any, value: Tensor) -> Tensor:
     _check_index_types(key, x)
     out = x.data.copy()
     write_at(out, key, value)
-    return record(out, "index_put", (x, value), *_index_put_vjps(key), saved=())
+    return record(out, "index_put", (x, value), *_index_put_vjps(key), saved=(),
+                  graph_vjp=partial(_index_put_graph, key, False))
 
 
 def set_index_(x: Tensor, before: Tensor | None, key: Any, value: Tensor) -> Tensor | None:
@@ -204,7 +217,8 @@ def set_index_(x: Tensor, before: Tensor | None, key: Any, value: Tensor) -> Ten
     write_at(x.data, key, value)
     if before is None:
         return None
-    return record(x.data, "index_put", (before, value), *_index_put_vjps(key), saved=())
+    return record(x.data, "index_put", (before, value), *_index_put_vjps(key), saved=(),
+                  graph_vjp=partial(_index_put_graph, key, False))
 
 
 def write_at(array: np.ndarray, key: Any, value: Tensor) -> None:
@@ -235,6 +249,34 @@ def _index_put_vjps(key: Any) -> tuple[Callable, Callable]:
     return vjp_x, vjp_value
 
 
+def _index_put_graph(key: Any, accumulate: bool, grad: Tensor, out: Tensor, x: Tensor,
+                     value: Tensor) -> tuple[Tensor, Tensor]:
+    """index_put's gradients as graph nodes: x's is grad with the selection zeroed (unless
+    accumulating), value's the selection of grad, whose transpose adds back at the key."""
+    if accumulate:
+        grad_x = grad
+    else:
+        written = namespace(out._data).zeros(out.shape, dtype=bool)
+        part, at = _in_torch_order(written, key)
+        part[at] = True
+        grad_x = elementwise.where(new_leaf(written), 0.0, grad)
+    return grad_x, _linear("index_put backward", partial(_selected, key), partial(_added_at, key, out.shape),
+                           grad)
+
+
+def _selected(key: Any, grad: np.ndarray) -> np.ndarray:
+    part, at = _in_torch_order(grad, key)
+    return namespace(grad).array(part[at])  # a copy: a basic key's selection is a view of grad
+
+
+def _added_at(key: Any, shape: tuple[int, ...], h: np.ndarray) -> np.ndarray:
+    """Zeros of `shape` with h added at the key (the transpose of selecting it)."""
+    full = namespace(h).zeros(shape, dtype=h.dtype)
+    target, at = _in_torch_order(full, key)
+    ufunc_at(np.add, target, at, np.broadcast_to(h, target[at].shape))
+    return full
+
+
 def _in_torch_order(array: np.ndarray, key: Any) -> tuple[np.ndarray, Any]:
     """(view, index) such that `view[index]` is `array[key]` as PyTorch selects it, and writing
     to `view[index]` writes into `array`: the basic part of the key as a NumPy view first."""
@@ -255,9 +297,11 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     target, where = _in_torch_order(out, key)
     if not accumulate:
         target[where] = values.data
-        return record(out, "index_put", (input, values), *_index_put_vjps(key), saved=())
+        return record(out, "index_put", (input, values), *_index_put_vjps(key), saved=(),
+                      graph_vjp=partial(_index_put_graph, key, False))
     ufunc_at(np.add, target, where, np.broadcast_to(values.data, target[where].shape))
-    return record(out, "index_put", (input, values), lambda grad: grad, _index_put_vjps(key)[1], saved=())
+    return record(out, "index_put", (input, values), lambda grad: grad, _index_put_vjps(key)[1], saved=(),
+                  graph_vjp=partial(_index_put_graph, key, True))
 
 
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
@@ -360,7 +404,8 @@ def gather(x: Tensor, dim: int, index: Any) -> Tensor:
         ufunc_at(np.add, full, coords, grad)
         return full
 
-    return record(x.data[coords], "gather", (x,), vjp, saved=())
+    return record(x.data[coords], "gather", (x,), vjp, saved=(),
+                  graph_vjp=linear_graph("gather", vjp, partial(gather, dim=dim, index=idx)))
 
 
 def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
@@ -393,7 +438,8 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
     written = xp.zeros(x.data.shape, dtype=bool)
     written[coords] = True
     if src is None:
-        return record(out, "scatter", (x,), lambda grad: np.where(written, 0, grad), saved=())
+        return record(out, "scatter", (x,), lambda grad: np.where(written, 0, grad), saved=(),
+                      graph_vjp=partial(_scatter_graph, written, coords, part))
     src_shape = src.data.shape
 
     def vjp_src(grad: np.ndarray) -> np.ndarray:
@@ -401,7 +447,33 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
         g[part] = grad[coords]
         return g
 
-    return record(out, "scatter", (x, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=())
+    return record(out, "scatter", (x, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=(),
+                  graph_vjp=partial(_scatter_graph, written, coords, part))
+
+
+def _scatter_graph(written: np.ndarray | None, coords: tuple, part: tuple, grad: Tensor, out: Tensor,
+                   x: Tensor, src: Tensor | None = None) -> tuple[Tensor, ...]:
+    """scatter's (and scatter_add's) gradients as graph nodes: x's is grad where nothing was written
+    (all of it for `written` None); src's is grad at the places each element went."""
+    grad_x = grad if written is None else elementwise.where(new_leaf(written), 0.0, grad)
+    if src is None:
+        return (grad_x,)
+    return grad_x, _linear("scatter backward", partial(_gathered_into, coords, part, src.shape),
+                           partial(_scattered_from, coords, part, out.shape), grad)
+
+
+def _gathered_into(coords: tuple, part: tuple, shape: tuple[int, ...], grad: np.ndarray) -> np.ndarray:
+    """Zeros of src's `shape` with grad at coords in the `part` that was scattered."""
+    g = namespace(grad).zeros(shape, dtype=grad.dtype)
+    g[part] = grad[coords]
+    return g
+
+
+def _scattered_from(coords: tuple, part: tuple, shape: tuple[int, ...], h: np.ndarray) -> np.ndarray:
+    """Zeros of `shape` with h's `part` added at coords: the transpose of `_gathered_into`."""
+    full = namespace(h).zeros(shape, dtype=h.dtype)
+    ufunc_at(np.add, full, coords, h[part])
+    return full
 
 
 def _filled(x: Tensor, shape: tuple[int, ...], value: Any) -> Tensor:
@@ -486,7 +558,10 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         full[part] = g
         return full
 
-    return record(out, op, (x, src), vjp_x, vjp_src)
+    graph = None  # (only a sum's gradients are linear in grad with constant masks; the rest: once)
+    if reduce == "sum":
+        graph = partial(_scatter_graph, None if include_self else touched > 0, coords, part)
+    return record(out, op, (x, src), vjp_x, vjp_src, graph_vjp=graph)
 
 
 def _product_of_others(xp, grad, out, self_data, values, coords, include_self, which):
@@ -528,7 +603,8 @@ def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
         return full.reshape(shape)
 
     out = np.take(data, idx.reshape(-1), axis=dim)
-    return record(out if x.ndim else out.reshape(idx.shape), "index_select", (x,), vjp, saved=())
+    return record(out if x.ndim else out.reshape(idx.shape), "index_select", (x,), vjp, saved=(),
+                  graph_vjp=linear_graph("index_select", vjp, partial(index_select, dim=dim, index=idx)))
 
 
 def _slice_index(x: Tensor, dim: int, index: Any, op: str) -> tuple[int, np.ndarray]:
@@ -575,7 +651,14 @@ def index_add(x: Tensor, dim: int, index: Any, source: Tensor, *, alpha: float =
              np.moveaxis(values.reshape(source.shape or (1,)), dim, 0))
     return record(out, "index_add", (x, source), lambda grad: grad,
                   lambda grad: np.take(grad.reshape(x.shape or (1,)), idx, axis=dim).reshape(source.shape)
-                  * (1 if alpha == 1 else x.dtype.type(alpha)), saved=())
+                  * (1 if alpha == 1 else x.dtype.type(alpha)), saved=(),
+                  graph_vjp=partial(_index_add_graph, dim, idx, alpha))
+
+
+def _index_add_graph(dim: int, idx: np.ndarray, alpha: float, grad: Tensor, out: Tensor, x: Tensor,
+                     source: Tensor) -> tuple[Tensor, Tensor]:
+    grad_source = grad.reshape(*(x.shape or (1,))).index_select(dim, idx).reshape(*source.shape)
+    return grad, grad_source if alpha == 1 else grad_source * alpha
 
 
 def index_copy(x: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
@@ -593,7 +676,16 @@ def index_copy(x: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
         return g
 
     return record(out, "index_copy", (x, source), vjp_x,
-                  lambda grad: grad.reshape(x.shape or (1,))[key].reshape(source.shape), saved=())
+                  lambda grad: grad.reshape(x.shape or (1,))[key].reshape(source.shape), saved=(),
+                  graph_vjp=partial(_index_copy_graph, dim, idx))
+
+
+def _index_copy_graph(dim: int, idx: np.ndarray, grad: Tensor, out: Tensor, x: Tensor,
+                      source: Tensor) -> tuple[Tensor, Tensor]:
+    written = namespace(out._data).zeros(x.shape or (1,), dtype=bool)
+    written[(slice(None),) * dim + (idx,)] = True
+    grad_x = elementwise.where(new_leaf(written.reshape(x.shape)), 0.0, grad)
+    return grad_x, grad.reshape(*(x.shape or (1,))).index_select(dim, idx).reshape(*source.shape)
 
 
 def index_fill(x: Tensor, dim: int, index: Any, value: Any) -> Tensor:
@@ -674,9 +766,18 @@ def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
         out = np.where(m, value.data.astype(x.dtype), x.data)
         return record(out, "masked_fill", (x, value),
                       lambda grad: np.where(m, 0, grad),
-                      lambda grad: np.where(m, grad, 0).sum(), saved=())
+                      lambda grad: np.where(m, grad, 0).sum(), saved=(),
+                      graph_vjp=partial(_masked_fill_graph, m))
     out = np.where(m, namespace(x.data).asarray(value).astype(x.dtype), x.data)
-    return record(out, "masked_fill", (x,), lambda grad: np.where(m, 0, grad), saved=())
+    return record(out, "masked_fill", (x,), lambda grad: np.where(m, 0, grad), saved=(),
+                  graph_vjp=partial(_masked_fill_graph, m))
+
+
+def _masked_fill_graph(m: np.ndarray, grad: Tensor, out: Tensor, x: Tensor,
+                       *value: Tensor) -> tuple[Tensor, ...]:
+    mask = new_leaf(m)
+    grad_x = elementwise.where(mask, 0.0, grad)
+    return (grad_x, elementwise.where(mask, grad, 0.0).sum()) if value else (grad_x,)
 
 
 def masked_select(x: Tensor, mask: Any) -> Tensor:
@@ -691,7 +792,8 @@ def masked_select(x: Tensor, mask: Any) -> Tensor:
         full[full_mask] = grad
         return full
 
-    return record(np.broadcast_to(x.data, shape)[full_mask], "masked_select", (x,), vjp, saved=())
+    return record(np.broadcast_to(x.data, shape)[full_mask], "masked_select", (x,), vjp, saved=(),
+                  graph_vjp=linear_graph("masked_select", vjp, partial(masked_select, mask=full_mask)))
 
 
 def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
@@ -716,7 +818,8 @@ def take(x: Tensor, index: Any) -> Tensor:
         ufunc_at(np.add, full, idx.reshape(-1), grad.reshape(-1))
         return full.reshape(shape)
 
-    return record(x.data.reshape(-1)[idx], "take", (x,), vjp, saved=())
+    return record(x.data.reshape(-1)[idx], "take", (x,), vjp, saved=(),
+                  graph_vjp=linear_graph("take", vjp, partial(take, index=idx)))
 
 
 # --- writes into a copy: put, index_reduce and the *_scatter family ----------------------------------

@@ -20,10 +20,10 @@ import numpy as np
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
-from tensorgrad.higher_order import linear_graph
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
+from tensorgrad.higher_order import linear_graph
 from tensorgrad.tensor import Tensor, new_leaf
 
 
@@ -241,12 +241,12 @@ def contiguous(x: Tensor) -> Tensor:
     if x.data.flags.c_contiguous:
         return x
     data = namespace(x.data).ascontiguousarray(x.data)
-    return record(data, "contiguous", (x,), lambda grad: grad, saved=())
+    return record(data, "contiguous", (x,), lambda grad: grad, saved=(), graph_vjp=_as_is)
 
 
 def clone(x: Tensor) -> Tensor:
     """A copy with its own storage. Gradient: passed through."""
-    return record(x.data.copy(), "clone", (x,), lambda grad: grad, saved=())
+    return record(x.data.copy(), "clone", (x,), lambda grad: grad, saved=(), graph_vjp=_as_is)
 
 
 # --- joining ------------------------------------------------------------------------------------
@@ -271,7 +271,12 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         raise ShapeError(f"cat: shapes {shapes} must match except in dimension {dim}") from None
     bounds = np.cumsum([0] + [t.shape[dim] for t in tensors])
     vjps = [_part_of(dim, slice(int(lo), int(hi))) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-    return record(data, "cat", tensors, *vjps, saved=())
+    return record(data, "cat", tensors, *vjps, saved=(), graph_vjp=partial(_cat_graph, dim, bounds.tolist()))
+
+
+def _cat_graph(dim: int, bounds: list[int], grad: Tensor, out: Tensor,
+               *tensors: Tensor) -> tuple[Tensor, ...]:
+    return tuple(narrow(grad, dim, lo, hi - lo) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
 
 
 def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -343,7 +348,11 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         raise ShapeError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
     data = np.stack([t.data for t in tensors], axis=dim)
     vjps = [_part_of(dim, i) for i in range(len(tensors))]
-    return record(data, "stack", tensors, *vjps, saved=())
+    return record(data, "stack", tensors, *vjps, saved=(), graph_vjp=partial(_stack_graph, dim))
+
+
+def _stack_graph(dim: int, grad: Tensor, out: Tensor, *tensors: Tensor) -> tuple[Tensor, ...]:
+    return tuple(select(grad, dim, i) for i in range(len(tensors)))
 
 
 # --- more movement: PyTorch's shape ops (views where PyTorch gives views) ---------------------------
@@ -588,7 +597,11 @@ def flip(x: Tensor, dims: int | Sequence[int]) -> Tensor:
     """The elements in reverse order along `dims` (a copy, as in PyTorch). Gradient: flipped back."""
     axes = checks.dims(dims, x.ndim, "flip")
     return record(np.flip(x.data, axes).copy(), "flip", (x,),
-                  lambda grad: np.flip(grad, axes), saved=())
+                  lambda grad: np.flip(grad, axes), saved=(), graph_vjp=partial(_flip_graph, axes))
+
+
+def _flip_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (flip(grad, axes),)
 
 
 def fliplr(x: Tensor) -> Tensor:
@@ -619,7 +632,12 @@ def rot90(x: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     turns = k % 4
     rotated = np.rot90(x.data, turns, (first, second))  # a view (x itself for k = 0)
     return record(namespace(rotated).array(rotated, order="C"), "rot90", (x,),
-                  lambda grad: np.rot90(grad, -turns, (first, second)), saved=())
+                  lambda grad: np.rot90(grad, -turns, (first, second)), saved=(),
+                  graph_vjp=partial(_rot90_graph, -turns, (first, second)))
+
+
+def _rot90_graph(turns: int, dims: tuple[int, int], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (rot90(grad, turns, dims),)
 
 
 def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
@@ -628,7 +646,8 @@ def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | Non
         shape = x.data.shape
         back = -shifts if isinstance(shifts, int | np.integer) else tuple(-s for s in shifts)
         return record(np.roll(x.data, shifts), "roll", (x,),
-                      lambda grad: np.roll(grad.reshape(-1), back).reshape(shape), saved=())
+                      lambda grad: np.roll(grad.reshape(-1), back).reshape(shape), saved=(),
+                      graph_vjp=partial(_roll_graph, back, None))
     shifts = (shifts,) if isinstance(shifts, int | np.integer) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
     if len(shifts) != len(dims):
@@ -636,7 +655,14 @@ def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | Non
     axes = tuple(checks.dim(d, x.ndim, "roll") for d in dims)
     back = tuple(-s for s in shifts)
     return record(np.roll(x.data, shifts, axes), "roll", (x,),
-                  lambda grad: np.roll(grad, back, axes), saved=())
+                  lambda grad: np.roll(grad, back, axes), saved=(),
+                  graph_vjp=partial(_roll_graph, back, axes))
+
+
+def _roll_graph(back: Any, axes: tuple[int, ...] | None, grad: Tensor, out: Tensor,
+                x: Tensor) -> tuple[Tensor]:
+    """roll's gradient: rolled back (along `axes`, or over the flattened tensor for None)."""
+    return (roll(grad, back, axes),)
 
 
 def repeat(x: Tensor, *sizes: int) -> Tensor:
@@ -653,7 +679,15 @@ def repeat(x: Tensor, *sizes: int) -> Tensor:
         summed = grad.reshape(split_shape).sum(axis=tuple(range(0, 2 * len(sizes), 2)))
         return summed.reshape(x.data.shape)
 
-    return record(np.tile(x.data.reshape(shape), sizes), "repeat", (x,), vjp, saved=())
+    return record(np.tile(x.data.reshape(shape), sizes), "repeat", (x,), vjp, saved=(),
+                  graph_vjp=partial(_repeat_graph, sizes, shape))
+
+
+def _repeat_graph(sizes: tuple[int, ...], shape: tuple[int, ...], grad: Tensor, out: Tensor,
+                  x: Tensor) -> tuple[Tensor]:
+    """repeat's gradient: each output dimension split as (copy, element), summed over the copies."""
+    split_shape = [n for pair in zip(sizes, shape, strict=True) for n in pair]
+    return (grad.reshape(*split_shape).sum(tuple(range(0, 2 * len(sizes), 2))).reshape(*x.shape),)
 
 
 def tile(x: Tensor, dims: Sequence[int]) -> Tensor:
@@ -686,7 +720,9 @@ def repeat_interleave(x: Tensor, repeats: Any, dim: int | None = None) -> Tensor
             np.moveaxis(g, axis, 0)[nonzero] = np.moveaxis(sums, axis, 0)
         return g.reshape(shape)
 
-    return record(out, "repeat_interleave", (x,), vjp, saved=())
+    forward = partial(repeat_interleave, repeats=counts, dim=dim)
+    return record(out, "repeat_interleave", (x,), vjp, saved=(),
+                  graph_vjp=linear_graph("repeat_interleave", vjp, forward))
 
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -699,8 +735,12 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
         raise RuntimeError(f"diagonal(): dim1 and dim2 can't be the same dimension ({dim1}, {dim2})")
     offset = checks.as_int(offset, "diagonal", "offset")
     in_shape = x.data.shape
-    return _view(x, _diagonal_of(x.data, offset, d1, d2), "diagonal",
-                 lambda grad: _onto_diagonal(grad, in_shape, offset, d1, d2))
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        return _onto_diagonal(grad, in_shape, offset, d1, d2)
+
+    return _view(x, _diagonal_of(x.data, offset, d1, d2), "diagonal", vjp,
+                 linear_graph("diagonal", vjp, partial(diagonal, offset=offset, dim1=d1, dim2=d2)))
 
 
 def _diagonal_of(data: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
@@ -725,13 +765,21 @@ def _onto_diagonal(grad: np.ndarray, shape: tuple[int, ...], offset: int, d1: in
 def diag(x: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D tensor's values on a matrix's diagonal, or a matrix's diagonal as a 1-D tensor (copies)."""
     offset = checks.as_int(diagonal, "diag", "diagonal")
+    forward = partial(diag, diagonal=offset)
     if x.ndim == 1:
-        return record(np.diag(x.data, offset), "diag", (x,),
-                      lambda grad: np.diagonal(grad, offset).copy(), saved=())
+        def vjp(grad: np.ndarray) -> np.ndarray:
+            return np.diagonal(grad, offset).copy()
+
+        return record(np.diag(x.data, offset), "diag", (x,), vjp, saved=(),
+                      graph_vjp=linear_graph("diag", vjp, forward))
     if x.ndim == 2:
         shape = x.data.shape
-        return record(np.diagonal(x.data, offset).copy(), "diag", (x,),
-                      lambda grad: _onto_diagonal(grad, shape, offset, 0, 1), saved=())
+
+        def vjp(grad: np.ndarray) -> np.ndarray:
+            return _onto_diagonal(grad, shape, offset, 0, 1)
+
+        return record(np.diagonal(x.data, offset).copy(), "diag", (x,), vjp, saved=(),
+                      graph_vjp=linear_graph("diag", vjp, forward))
     raise RuntimeError(f"diag(): expects a 1-D or 2-D tensor, got shape {x.shape}")
 
 
@@ -751,7 +799,13 @@ def _triangle(x: Tensor, diagonal: int, keep, op: str) -> Tensor:
     k = checks.as_int(diagonal, op, "diagonal")
     mask = keep(namespace(x.data).ones(x.shape[-2:], dtype=bool), k)
     return record(np.where(mask, x.data, 0).astype(x.dtype, copy=False), op, (x,),
-                  lambda grad: np.where(mask, grad, 0), saved=())
+                  lambda grad: np.where(mask, grad, 0), saved=(), graph_vjp=partial(_triangle_graph, mask))
+
+
+def _triangle_graph(mask: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    from tensorgrad.elementwise import where  # (elementwise imports this module)
+
+    return (where(new_leaf(mask), grad, 0.0),)
 
 
 def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -781,7 +835,8 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
             moved[..., k:k + step * (count - 1) + 1:step] += windows[..., k]
         return full.reshape(in_shape)
 
-    return _view(x, strided_view(data, shape, strides), "unfold", vjp)
+    return _view(x, strided_view(data, shape, strides), "unfold", vjp,
+                 linear_graph("unfold", vjp, partial(unfold, dimension=dim, size=size, step=step)))
 
 
 def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
@@ -940,7 +995,12 @@ def block_diag(*tensors: Tensor) -> Tensor:
     for t, shape, block in zip(tensors, shapes, blocks, strict=True):
         out[block] = t.data.reshape(shape)
     vjps = [_block_of(block, t.shape) for t, block in zip(tensors, blocks, strict=True)]
-    return record(out, "block_diag", tensors, *vjps, saved=())
+    return record(out, "block_diag", tensors, *vjps, saved=(), graph_vjp=partial(_block_diag_graph, blocks))
+
+
+def _block_diag_graph(blocks: list[tuple[slice, slice]], grad: Tensor, out: Tensor,
+                      *tensors: Tensor) -> tuple[Tensor, ...]:
+    return tuple(grad[block].reshape(*t.shape) for t, block in zip(tensors, blocks, strict=True))
 
 
 def _block_of(block: tuple[slice, slice], shape: tuple[int, ...]):
@@ -1027,7 +1087,14 @@ def diag_embed(x: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Te
     full = namespace(x.data).zeros(shape, dtype=x.dtype)
     _diagonal_of(full, offset, d1, d2)[...] = x.data
     return record(full, "diag_embed", (x,),
-                  lambda grad: _diagonal_of(grad, offset, d1, d2), saved=())
+                  lambda grad: _diagonal_of(grad, offset, d1, d2), saved=(),
+                  graph_vjp=linear_graph("diag_embed", partial(_diagonal_copy, offset, d1, d2),
+                                         partial(diag_embed, offset=offset, dim1=d1, dim2=d2)))
+
+
+def _diagonal_copy(offset: int, d1: int, d2: int, grad: np.ndarray) -> np.ndarray:
+    """diag_embed's gradient as a new array (the first-order one is a view of grad)."""
+    return _diagonal_of(grad, offset, d1, d2).copy()
 
 
 def diagflat(x: Tensor, offset: int = 0) -> Tensor:

@@ -22,6 +22,7 @@ from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
 from tensorgrad.device import accumulate, array_like, is_array, namespace, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
+from tensorgrad.higher_order import linear_graph
 from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
@@ -68,7 +69,8 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None)
     axes = checks.dims(dim, x.ndim, "sum")
     kept = _kept_shape(shape, axes)
     return record(data.sum(axis=axes, keepdims=keepdim), "sum", (x,),
-                  lambda grad: _spread(grad, kept, shape), saved=(), graph_vjp=partial(_spread_graph, kept, 1))
+                  lambda grad: _spread(grad, kept, shape), saved=(),
+                  graph_vjp=partial(_spread_graph, kept, 1))
 
 
 def _sum_all_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -114,7 +116,15 @@ def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:
         return grad.reshape(kept.shape) * winners / winners.sum(axis=axes, keepdims=True)
 
     out = kept if keepdim else np.squeeze(kept, axis=axes)
-    return record(out, op, (x,), vjp)
+    return record(out, op, (x,), vjp, graph_vjp=partial(_extreme_graph, axes))
+
+
+def _extreme_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """amax's and amin's gradient: grad times a constant share, 1 / (the number of winners) at each."""
+    kept = _kept_shape(x.shape, axes)
+    winners = x._data == out._data.reshape(kept)
+    share = (winners / winners.sum(axis=axes, keepdims=True)).astype(x._data.dtype, copy=False)
+    return (grad.reshape(*kept) * new_leaf(share),)
 
 
 def _extreme_along(x: Tensor, dim: int, keepdim: bool, op: str) -> tuple[Tensor, Tensor]:
@@ -138,7 +148,16 @@ def _extreme_along(x: Tensor, dim: int, keepdim: bool, op: str) -> tuple[Tensor,
         values, indices = np.squeeze(values, axis=axis), np.squeeze(indices, axis=axis)
     if not x.ndim:
         values, indices = values.reshape(()), indices.reshape(())
-    return record(values, op, (x,), vjp, saved=()), new_leaf(indices.astype(np.int64, copy=False))
+    graph = linear_graph(op, vjp, partial(_gather_along, shape, axis, index, values.shape))
+    return (record(values, op, (x,), vjp, saved=(), graph_vjp=graph),
+            new_leaf(indices.astype(np.int64, copy=False)))
+
+
+def _gather_along(shape: tuple[int, ...], axis: int, index: np.ndarray, out_shape: tuple[int, ...],
+                  t: Tensor) -> Tensor:
+    """t's elements at `index` along `axis`, as tensor ops: the forward of the ops whose gradient
+    goes to an index (max and min along a dim, the scans of extremes, sort, topk, median...)."""
+    return t.reshape(*shape).gather(axis, index).reshape(*out_shape)
 
 
 def max(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
@@ -227,7 +246,12 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
         lse = np.log(np.exp(data - shift).sum(axis=axes, keepdims=True)) + shift
     out = lse if keepdim else np.squeeze(lse, axis=axes)
     return record(out, "logsumexp", (x,),
-                  lambda grad: grad.reshape(lse.shape) * np.exp(x.data - lse))
+                  lambda grad: grad.reshape(lse.shape) * np.exp(x.data - lse),
+                  graph_vjp=partial(_logsumexp_graph, lse.shape))
+
+
+def _logsumexp_graph(kept: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad.reshape(*kept) * (x - out.reshape(*kept)).exp(),)
 
 
 def _kept_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -260,7 +284,11 @@ def softmax(x: Tensor, dim: int = -1, _stacklevel: int = 3, dtype: Any = None) -
         out = e / e.sum(axis=axes, keepdims=True)
     return record(out, "softmax", (x,),
                   lambda grad: out * (grad - (grad * out).sum(axis=axes, keepdims=True)),
-                  saved=(), saves_output=True)
+                  saved=(), saves_output=True, graph_vjp=partial(_softmax_graph, axes))
+
+
+def _softmax_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (out * (grad - (grad * out).sum(axes, keepdim=True)),)
 
 
 def log_softmax(x: Tensor, dim: int = -1, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
@@ -274,7 +302,11 @@ def log_softmax(x: Tensor, dim: int = -1, _stacklevel: int = 3, dtype: Any = Non
         out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
     return record(out, "log_softmax", (x,),
                   lambda grad: grad - np.exp(out) * grad.sum(axis=axes, keepdims=True),
-                  saved=(), saves_output=True)
+                  saved=(), saves_output=True, graph_vjp=partial(_log_softmax_graph, axes))
+
+
+def _log_softmax_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad - out.exp() * grad.sum(axes, keepdim=True),)
 
 
 # --- more reductions: prod, var and std, norm, all, any, count_nonzero ---------------------------
@@ -320,13 +352,34 @@ def prod(x: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any
         def vjp_all(grad: np.ndarray) -> np.ndarray:
             return grad * _product_of_others(data.reshape(-1), 0).reshape(data.shape)
 
-        return record(out, "prod", (x,), vjp_all)
+        return record(out, "prod", (x,), vjp_all, graph_vjp=partial(_prod_graph, None))
     axis = checks.dim(dim, x.ndim, "prod")
     line = data if x.ndim else data.reshape(1)
     kept = np.prod(line, axis=axis, keepdims=True)
     out = (kept if keepdim else np.squeeze(kept, axis=axis)).reshape(_reduced_shape(x.shape, axis, keepdim))
     return record(out, "prod", (x,),
-                  lambda grad: (grad.reshape(kept.shape) * _product_of_others(line, axis)).reshape(x.shape))
+                  lambda grad: (grad.reshape(kept.shape) * _product_of_others(line, axis)).reshape(x.shape),
+                  graph_vjp=partial(_prod_graph, axis))
+
+
+def _prod_graph(axis: int | None, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """prod's gradient: grad * out / x (PyTorch's prod_backward) where x holds no zero; else the
+    product of the others, from one copy of each slice per element (`_each_replaced`)."""
+    if not (x._data == 0).any():
+        kept = (1,) * x.ndim if axis is None else _kept_shape(x.shape, (axis,))
+        return (grad.reshape(*kept) * out.reshape(*kept) / x,)
+    line = x.reshape(-1) if axis is None or not x.ndim else x
+    kept = _kept_shape(line.shape, (0 if axis is None else axis,))
+    others = prod(_each_replaced(line, 0 if axis is None else axis), (0 if axis is None else axis) + 1)
+    return ((grad.reshape(*kept) * others).reshape(*x.shape),)
+
+
+def _each_replaced(x: Tensor, axis: int) -> Tensor:
+    """x with a new dimension at `axis`: its slice i is x with the i-th element along `axis` set to 1."""
+    n = x.shape[axis]
+    eye = namespace(x._data).eye(n, dtype=bool).reshape((n, n) + (1,) * (x.ndim - axis - 1))
+    copies = x.unsqueeze(axis).expand(*x.shape[:axis], n, *x.shape[axis:])
+    return elementwise.where(new_leaf(eye), 1.0, copies)
 
 
 def _reduced_shape(shape: tuple[int, ...], axis: int, keepdim: bool) -> tuple[int, ...]:
@@ -378,7 +431,13 @@ def var(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim
         with np.errstate(invalid="ignore", divide="ignore"):
             return grad.reshape(kept.shape) * 2 * centered / dof
 
-    return record(out.astype(x.data.dtype, copy=False), "var", (x,), vjp)
+    return record(out.astype(x.data.dtype, copy=False), "var", (x,), vjp,
+                  graph_vjp=partial(_var_graph, axes, dof))
+
+
+def _var_graph(axes: tuple[int, ...], dof: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    centered = x - x.mean(axes, keepdim=True)
+    return (grad.reshape(*_kept_shape(x.shape, axes)) * 2 * centered / dof,)
 
 
 def std(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -396,7 +455,18 @@ def std(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim
             scale = np.where(kept == 0, 0, grad.reshape(kept.shape) / (dof * kept))
         return scale * centered
 
-    return record(out.astype(x.data.dtype, copy=False), "std", (x,), vjp)
+    return record(out.astype(x.data.dtype, copy=False), "std", (x,), vjp,
+                  graph_vjp=partial(_std_graph, axes, dof))
+
+
+def _std_graph(axes: tuple[int, ...], dof: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """std's gradient, grad (x - mean) / ((N - correction) std): 0 where std is 0, as in the
+    first-order formula (the division reads 1 there, so that its own gradient stays finite)."""
+    kept = _kept_shape(x.shape, axes)
+    std = out.reshape(*kept)
+    flat = new_leaf(std._data == 0)
+    scale = elementwise.where(flat, 0.0, grad.reshape(*kept) / (elementwise.where(flat, 1.0, std) * dof))
+    return (scale * (x - x.mean(axes, keepdim=True)),)
 
 
 def var_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -495,7 +565,28 @@ def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = Fal
             power = np.where(x.data == 0, 0, np.abs(x.data) ** (p - 1))
         return np.sign(x.data) * power * scale
 
-    return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp)
+    return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp,
+                  graph_vjp=partial(_norm_graph, axes, float(p)))
+
+
+def _norm_graph(axes: tuple[int, ...], p: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The p-norm's gradient, sign(x) |x|**(p-1) grad / norm**(p-1), as PyTorch's norm_backward:
+    0 where the norm is 0, and |x|**(p-1) read as 0 at x = 0 (both divisions read 1 at those
+    places, so that the gradient's own gradient stays finite there)."""
+    if p == 0:  # a count: it does not change with x
+        return (new_leaf(np.zeros_like(x._data)),)
+    kept = _kept_shape(x.shape, axes)
+    grad = grad.reshape(*kept)
+    if p == 1:
+        return (grad * new_leaf(np.sign(x._data)),)
+    norm = out.reshape(*kept)
+    flat = new_leaf(norm._data == 0)
+    if p == 2:
+        return (x * elementwise.where(flat, 0.0, grad / elementwise.where(flat, 1.0, norm)),)
+    scale = elementwise.where(flat, 0.0, grad / elementwise.where(flat, 1.0, norm) ** (p - 1))
+    zero = new_leaf(x._data == 0)
+    power = elementwise.where(zero, 0.0, elementwise.where(zero, 1.0, x).abs() ** (p - 1))
+    return (new_leaf(np.sign(x._data)) * power * scale,)
 
 
 def _p_norm(magnitude: np.ndarray, axes: tuple[int, ...], p: float) -> np.ndarray:
@@ -524,7 +615,17 @@ def _extreme_norm(x: Tensor, axes: tuple[int, ...], keepdim: bool, p: float) -> 
         return np.sign(x.data) * winners * (grad.reshape(kept.shape) / np.add.reduce(winners, axis=axes,
                                                                                         keepdims=True))
 
-    return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp)
+    return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp,
+                  graph_vjp=partial(_extreme_norm_graph, axes))
+
+
+def _extreme_norm_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The inf-norm's gradient: grad times sign(x) / (the number of tied extremes), a constant."""
+    kept = _kept_shape(x.shape, axes)
+    magnitude = np.abs(x._data)
+    winners = (magnitude == out._data.reshape(kept)) | np.isnan(magnitude)
+    share = np.sign(x._data) * winners / np.add.reduce(winners, axis=axes, keepdims=True)
+    return (grad.reshape(*kept) * new_leaf(share.astype(x._data.dtype, copy=False)),)
 
 
 def _nuclear_norm(x: Tensor, dim: Dim, keepdim: bool) -> Tensor:
@@ -599,7 +700,12 @@ def nansum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
         with np.errstate(invalid="ignore"):
             return _spread(grad, kept, data.shape) * ~np.isnan(data)
 
-    return record(np.nansum(data, axis=axes, keepdims=keepdim), "nansum", (x,), vjp)
+    return record(np.nansum(data, axis=axes, keepdims=keepdim), "nansum", (x,), vjp,
+                  graph_vjp=partial(_nansum_graph, kept))
+
+
+def _nansum_graph(kept: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad.reshape(*kept).expand(*x.shape) * new_leaf(~np.isnan(x._data)),)
 
 
 def nanmean(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
@@ -739,8 +845,12 @@ def cumsum(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running sum along dim: out[i] = x[0] + ... + x[i]. Derivative: the sum of grad from i on."""
     data, axis = _scan_input(x, dim, "cumsum")
     out = np.cumsum(data, axis=axis, dtype=_accumulated_dtype(x, dtype))
-    return record(out.reshape(x.shape), "cumsum", (x,),
-                  lambda grad: _reverse_cumsum(grad.reshape(data.shape), axis).reshape(x.shape), saved=())
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        return _reverse_cumsum(grad.reshape(data.shape), axis).reshape(x.shape)
+
+    return record(out.reshape(x.shape), "cumsum", (x,), vjp, saved=(),
+                  graph_vjp=linear_graph("cumsum", vjp, partial(cumsum, dim=dim)))
 
 
 def cumprod(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -752,7 +862,23 @@ def cumprod(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     data = data.astype(_accumulated_dtype(x, dtype), copy=False)
     out = np.cumprod(data, axis=axis)
     return record(out.reshape(x.shape), "cumprod", (x,),
-                  lambda grad: _cumprod_vjp(data, out, grad.reshape(data.shape), axis).reshape(x.shape))
+                  lambda grad: _cumprod_vjp(data, out, grad.reshape(data.shape), axis).reshape(x.shape),
+                  graph_vjp=partial(_cumprod_graph, axis))
+
+
+def _cumprod_graph(axis: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """cumprod's gradient: the sum from i on of grad * out, over x[i], where x holds no zero (PyTorch's
+    formula); else x[i]'s term j is grad[j] times the running product to j of the others."""
+    shape = x.shape
+    if not x.ndim:
+        grad, out, x = grad.reshape(1), out.reshape(1), x.reshape(1)
+    if not (x._data == 0).any():
+        return (((grad * out).flip(axis).cumsum(axis).flip(axis) / x).reshape(*shape),)
+    n = x.shape[axis]
+    later = namespace(x._data).triu(namespace(x._data).ones((n, n), dtype=bool))  # [i, j]: j >= i
+    others = cumprod(_each_replaced(x, axis), axis + 1)  # [.., i, j, ..]: x[:j+1]'s product without x[i]
+    terms = elementwise.where(new_leaf(later.reshape((n, n) + (1,) * (x.ndim - axis - 1))), others, 0.0)
+    return ((grad.unsqueeze(axis) * terms).sum(axis + 1).reshape(*shape),)
 
 
 def _cumprod_vjp(data: np.ndarray, out: np.ndarray, grad: np.ndarray, axis: int) -> np.ndarray:
@@ -800,7 +926,9 @@ def _cumulative_extreme(x: Tensor, dim: int, op: str) -> tuple[Tensor, Tensor]:
     def vjp(grad: np.ndarray) -> np.ndarray:
         return _scatter_add_along(grad.reshape(shape), indices, axis, shape).reshape(x.shape)
 
-    return record(values.reshape(x.shape), op, (x,), vjp, saved=()), new_leaf(indices.reshape(x.shape))
+    graph = linear_graph(op, vjp, partial(_gather_along, shape, axis, indices, x.shape))
+    return (record(values.reshape(x.shape), op, (x,), vjp, saved=(), graph_vjp=graph),
+            new_leaf(indices.reshape(x.shape)))
 
 
 def cummax(x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
@@ -882,7 +1010,8 @@ def _take_along(x: Tensor, data: np.ndarray, index: np.ndarray, axis: int, op: s
         return full.reshape(x.shape)
 
     indices = new_leaf(index.astype(np.int64).reshape(shape))
-    return record(values.reshape(shape), op, (x,), vjp, saved=()), indices
+    graph = linear_graph(op, vjp, partial(_gather_along, data.shape, axis, index, shape))
+    return record(values.reshape(shape), op, (x,), vjp, saved=(), graph_vjp=graph), indices
 
 
 def sort(x: Tensor, dim: int = -1, descending: bool = False, *,
@@ -1180,7 +1309,12 @@ def _median_of_all(x: Tensor) -> Tensor:
         equal = np.isnan(x.data) if np.isnan(value) else x.data == value
         return equal * (grad / np.add.reduce(equal, axis=None))
 
-    return record(value, "median", (x,), vjp)
+    return record(value, "median", (x,), vjp, graph_vjp=_median_graph)
+
+
+def _median_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    equal = np.isnan(x._data) if np.isnan(out._data) else x._data == out._data
+    return (grad * new_leaf((equal / np.add.reduce(equal, axis=None)).astype(x._data.dtype, copy=False)),)
 
 
 # --- torch.trapezoid and cumulative_trapezoid, histogram and histogramdd, isin ---------------------
