@@ -205,11 +205,11 @@ def _apply_to_view(x: Tensor, base: Tensor, op: Callable[..., Tensor], args: tup
     old_values, old_part = window.copy_of_base(base.data)
     base_before = _detached_copy_with_history(base, old_values)
     part_before = record(old_part, "as_strided", (base_before,), window.scatter, saved=(),
-                         view_of=base_before)
+                         view_of=base_before, graph_vjp=partial(_as_strided_graph, window))
     result = op(part_before, *args)
     _write(x, result.data, name)
     _take_history(base, record(base.data, name, (base_before, result), window.outside, window.inside,
-                               saved=()), name)
+                               saved=(), graph_vjp=partial(_written_graph, window)), name)
     view_of_base(x, name, window)
     return x
 
@@ -227,8 +227,50 @@ def view_of_base(view: Tensor, name: str, window: Window | None = None) -> None:
     parents, vjps = (base,), (window.scatter,)
     if view._backward is not None:
         parents, vjps = (base, _detached_copy_with_history(view, view.data)), (window.scatter, None)
-    _take_history(view, record(view.data, "as_strided", parents, *vjps, saved=(), view_of=base), "as_strided")
+    _take_history(view, record(view.data, "as_strided", parents, *vjps, saved=(), view_of=base,
+                               graph_vjp=partial(_as_strided_graph, window)), "as_strided")
     view._view_version = view._versions[0]
+
+
+# The graph VJPs of the view writes: each is linear, so its gradient is a window op of the gradient,
+# recorded as a tensor op whose own gradient is the transposed window op.
+
+
+def _as_strided_graph(window: Window, grad: Tensor, out: Tensor, base: Tensor,
+                      *holder: Tensor) -> tuple[Tensor | None, ...]:
+    """The view's gradient scattered into the base (an old history's holder, if any, gets none)."""
+    return (_scattered(window, grad), *(None,) * len(holder))
+
+
+def _written_graph(window: Window, grad: Tensor, out: Tensor, base: Tensor,
+                   part: Tensor) -> tuple[Tensor, Tensor]:
+    return _outside(window, grad), _inside(window, grad)
+
+
+def _scattered(window: Window, t: Tensor) -> Tensor:
+    """t (of the view's shape) laid into zeros of the base's shape."""
+    return record(window.scatter(t.data), "as_strided backward", (t,), window.inside, saved=(),
+                  graph_vjp=partial(_inside_graph, window))
+
+
+def _inside(window: Window, t: Tensor) -> Tensor:
+    """The view's elements of t (of the base's shape)."""
+    return record(window.inside(t.data), "as_strided", (t,), window.scatter, saved=(),
+                  graph_vjp=partial(_as_strided_graph, window))
+
+
+def _outside(window: Window, t: Tensor) -> Tensor:
+    """t (of the base's shape) with the view's elements zeroed."""
+    return record(window.outside(t.data), "as_strided outside", (t,), window.outside, saved=(),
+                  graph_vjp=partial(_outside_graph, window))
+
+
+def _inside_graph(window: Window, grad: Tensor, out: Tensor, t: Tensor) -> tuple[Tensor]:
+    return (_inside(window, grad),)
+
+
+def _outside_graph(window: Window, grad: Tensor, out: Tensor, t: Tensor) -> tuple[Tensor]:
+    return (_outside(window, grad),)
 
 
 def is_part(x: Tensor, key: Any, view: Tensor) -> bool:
@@ -447,7 +489,7 @@ def map_function(x: Tensor, other: Tensor, fn: Callable[[Any, Any], Any]) -> Ten
 def fill(x: Tensor, value: float) -> Tensor:
     """A tensor like x, every element `value`. Derivative: 0."""
     return record(np.full_like(x.data, value), "fill", (x,),
-                  lambda grad: np.zeros_like(grad), saved=())
+                  lambda grad: np.zeros_like(grad), saved=(), graph_vjp=_flat_graph)
 
 
 def copy(x: Tensor, src: Tensor) -> Tensor:
@@ -458,7 +500,11 @@ def copy(x: Tensor, src: Tensor) -> Tensor:
         raise ShapeError(f"copy_: source of shape {src.shape} can't be broadcast to {x.shape}") from None
     return record(out, "copy", (x, src),
                   lambda grad: np.zeros_like(grad),
-                  lambda grad: grad, saved=())
+                  lambda grad: grad, saved=(), graph_vjp=_copy_graph)
+
+
+def _copy_graph(grad: Tensor, out: Tensor, x: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
+    return new_leaf(namespace(grad.data).zeros_like(grad.data)), grad
 
 
 def truth(x: Tensor, op: Callable[..., Tensor], *others: Any) -> Tensor:
@@ -471,8 +517,13 @@ def truth(x: Tensor, op: Callable[..., Tensor], *others: Any) -> Tensor:
     if x.data.dtype.kind not in "fc":  # an integer or bool result carries no gradient
         return new_leaf(values)
     inputs = (x, *(other for other in others if isinstance(other, Tensor)))
-    return record(values, op.__name__, inputs, *(_flat,) * len(inputs), saved=())
+    return record(values, op.__name__, inputs, *(_flat,) * len(inputs), saved=(), graph_vjp=_flat_graph)
 
 
 def _flat(grad: Any) -> Any:
     return np.zeros_like(grad)
+
+
+def _flat_graph(grad: Tensor, out: Tensor, *inputs: Tensor) -> tuple[Tensor, ...]:
+    """Zero for every input (a constant, or a step)."""
+    return tuple(new_leaf(namespace(grad.data).zeros_like(grad.data)) for _ in inputs)

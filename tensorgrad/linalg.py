@@ -22,6 +22,10 @@ derivatives table for the backward, side by side:
   lu_solve are composed from it and solve_triangular
 - cholesky_solve / cholesky_inverse: PyTorch's formulas, which read L as a full matrix
 
+Each formula is also written with tensor ops (`_<op>_graph`, beside its op), so gradients
+differentiate again (`create_graph=True`); qr and the lu family are differentiable once, and so is
+det at a singular matrix.
+
 The norms (`vector_norm`, `matrix_norm`, `norm`), `matrix_power`, `cross`, `multi_dot`,
 `vander`, `cond`, `vecdot`, `tensorinv`, `tensorsolve` and `householder_product` are composed
 of ops with gradients of their own; the `*_ex` forms report failures in `info` instead of
@@ -36,6 +40,7 @@ import math
 import warnings
 from collections import namedtuple
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -45,6 +50,7 @@ from tensorgrad import checks, return_types
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
 from tensorgrad.device import namespace, to_numpy
+from tensorgrad.higher_order import _refuse_second_pass
 from tensorgrad.matmul import _swap, matmul  # (_swap: the last two dimensions, as a view)
 from tensorgrad.matmul import cross as _cross  # (`tensorgrad.matmul` is also the function's name)
 from tensorgrad.movement import cat as _cat
@@ -87,7 +93,12 @@ def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
     """The inverse of a square matrix (or of each in a batch). d/dA = -A^-T G A^-T."""
     _square(A, "inv")
     out = _inverse(A.data, "inv")
-    return record(out, "inv", (A,), lambda grad: -(_swap(out) @ grad @ _swap(out)), saved=())
+    return record(out, "inv", (A,), lambda grad: -(_swap(out) @ grad @ _swap(out)), saved=(),
+                  graph_vjp=_inv_graph)
+
+
+def _inv_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    return (-(out.mT @ grad @ out.mT),)
 
 
 def det(A: Tensor) -> Tensor:  # noqa: N803
@@ -97,12 +108,29 @@ def det(A: Tensor) -> Tensor:  # noqa: N803
     out = np.linalg.det(A.data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        u, s, vh = np.linalg.svd(A.data)
-        signs = np.linalg.det(u) * np.linalg.det(vh)
-        others = _product_of_others(s, s.ndim - 1) if s.shape[-1] else s
-        return (grad * signs)[..., None, None] * (u * others[..., None, :]) @ vh
+        return grad[..., None, None] * _cofactors(A.data)
 
-    return record(namespace(A.data).asarray(out), "det", (A,), vjp, saved=())
+    return record(namespace(A.data).asarray(out), "det", (A,), vjp, saved=(), graph_vjp=_det_graph)
+
+
+def _cofactors(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrix adj(a)^T, from the SVD a = U S V^T: det(U) det(V) U diag(prod of the
+    other singular values) V^T."""
+    u, s, vh = np.linalg.svd(a)
+    signs = np.linalg.det(u) * np.linalg.det(vh)
+    others = _product_of_others(s, s.ndim - 1) if s.shape[-1] else s
+    return signs[..., None, None] * (u * others[..., None, :]) @ vh
+
+
+def _det_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    """G det(A) A^-T, as PyTorch's; for a singular A the cofactors from the SVD, differentiable once."""
+    try:
+        inverse = inv(A)
+    except LinAlgError:
+        cofactors = record(_cofactors(A.data), "det backward", (A,), partial(_refuse_second_pass, "det"),
+                           saved=())
+        return (grad[..., None, None] * cofactors,)
+    return ((grad * out)[..., None, None] * inverse.mT,)
 
 
 def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
@@ -112,9 +140,11 @@ def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
     sign, logabsdet = np.linalg.slogdet(A.data)
     xp = namespace(A.data)
     value = record(xp.asarray(logabsdet), "slogdet", (A,),
-                   lambda grad: grad[..., None, None] * _swap(_inverse(A.data, "slogdet")), saved=())
+                   lambda grad: grad[..., None, None] * _swap(_inverse(A.data, "slogdet")), saved=(),
+                   graph_vjp=_logdet_graph)
     # The sign of a real determinant is piecewise constant: in the graph, as PyTorch's, with gradient 0.
-    sign = record(xp.asarray(sign), "slogdet", (A,), lambda grad: xp.zeros(A.shape, A.dtype), saved=())
+    sign = record(xp.asarray(sign), "slogdet", (A,), lambda grad: xp.zeros(A.shape, A.dtype), saved=(),
+                  graph_vjp=_sign_graph)
     return return_types.slogdet(sign, value)
 
 
@@ -124,7 +154,16 @@ def logdet(A: Tensor) -> Tensor:  # noqa: N803
     sign, logabsdet = np.linalg.slogdet(A.data)
     out = np.where(sign < 0, np.nan, logabsdet)
     return record(namespace(A.data).asarray(out), "logdet", (A,),
-                  lambda grad: grad[..., None, None] * _swap(_inverse(A.data, "logdet")), saved=())
+                  lambda grad: grad[..., None, None] * _swap(_inverse(A.data, "logdet")), saved=(),
+                  graph_vjp=_logdet_graph)
+
+
+def _logdet_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    return (grad[..., None, None] * inv(A).mT,)
+
+
+def _sign_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    return (new_leaf(namespace(A.data).zeros(A.shape, A.dtype)),)
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
@@ -151,7 +190,16 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
         g = np.linalg.solve(_swap(A.data), grad[..., None] if vector else grad)
         return -(g @ _swap(x))
 
-    return record(x[..., 0] if vector else x, "solve", (A, B), vjp_a, vjp_b, saved=())
+    return record(x[..., 0] if vector else x, "solve", (A, B), vjp_a, vjp_b, saved=(),
+                  graph_vjp=partial(_solve_graph, vector))
+
+
+def _solve_graph(vector: bool, grad: Tensor, out: Tensor, A: Tensor, B: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
+    if vector:
+        g = solve(A.mT, grad.unsqueeze(-1))
+        return -(g @ out.unsqueeze(-2)), g.squeeze(-1)
+    g = solve(A.mT, grad)
+    return -(g @ out.mT), g
 
 
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
@@ -173,7 +221,16 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
         y = np.linalg.solve(_swap(lower), phi)
         return _swap(np.linalg.solve(_swap(lower), _swap(y)))
 
-    return record(_swap(lower).copy() if upper else lower, "cholesky", (A,), vjp, saved=())
+    return record(_swap(lower).copy() if upper else lower, "cholesky", (A,), vjp, saved=(),
+                  graph_vjp=partial(_cholesky_graph, upper))
+
+
+def _cholesky_graph(upper: bool, grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    lower, g = (out.mT, grad.mT) if upper else (out, grad)
+    phi = (lower.mT @ g).tril()
+    phi = 0.5 * (phi + phi.tril(-1).mT)
+    y = solve_triangular(lower.mT, phi, upper=True)
+    return (solve_triangular(lower, y, upper=False, left=False),)
 
 
 def svdvals(A: Tensor) -> Tensor:  # noqa: N803
@@ -182,7 +239,8 @@ def svdvals(A: Tensor) -> Tensor:  # noqa: N803
         raise ShapeError(f"linalg.svdvals: The input tensor A must have at least 2 dimensions, "
                          f"got {A.shape}")
     u, s, vh = np.linalg.svd(A.data, full_matrices=False)
-    return record(s, "svdvals", (A,), lambda grad: (u * grad[..., None, :]) @ vh, saved=())
+    return record(s, "svdvals", (A,), lambda grad: (u * grad[..., None, :]) @ vh, saved=(),
+                  graph_vjp=_svd_s_graph)
 
 
 # --- decompositions -------------------------------------------------------------------------------
@@ -264,9 +322,47 @@ def svd(A: Tensor, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]:
             return u_k @ (inner @ vh_k + g_scaled - (g_scaled @ _swap(vh_k)) @ vh_k)
         return u_k @ inner @ vh_k
 
-    return _SVD(record(u, "svd", (A,), vjp_u, saved=(), saves_output=True),
-                record(s, "svd", (A,), vjp_s, saved=(), saves_output=True),
-                record(vh, "svd", (A,), vjp_vh, saved=(), saves_output=True))
+    return _SVD(record(u, "svd", (A,), vjp_u, saved=(), saves_output=True, graph_vjp=_svd_u_graph),
+                record(s, "svd", (A,), vjp_s, saved=(), saves_output=True, graph_vjp=_svd_s_graph),
+                record(vh, "svd", (A,), vjp_vh, saved=(), saves_output=True, graph_vjp=_svd_vh_graph))
+
+
+# The graph VJPs of svd and eigh: the formulas above, with the factors from a reduced decomposition
+# of A recorded again (nodes with graph VJPs of their own, so the gradient differentiates again).
+
+
+def _gaps_of(values: Tensor) -> Tensor:
+    eye = new_leaf(namespace(values.data).eye(values.shape[-1], dtype=values.dtype))
+    return values.unsqueeze(-2) - values.unsqueeze(-1) + eye
+
+
+def _svd_u_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    u, s, vh = svd(A, full_matrices=False)
+    k = s.shape[-1]
+    g = grad[..., :, :k]
+    ut_g = u.mT @ g
+    inner = (ut_g - ut_g.mT) / _gaps_of(s * s) * s.unsqueeze(-2)
+    if A.shape[-2] > k:  # the part of gU outside U's columns
+        g_scaled = g / s.unsqueeze(-2)
+        return ((u @ inner + g_scaled - u @ (u.mT @ g_scaled)) @ vh,)
+    return (u @ inner @ vh,)
+
+
+def _svd_s_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    u, _, vh = svd(A, full_matrices=False)
+    return ((u * grad.unsqueeze(-2)) @ vh,)
+
+
+def _svd_vh_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    u, s, vh = svd(A, full_matrices=False)
+    k = s.shape[-1]
+    g = grad[..., :k, :]
+    vh_gt = vh @ g.mT
+    inner = s.unsqueeze(-1) * ((vh_gt - vh_gt.mT) / _gaps_of(s * s))
+    if A.shape[-1] > k:  # the part of gVh outside Vh's rows
+        g_scaled = g / s.unsqueeze(-1)
+        return (u @ (inner @ vh + g_scaled - (g_scaled @ vh.mT) @ vh),)
+    return (u @ inner @ vh,)
 
 
 def legacy_svd(A: Tensor, some: bool = True,  # noqa: N803
@@ -384,8 +480,20 @@ def eigh(A: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
 
     return _EIGH(
         record(values, "eigh", (A,), lambda grad: (vectors * grad[..., None, :]) @ _swap(vectors),
-               saved=(), saves_output=True),
-        record(vectors, "eigh", (A,), vjp_vectors, saved=(), saves_output=True))
+               saved=(), saves_output=True, graph_vjp=partial(_eigenvalues_graph, UPLO)),
+        record(vectors, "eigh", (A,), vjp_vectors, saved=(), saves_output=True,
+               graph_vjp=partial(_eigenvectors_graph, UPLO)))
+
+
+def _eigenvalues_graph(uplo: str, grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    _, vectors = eigh(A, uplo)
+    return ((vectors * grad.unsqueeze(-2)) @ vectors.mT,)
+
+
+def _eigenvectors_graph(uplo: str, grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    values, vectors = eigh(A, uplo)
+    vt_g = vectors.mT @ grad
+    return (vectors @ (0.5 * (vt_g - vt_g.mT) / _gaps_of(values)) @ vectors.mT,)
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
@@ -396,7 +504,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
         return new_leaf(np.linalg.eigvalsh(A.data, UPLO=UPLO))
     values, vectors = np.linalg.eigh(A.data, UPLO=UPLO)
     return record(values, "eigvalsh", (A,), lambda grad: (vectors * grad[..., None, :]) @ _swap(vectors),
-                  saved=())
+                  saved=(), graph_vjp=partial(_eigenvalues_graph, UPLO))
 
 
 def _tolerance(largest: np.ndarray, A: Tensor, atol: Any, rtol: Any) -> Any:  # noqa: N803
@@ -453,20 +561,29 @@ def pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = N
         keep = s > _tolerance(s[..., :1], A, atol, rtol)
         out = (_swap(vh) * _reciprocal(s, keep)[..., None, :]) @ _swap(u)
     return record(out, "pinv", (A,), lambda grad: _pinv_vjp(grad, out, A.data), saved=(),
-                  saves_output=True)
+                  saves_output=True, graph_vjp=_pinv_graph)
 
 
-def _pinv_vjp(grad: np.ndarray, p: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """pinv's backward (PyTorch's pinv_backward), ordered so the products stay small."""
+def _pinv_vjp(grad: Any, p: Any, a: Any, swap: Any = _swap) -> Any:
+    """pinv's backward (PyTorch's pinv_backward), ordered so the products stay small (arrays, or
+    tensors with `swap` a tensor transpose)."""
     m, n = a.shape[-2:]
-    grad_t = _swap(grad)
+    grad_t = swap(grad)
     if m <= n:
         k = grad_t @ p
-        k_pt = k @ _swap(p)
-        return -_swap(p @ k) + k_pt - (a @ p) @ k_pt + (_swap(p) @ p) @ (grad_t - k @ a)
+        k_pt = k @ swap(p)
+        return -swap(p @ k) + k_pt - (a @ p) @ k_pt + (swap(p) @ p) @ (grad_t - k @ a)
     k = p @ grad_t
-    pt_k = _swap(p) @ k
-    return -_swap(k @ p) + (grad_t - a @ k) @ p @ _swap(p) + pt_k - pt_k @ p @ a
+    pt_k = swap(p) @ k
+    return -swap(k @ p) + (grad_t - a @ k) @ p @ swap(p) + pt_k - pt_k @ p @ a
+
+
+def _transposed(t: Tensor) -> Tensor:
+    return t.mT
+
+
+def _pinv_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    return (_pinv_vjp(grad, out, A, _transposed),)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002 - PyTorch's name
@@ -552,7 +669,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         g = _swap(p) @ (grad[..., None] if vector else grad)
         return g[..., 0] if vector else g
 
-    solution = record(x[..., 0] if vector else x, "lstsq", (A, B), vjp_a, vjp_b, saved=())
+    solution = record(x[..., 0] if vector else x, "lstsq", (A, B), vjp_a, vjp_b, saved=(),
+                      graph_vjp=partial(_lstsq_graph, vector))
     empty = xp.zeros((0,), A.dtype)
     full_rank = driver == "gels" or (driver in ("gelsd", "gelss") and bool((rank == n).all()))
     if m > n and full_rank:
@@ -560,11 +678,28 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         residuals = record((residual * residual).sum(axis=-2), "lstsq", (A, B),
                            lambda grad: 2 * (grad[..., None, :] * residual) @ _swap(x),
                            lambda grad: (-2 * grad[..., None, :] * residual)[..., 0] if vector
-                           else -2 * grad[..., None, :] * residual, saved=())
+                           else -2 * grad[..., None, :] * residual, saved=(),
+                           graph_vjp=partial(_residuals_graph, vector, solution))
     else:
         residuals = new_leaf(empty)
     return _LSTSQ(solution, residuals, new_leaf(xp.zeros((0,), np.int64) if driver == "gels" else rank),
                   new_leaf(s if driver in ("gelsd", "gelss") else empty))
+
+
+def _lstsq_graph(vector: bool, grad: Tensor, out: Tensor, A: Tensor,  # noqa: N803
+                 B: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
+    """The gradients of pinv(A) @ B, pinv with its default tolerance (PyTorch's lstsq backward)."""
+    p = pinv(A)
+    g, b = (grad.unsqueeze(-1), B.unsqueeze(-1)) if vector else (grad, B)
+    grad_b = p.mT @ g
+    return _pinv_vjp(g @ b.mT, p, A, _transposed), grad_b.squeeze(-1) if vector else grad_b
+
+
+def _residuals_graph(vector: bool, solution: Tensor, grad: Tensor, out: Tensor, A: Tensor,  # noqa: N803
+                     B: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
+    x, b = (solution.unsqueeze(-1), B.unsqueeze(-1)) if vector else (solution, B)
+    weighted = 2 * grad.unsqueeze(-2) * (A @ x - b)
+    return weighted @ x.mT, -weighted.squeeze(-1) if vector else -weighted
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None,  # noqa: A002
@@ -700,7 +835,14 @@ def matrix_exp(A: Tensor) -> Tensor:  # noqa: N803
                                 np.concatenate((np.zeros_like(a_t), a_t), axis=-1)), axis=-2)
         return _expm(block)[..., :n, n:]
 
-    return record(_expm(A.data), "matrix_exp", (A,), vjp)
+    return record(_expm(A.data), "matrix_exp", (A,), vjp, graph_vjp=_matrix_exp_graph)
+
+
+def _matrix_exp_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    n, a_t = A.shape[-1], A.mT
+    zeros = new_leaf(namespace(A.data).zeros(A.shape, A.dtype))
+    block = _cat((_cat((a_t, grad), -1), _cat((zeros, a_t), -1)), -2)
+    return (matrix_exp(block)[..., :n, n:],)
 
 
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
@@ -843,7 +985,16 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  #
         g = np.triu(g) if upper else np.tril(g)
         return g - np.triu(np.tril(g)) if unitriangular else g
 
-    return record(x, "solve_triangular", (A, B), vjp_a, vjp_b, saved=())
+    return record(x, "solve_triangular", (A, B), vjp_a, vjp_b, saved=(),
+                  graph_vjp=partial(_solve_triangular_graph, upper, unitriangular))
+
+
+def _solve_triangular_graph(upper: bool, unitriangular: bool, grad: Tensor, out: Tensor, A: Tensor,  # noqa: N803
+                            B: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
+    grad_b = solve_triangular(A.mT, grad, upper=not upper, unitriangular=unitriangular)
+    grad_a = -(grad_b @ out.mT)
+    grad_a = grad_a.triu(int(unitriangular)) if upper else grad_a.tril(-int(unitriangular))
+    return grad_a, grad_b
 
 
 def _solve_quietly(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -1186,7 +1337,16 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:  # noqa
         common = common + _swap(common)
         return -(L.data @ common) if upper else -(common @ L.data)
 
-    return record(x, "cholesky_solve", (B, L), vjp_b, vjp_l, saved=())
+    return record(x, "cholesky_solve", (B, L), vjp_b, vjp_l, saved=(),
+                  graph_vjp=partial(_cholesky_solve_graph, upper))
+
+
+def _cholesky_solve_graph(upper: bool, grad: Tensor, out: Tensor, B: Tensor,  # noqa: N803
+                          L: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
+    grad_b = cholesky_solve(grad, L, upper)
+    common = grad_b @ out.mT
+    common = common + common.mT
+    return grad_b, -(L @ common) if upper else -(common @ L)
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
@@ -1200,7 +1360,13 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
         common = out @ (grad + _swap(grad)) @ out
         return -(L.data @ common) if upper else -(common @ L.data)
 
-    return record(out, "cholesky_inverse", (L,), vjp, saved=())
+    return record(out, "cholesky_inverse", (L,), vjp, saved=(),
+                  graph_vjp=partial(_cholesky_inverse_graph, upper))
+
+
+def _cholesky_inverse_graph(upper: bool, grad: Tensor, out: Tensor, L: Tensor) -> tuple[Tensor]:  # noqa: N803
+    common = out @ (grad + grad.mT) @ out
+    return (-(L @ common) if upper else -(common @ L),)
 
 
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: N803

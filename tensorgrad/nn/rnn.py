@@ -24,6 +24,7 @@ from tensorgrad import dtypes
 from tensorgrad.autograd import record
 from tensorgrad.device import array_like, namespace, to_numpy
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
+from tensorgrad.higher_order import linear_graph
 from tensorgrad.matmul import linear
 from tensorgrad.movement import cat, stack
 from tensorgrad.nn.modules import Module, Parameter, _place, _uniform
@@ -139,7 +140,8 @@ def _rows_of(x: Tensor, dim: int, index: Any, op: str) -> Tensor:
         full[where] = grad
         return full
 
-    return record(xp.take(data, idx, axis=dim), op, (x,), vjp, saved=())
+    return record(xp.take(data, idx, axis=dim), op, (x,), vjp, saved=(),
+                  graph_vjp=linear_graph(op, vjp, partial(_rows_of, dim=dim, index=idx, op=op)))
 
 
 def _rows_into(x: Tensor, index: Any, rows: int, fill: float, op: str) -> Tensor:
@@ -149,7 +151,13 @@ def _rows_into(x: Tensor, index: Any, rows: int, fill: float, op: str) -> Tensor
     idx = array_like(index, data, dtype=dtypes.int64)
     out = namespace(data).full((rows, *data.shape[1:]), fill, dtype=data.dtype)
     out[idx] = data
-    return record(out, op, (x,), lambda grad: grad[idx], saved=())
+    vjp = partial(_taken, idx)
+    return record(out, op, (x,), vjp, saved=(),
+                  graph_vjp=linear_graph(op, vjp, partial(_rows_into, index=idx, rows=rows, fill=0.0, op=op)))
+
+
+def _taken(idx: Any, grad: Any) -> Any:
+    return grad[idx]
 
 
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:

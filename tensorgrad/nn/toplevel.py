@@ -11,6 +11,7 @@ each function below is a thin adapter that reorders its arguments and calls the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from tensorgrad import creation
 from tensorgrad.autograd import record
 from tensorgrad.device import array_like
 from tensorgrad.nn import functional as F  # noqa: N812 - the name PyTorch code gives it
-from tensorgrad.tensor import Tensor
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["max_pool1d", "max_pool2d", "adaptive_max_pool1d", "batch_norm", "instance_norm", "embedding",
            "dropout", "alpha_dropout", "feature_alpha_dropout", "rrelu", "cosine_embedding_loss",
@@ -115,7 +116,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     drawn = creation.rand(*input.shape, generator=generator, dtype=np.float64).data
     slope = array_like(lower + (upper - lower) * drawn, input.data, input.dtype)
     slope = np.where(input.data <= 0, slope, 1).astype(input.dtype)
-    return record(input.data * slope, "rrelu", (input,), lambda grad: grad * slope, saved=())
+    return record(input.data * slope, "rrelu", (input,), lambda grad: grad * slope, saved=(),
+                  graph_vjp=partial(_rrelu_graph, slope))
+
+
+def _rrelu_graph(slope: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (grad * new_leaf(slope),)
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
