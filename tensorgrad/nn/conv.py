@@ -33,13 +33,15 @@ import itertools
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from tensorgrad import creation, dtypes
 from tensorgrad.autograd import record
 from tensorgrad.device import array_like, namespace, strided_view, ufunc_at
+from tensorgrad.higher_order import linear_graph
 from tensorgrad.matmul import matmul
 from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
@@ -163,6 +165,17 @@ def _crop(x: np.ndarray, pads: Pads) -> np.ndarray:
     for size, (lo, hi) in zip(x.shape[2:], pads, strict=True):
         inside.append(slice(lo, size - hi))
     return x[tuple(inside)]
+
+
+def _linear_node(op: str, forward: Any, vjp: Any, x: Tensor) -> Tensor:
+    """A linear op of x given as numpy functions: `forward` (the op on an array of x's shape) and its
+    transpose `vjp`; differentiable to any order (`higher_order.linear_graph`)."""
+    return record(forward(x.data), op, (x,), vjp, saved=(), graph_vjp=_linear_graph_of(op, forward, vjp))
+
+
+def _linear_graph_of(op: str, forward: Any, vjp: Any) -> Any:
+    """The graph VJP of a linear op whose forward and VJP are numpy functions."""
+    return linear_graph(op, vjp, partial(_linear_node, op, forward, vjp))
 
 
 # --- the convolution, on arrays: forward and its two gradients side by side ---------------------
@@ -299,7 +312,108 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     if bias is not None:
         inputs += (bias,)
         vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, *spatial_axes)))
-    return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight))
+    spec = _ConvSpec(op, stride2, dilation2, pads, groups, x.shape, xd.shape, weight.shape, wd.shape,
+                     out_shape, out.shape, 1 if x.ndim == dims + 2 else 0)
+    return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight),
+                  graph_vjp=partial(_convolution_graph, spec))
+
+
+# --- convolution's gradients as differentiable ops (for gradients of gradients) ---------------------
+#
+# A convolution C(x, w) is bilinear, and so are its two gradients: T(g, w), the input's (a
+# transposed convolution), and B(x, g), the weight's. Their gradients are each other:
+# <C(x, w), g> = <x, T(g, w)> = <w, B(x, g)>, so d<T(g, w), h>/dg = C(h, w), /dw = B(h, g), and
+# d<B(x, g), h>/dx = T(g, h), /dg = C(x, h). Three nodes whose graph VJPs name each other
+# differentiate to any order. `_ConvSpec` holds one convolution's geometry: the shapes of x, w
+# and g as the caller sees them and as the 2-D/3-D helpers do (N and a height of 1 added).
+
+
+class _ConvSpec(NamedTuple):
+    op: str
+    stride: tuple[int, ...]
+    dilation: tuple[int, ...]
+    pads: Pads
+    groups: int
+    x: tuple[int, ...]
+    x_inner: tuple[int, ...]
+    w: tuple[int, ...]
+    w_inner: tuple[int, ...]
+    g: tuple[int, ...]
+    g_inner: tuple[int, ...]
+    channel: int  # the channel axis of the caller's shapes: 1, or 0 for an unbatched input
+
+
+def _conv_padded(spec: _ConvSpec, x: np.ndarray) -> np.ndarray:
+    """x padded, then cut to the part the windows reach (output_padding's extra cells: none)."""
+    xp = _pad_array(x.reshape(spec.x_inner), spec.pads)
+    kernel = spec.w_inner[2:]
+    reach = tuple((o - 1) * s + d * (k - 1) + 1 for o, s, d, k in
+                  zip(spec.g_inner[2:], spec.stride, spec.dilation, kernel, strict=True))
+    return xp[(slice(None), slice(None), *(slice(0, r) for r in reach))]
+
+
+def _conv_c(spec: _ConvSpec, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    out = _conv_forward(_conv_padded(spec, x), w.reshape(spec.w_inner), spec.stride, spec.dilation,
+                        spec.groups)[0]
+    return out.reshape(spec.g)
+
+
+def _conv_t(spec: _ConvSpec, g: np.ndarray, w: np.ndarray) -> np.ndarray:
+    padded = list(spec.x_inner)
+    for d, (lo, hi) in enumerate(spec.pads, start=2):
+        padded[d] += lo + hi
+    grad = _conv_input_grad(g.reshape(spec.g_inner), w.reshape(spec.w_inner), tuple(padded), spec.stride,
+                            spec.dilation, spec.groups)
+    return namespace(grad).ascontiguousarray(_crop(grad, spec.pads)).reshape(spec.x)
+
+
+def _conv_b(spec: _ConvSpec, x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    cols = _im2col(_conv_padded(spec, x), spec.w_inner[2:], spec.stride, spec.dilation, spec.groups)
+    return _conv_weight_grad(g.reshape(spec.g_inner), cols, spec.w_inner, spec.groups).reshape(spec.w)
+
+
+def _conv_node(spec: _ConvSpec, x: Tensor, w: Tensor) -> Tensor:
+    """C(x, w): the convolution without bias."""
+    return record(_conv_c(spec, x.data, w.data), spec.op, (x, w),
+                  lambda h: _conv_t(spec, h, w.data), lambda h: _conv_b(spec, x.data, h),
+                  graph_vjp=partial(_conv_node_graph, spec))
+
+
+def _conv_node_graph(spec: _ConvSpec, grad: Tensor, out: Tensor, x: Tensor,
+                     w: Tensor) -> tuple[Tensor, Tensor]:
+    return _conv_input_node(spec, grad, w), _conv_weight_node(spec, x, grad)
+
+
+def _convolution_graph(spec: _ConvSpec, grad: Tensor, out: Tensor, x: Tensor, w: Tensor,
+                       bias: Tensor | None = None) -> tuple[Tensor, ...]:
+    grads = _conv_node_graph(spec, grad, out, x, w)
+    if bias is None:
+        return grads
+    return *grads, grad.sum(tuple(d for d in range(grad.ndim) if d != spec.channel))
+
+
+def _conv_input_node(spec: _ConvSpec, g: Tensor, w: Tensor) -> Tensor:
+    """T(g, w): the convolution's gradient with respect to its input (a transposed convolution)."""
+    return record(_conv_t(spec, g.data, w.data), f"{spec.op} backward", (g, w),
+                  lambda h: _conv_c(spec, h, w.data), lambda h: _conv_b(spec, h, g.data),
+                  graph_vjp=partial(_conv_input_graph, spec))
+
+
+def _conv_input_graph(spec: _ConvSpec, grad: Tensor, out: Tensor, g: Tensor,
+                      w: Tensor) -> tuple[Tensor, Tensor]:
+    return _conv_node(spec, grad, w), _conv_weight_node(spec, grad, g)
+
+
+def _conv_weight_node(spec: _ConvSpec, x: Tensor, g: Tensor) -> Tensor:
+    """B(x, g): the convolution's gradient with respect to its weight."""
+    return record(_conv_b(spec, x.data, g.data), f"{spec.op} backward", (x, g),
+                  lambda h: _conv_t(spec, g.data, h), lambda h: _conv_c(spec, x.data, h),
+                  graph_vjp=partial(_conv_weight_graph, spec))
+
+
+def _conv_weight_graph(spec: _ConvSpec, grad: Tensor, out: Tensor, x: Tensor,
+                       g: Tensor) -> tuple[Tensor, Tensor]:
+    return _conv_input_node(spec, g, grad), _conv_node(spec, x, grad)
 
 
 def _restore(shape4: tuple[int, ...], ndim: int, dims: int) -> tuple[int, ...]:
@@ -408,7 +522,20 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
     if bias is not None:
         inputs += (bias,)
         vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, *spatial_axes)))
-    return record(out.reshape(_restore(out.shape, x.ndim, dims)), op, inputs, *vjps, saved=(x, weight))
+    out_shape = _restore(out.shape, x.ndim, dims)
+    # As a convolution's input gradient T(x, w), the convolution's input is this op's output.
+    spec = _ConvSpec(op, stride2, dilation2, pads, groups, out_shape, out.shape, weight.shape, wd.shape,
+                     x.shape, xd.shape, 1 if x.ndim == dims + 2 else 0)
+    return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight),
+                  graph_vjp=partial(_conv_transposed_graph, spec))
+
+
+def _conv_transposed_graph(spec: _ConvSpec, grad: Tensor, out: Tensor, x: Tensor, w: Tensor,
+                           bias: Tensor | None = None) -> tuple[Tensor, ...]:
+    grads = _conv_input_graph(spec, grad, out, x, w)
+    if bias is None:
+        return grads
+    return *grads, grad.sum(tuple(d for d in range(grad.ndim) if d != spec.channel))
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
@@ -511,7 +638,14 @@ def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
             grad_windows[(slice(None), slice(None), *offset)] = np.where(argmax == i, grad, 0)
         return _crop(_fold(grad_windows, xp.shape, strides, dilation2), pads).reshape(x.shape)
 
-    result = record(out.reshape(_restore(out.shape, x.ndim, dims)), op, (x,), vjp, saved=())
+    def pick(a: np.ndarray) -> np.ndarray:
+        """The values of `a` at the positions that won in x: the op's derivative, a linear map."""
+        cells = _windows(_pad_array(a.reshape(xd.shape), pads), kernel, strides, dilation2)
+        cells = cells[(..., *(slice(0, o) for o in outs))].transpose(order).reshape(flat.shape)
+        return np.take_along_axis(cells, argmax[..., None], axis=-1).reshape(result.shape)
+
+    result = record(out.reshape(_restore(out.shape, x.ndim, dims)), op, (x,), vjp, saved=(),
+                    graph_vjp=_linear_graph_of(op, pick, vjp))
     if not return_indices:
         return result
     # Flat index in the input's H x W (D x H x W) volume: the window's start plus the winning offset.
@@ -583,7 +717,12 @@ def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
         grad_windows = np.broadcast_to(spread, windows.shape)
         return _crop(_fold(grad_windows, xp.shape, strides, ones), pads).reshape(x.shape)
 
-    return record(out.reshape(_restore(out.shape, x.ndim, dims)), op, (x,), vjp, saved=())
+    def forward(a: np.ndarray) -> np.ndarray:
+        cells = _windows(_pad_array(a.reshape(xd.shape), pads), kernel, strides, ones)
+        return (cells[(..., *(slice(0, o) for o in outs))].sum(axis=kernel_axes) / divisor).reshape(shape)
+
+    shape = _restore(out.shape, x.ndim, dims)
+    return record(out.reshape(shape), op, (x,), vjp, saved=(), graph_vjp=_linear_graph_of(op, forward, vjp))
 
 
 def _averaging_matrix(size: int, out: int, dtype: np.dtype) -> np.ndarray:
@@ -677,7 +816,12 @@ def _pad_constant(x: Tensor, per_dim: list[tuple[int, int]], first: int, value: 
         grad_x[src_key] = grad[dst_key]
         return grad_x
 
-    return record(out, "pad", (x,), vjp, saved=())
+    def forward(a: np.ndarray) -> np.ndarray:  # the derivative: padding with zeros (value is a constant)
+        padded = namespace(a).zeros(out_shape, dtype=a.dtype)
+        padded[dst_key] = a[src_key]
+        return padded
+
+    return record(out, "pad", (x,), vjp, saved=(), graph_vjp=_linear_graph_of("pad", forward, vjp))
 
 
 def _source_index(size: int, lo: int, hi: int, mode: str) -> np.ndarray:
@@ -728,7 +872,12 @@ def _pad_by_index(x: Tensor, per_dim: list[tuple[int, int]], first: int, mode: s
         ufunc_at(np.add, grad_x, index, grad)  # a cell copied several times gets the sum
         return grad_x
 
-    return record(out, "pad", (x,), vjp, saved=())
+    return record(out, "pad", (x,), vjp, saved=(),
+                  graph_vjp=_linear_graph_of("pad", partial(_gathered, index), vjp))
+
+
+def _gathered(index: tuple, a: np.ndarray) -> np.ndarray:
+    return a[index]
 
 
 # --- interpolation --------------------------------------------------------------------------------
@@ -869,7 +1018,8 @@ def _nearest(x: Tensor, out_sizes: tuple[int, ...], scales: tuple, exact: bool) 
         ufunc_at(np.add, grad_x, index, grad)
         return grad_x
 
-    return record(out, "interpolate", (x,), vjp, saved=())
+    return record(out, "interpolate", (x,), vjp, saved=(),
+                  graph_vjp=_linear_graph_of("interpolate", partial(_gathered, index), vjp))
 
 
 def _linear_weights(in_size: int, out_size: int, scale_factor: float | None, align_corners: bool,
@@ -968,7 +1118,13 @@ def unfold(input: Tensor, kernel_size: Size, dilation: Size = 1, padding: Size =
         grad_windows = grad.reshape(windows.shape)
         return _crop(_fold(grad_windows, xp.shape, stride2, dilation2), pads).reshape(input.shape)
 
-    return record(out if input.ndim == 4 else out[0], "unfold", (input,), vjp, saved=())
+    def forward(a: np.ndarray) -> np.ndarray:
+        cells = _windows(_pad_array(a.reshape(xd.shape), pads), kernel, stride2, dilation2)
+        return cells.reshape(result.shape)
+
+    result = out if input.ndim == 4 else out[0]
+    return record(result, "unfold", (input,), vjp, saved=(),
+                  graph_vjp=_linear_graph_of("unfold", forward, vjp))
 
 
 def fold(input: Tensor, output_size: Size, kernel_size: Size, dilation: Size = 1, padding: Size = 0,  # noqa: A002
@@ -999,8 +1155,13 @@ def fold(input: Tensor, output_size: Size, kernel_size: Size, dilation: Size = 1
         gp = _pad_array(namespace(grad).ascontiguousarray(grad.reshape(out.shape)), pads)
         return _windows(gp, kernel, stride2, dilation2).reshape(input.shape)
 
+    def forward(a: np.ndarray) -> np.ndarray:
+        folded = _crop(_fold(a.reshape(grad_windows.shape), full_shape, stride2, dilation2), pads)
+        return namespace(folded).ascontiguousarray(folded).reshape(result.shape)
+
     out = namespace(out).ascontiguousarray(out)
-    return record(out if input.ndim == 3 else out[0], "fold", (input,), vjp, saved=())
+    result = out if input.ndim == 3 else out[0]
+    return record(result, "fold", (input,), vjp, saved=(), graph_vjp=_linear_graph_of("fold", forward, vjp))
 
 
 # --- modules --------------------------------------------------------------------------------------
@@ -1796,8 +1957,16 @@ def _max_unpool(x: Tensor, indices: Tensor, kernel_size: Size, stride: Size | No
     places = (xp.arange(rows)[:, None], flat)
     out = xp.zeros((rows, plane), dtype=x.data.dtype)
     out[places] = x.data.reshape(rows, -1)
-    return record(out.reshape(*lead, *sizes), op, (x,),
-                  lambda grad: grad.reshape(rows, plane)[places].reshape(x.shape), saved=())
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        return grad.reshape(rows, plane)[places].reshape(x.shape)
+
+    def forward(a: np.ndarray) -> np.ndarray:
+        spread = xp.zeros((rows, plane), dtype=a.dtype)
+        spread[places] = a.reshape(rows, -1)
+        return spread.reshape(*lead, *sizes)
+
+    return record(out.reshape(*lead, *sizes), op, (x,), vjp, saved=(),
+                  graph_vjp=_linear_graph_of(op, forward, vjp))
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002

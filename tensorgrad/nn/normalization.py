@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -71,10 +72,12 @@ def _standardize_vjp(g: np.ndarray, x_hat: np.ndarray, rstd: np.ndarray, axes: t
 
 
 def _affine_node(op: str, x: Tensor, out: np.ndarray, vjp_x: Callable, x_hat: np.ndarray,
-                 weight: Tensor | None, bias: Tensor | None, summed: tuple[int, ...]) -> Tensor:
+                 weight: Tensor | None, bias: Tensor | None, summed: tuple[int, ...],
+                 layout: _Layout) -> Tensor:
     """The graph node of out = x_hat * weight + bias: x's VJP given, the weight's and bias's here.
 
-    `summed` are the axes of `out` that a weight element is applied over (all but the features).
+    `summed` are the axes of `out` that a weight element is applied over (all but the features);
+    `layout` says how x_hat was made, for the graph VJP.
     """
     inputs, vjps = [x], [vjp_x]
     if weight is not None:
@@ -83,7 +86,49 @@ def _affine_node(op: str, x: Tensor, out: np.ndarray, vjp_x: Callable, x_hat: np
     if bias is not None:
         inputs.append(bias)
         vjps.append(lambda grad: grad.sum(axis=summed).reshape(bias.shape))
-    return record(out, op, tuple(inputs), *vjps, saved=() if weight is None else (weight,))
+    return record(out, op, tuple(inputs), *vjps, saved=() if weight is None else (weight,),
+                  graph_vjp=partial(_norm_graph, layout._replace(summed=summed, weighted=weight is not None,
+                                                                 biased=bias is not None)))
+
+
+class _Layout(NamedTuple):
+    """How a norm standardises x, for its graph VJP: over `axes` of x reshaped to `grouped` (None:
+    as it is), with the batch's statistics or, when `constants` holds them, (mean, 1 / std) arrays;
+    weight and bias reshaped to `view`."""
+    axes: tuple[int, ...]
+    grouped: tuple[int, ...] | None
+    view: tuple[int, ...]
+    eps: float
+    constants: tuple[np.ndarray, np.ndarray] | None = None
+    summed: tuple[int, ...] = ()
+    weighted: bool = False
+    biased: bool = False
+
+
+def _norm_graph(layout: _Layout, grad: Tensor, out: Tensor, x: Tensor, *params: Tensor) -> tuple[Tensor, ...]:
+    """The norms' gradients (the module docstring's formulas) with tensor ops, x_hat recomputed from x."""
+    axes, grouped, view = layout.axes, layout.grouped, layout.view
+    xg = x if grouped is None else x.reshape(grouped)
+    if layout.constants is None:
+        centered = xg - xg.mean(axes, keepdim=True)
+        rstd = ((centered * centered).mean(axes, keepdim=True) + layout.eps).rsqrt()
+    else:
+        centered, rstd = xg - new_leaf(layout.constants[0]), new_leaf(layout.constants[1])
+    x_hat = centered * rstd
+    g = grad if not layout.weighted else grad * params[0].reshape(view)
+    g = g if grouped is None else g.reshape(grouped)
+    if layout.constants is None:
+        g = g - g.mean(axes, keepdim=True) - x_hat * (g * x_hat).mean(axes, keepdim=True)
+    grads = [(rstd * g).reshape(x.shape)]
+    if layout.weighted:
+        grads.append(_summed(grad * x_hat.reshape(x.shape), layout.summed).reshape(params[0].shape))
+    if layout.biased:
+        grads.append(_summed(grad, layout.summed).reshape(params[-1].shape))
+    return tuple(grads)
+
+
+def _summed(t: Tensor, axes: tuple[int, ...]) -> Tensor:
+    return t.sum(axes) if axes else t
 
 
 def _scale_shift(x_hat: np.ndarray, weight: Tensor | None, bias: Tensor | None,
@@ -136,7 +181,8 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         return _standardize_vjp(grad if weight is None else grad * weight.data, x_hat, rstd, axes)
 
-    return _affine_node("layer_norm", x, out, vjp_x, x_hat, weight, bias, tuple(range(x.ndim - k)))
+    return _affine_node("layer_norm", x, out, vjp_x, x_hat, weight, bias, tuple(range(x.ndim - k)),
+                        _Layout(axes, None, shape, eps))
 
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,  # noqa: A002
@@ -186,6 +232,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     view = (1, channels) + (1,) * (x.ndim - 2)  # a per-channel vector, broadcast over x
     if training:
         x_hat, vjp_x = _batch_statistics(x, axes, eps, weight, view, running_mean, running_var, momentum)
+        layout = _Layout(axes, None, view, eps)
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm: running_mean and running_var must be given when training=False")
@@ -193,8 +240,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         x_hat = (x.data - running_mean.data.reshape(view)) * rstd
         scale = rstd if weight is None else rstd * weight.data.reshape(view)
         vjp_x = lambda grad: grad * scale  # the statistics are constants here
+        layout = _Layout(axes, None, view, eps, (running_mean.data.reshape(view), rstd))
     out = _scale_shift(x_hat, weight, bias, view).astype(x.data.dtype, copy=False)
-    return _affine_node("batch_norm", x, out, vjp_x, x_hat, weight, bias, axes)
+    return _affine_node("batch_norm", x, out, vjp_x, x_hat, weight, bias, axes, layout)
 
 
 def _batch_statistics(x: Tensor, axes: tuple[int, ...], eps: float, weight: Tensor | None,
@@ -251,7 +299,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
         g = grad if weight is None else grad * weight.data.reshape(view)
         return _standardize_vjp(g.reshape(grouped), x_hat_grouped, rstd, (2,)).reshape(x.shape)
 
-    return _affine_node("group_norm", x, out, vjp_x, x_hat, weight, bias, (0, *range(2, x.ndim)))
+    return _affine_node("group_norm", x, out, vjp_x, x_hat, weight, bias, (0, *range(2, x.ndim)),
+                        _Layout((2,), grouped, view, eps))
 
 
 # --- normalize and cosine_similarity --------------------------------------------------------------
@@ -299,7 +348,18 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
         through_norm = -(grad * x.data).sum(axis=axis, keepdims=True) / (denominator * denominator)
         return grad / denominator + np.where(norm >= eps, through_norm, 0) * norm_derivative()
 
-    return record(x.data / denominator, "normalize", (x,), vjp)
+    # Second derivatives for the Euclidean norm only (other p: differentiable once).
+    graph = partial(_normalize_graph, axis, eps) if p == 2 else None
+    return record(x.data / denominator, "normalize", (x,), vjp, graph_vjp=graph)
+
+
+def _normalize_graph(axis: int, eps: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """normalize's VJP for p = 2 with tensor ops: grad / d - x * sum(grad * x) / d**3 where the
+    norm is at least eps (then d = norm), with d = max(norm, eps)."""
+    norm = (x * x).sum(axis, keepdim=True).sqrt()
+    big = new_leaf(norm.data >= eps)
+    d = norm * big + new_leaf(np.where(big.data, 0, eps).astype(x.data.dtype))  # max(norm, eps)
+    return (grad / d - x * ((grad * x).sum(axis, keepdim=True) * big / (d * d * d)),)
 
 
 def _write_out(out: Tensor, x: Tensor, result: np.ndarray, op: str) -> Tensor:
@@ -344,7 +404,26 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
     return record(np.squeeze(similarity, axis), "cosine_similarity", (x1, x2),
                   lambda grad: vjp(grad, a, d_a, norm_a, u_b),
-                  lambda grad: vjp(grad, b, d_b, norm_b, u_a))
+                  lambda grad: vjp(grad, b, d_b, norm_b, u_a),
+                  graph_vjp=partial(_cosine_similarity_graph, shape, axis, eps))
+
+
+def _cosine_similarity_graph(shape: tuple[int, ...], axis: int, eps: float, grad: Tensor, out: Tensor,
+                             x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:
+    """The VJP above with tensor ops. As in PyTorch, max(norm, eps) is the norm plus a constant: its
+    gradient is the norm's."""
+    a, b = x1.broadcast_to(shape), x2.broadcast_to(shape)
+    norm_a, norm_b = (a * a).sum(axis, keepdim=True).sqrt(), (b * b).sum(axis, keepdim=True).sqrt()
+    d_a = norm_a + new_leaf(np.maximum(norm_a.data, eps) - norm_a.data)
+    d_b = norm_b + new_leaf(np.maximum(norm_b.data, eps) - norm_b.data)
+    u_a, u_b = a / d_a, b / d_b
+    similarity = (u_a * u_b).sum(axis, keepdim=True)
+    g = grad.unsqueeze(axis)
+    # x / norm, 0 where the norm is 0 (x is 0 there)
+    direction_a = a / (norm_a + new_leaf((norm_a.data == 0).astype(a.data.dtype)))
+    direction_b = b / (norm_b + new_leaf((norm_b.data == 0).astype(b.data.dtype)))
+    return (g * (u_b / d_a - similarity / d_a * direction_a),
+            g * (u_a / d_b - similarity / d_b * direction_b))
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,

@@ -312,8 +312,13 @@ def _bag_bounds(input: Tensor, offsets: Tensor | None, include_last_offset: bool
 
 def _bag_sum(rows: Tensor, bag: np.ndarray, bags: int) -> Tensor:
     """out[b] = the sum of the rows in bag b. Gradient: each row gets its bag's gradient."""
-    return record(_rows_added(bag, rows.data, bags), "embedding_bag", (rows,),
-                  lambda grad: grad[bag], saved=())
+    vjp = partial(_bag_rows, bag)
+    graph = linear_graph("embedding_bag", vjp, partial(_bag_sum, bag=bag, bags=bags))
+    return record(_rows_added(bag, rows.data, bags), "embedding_bag", (rows,), vjp, saved=(), graph_vjp=graph)
+
+
+def _bag_rows(bag: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    return grad[bag]
 
 
 def _bag_max(rows: Tensor, bag: np.ndarray, bags: int) -> Tensor:
@@ -339,7 +344,18 @@ def _bag_max(rows: Tensor, bag: np.ndarray, bags: int) -> Tensor:
         grad_rows[source[0][filled[:, 0]], source[1]] = grad[filled[:, 0]]
         return grad_rows
 
-    return record(out, "embedding_bag", (rows,), vjp, saved=())
+    def pick(a: np.ndarray) -> np.ndarray:
+        """The values of `a` at the rows that won: the op's derivative, a linear map."""
+        return xp.where(filled, a[source], 0).astype(a.dtype)
+
+    return record(out, "embedding_bag", (rows,), vjp, saved=(),
+                  graph_vjp=linear_graph("embedding_bag", vjp, partial(_picked_node, pick, vjp)))
+
+
+def _picked_node(pick: Any, vjp: Any, t: Tensor) -> Tensor:
+    """`pick` (a linear map) applied to t, as a node differentiable to any order."""
+    return record(pick(t.data), "embedding_bag", (t,), vjp, saved=(),
+                  graph_vjp=linear_graph("embedding_bag", vjp, partial(_picked_node, pick, vjp)))
 
 
 class EmbeddingBag(Module):
