@@ -29,6 +29,7 @@ from tensorgrad.checks import (
 )
 from tensorgrad.device import array_like, is_array, namespace
 from tensorgrad.dtypes import float_dtype, result_type
+from tensorgrad.higher_order import held_constant
 from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
 Operand = Tensor | float | int
@@ -329,7 +330,7 @@ def abs(x: Tensor) -> Tensor:  # noqa: A001 - the op's name, as in torch.abs
 
 
 def _abs_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
-    return (grad * new_leaf(_sign_array(x.data, grad.dtype)),)
+    return (grad * held_constant(x, _sign_array(x.data, grad.dtype)),)
 
 
 def tanh(x: Tensor) -> Tensor:
@@ -371,7 +372,7 @@ def relu(x: Tensor, inplace: bool = False) -> Tensor:
 
 
 def _relu_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
-    return (grad * new_leaf(out.data > 0),)
+    return (grad * held_constant(out, out.data > 0),)
 
 
 def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:

@@ -21,6 +21,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from scalargrad import engine
 from scalargrad.engine import enable_grad
 from tensorgrad import autograd
@@ -161,3 +163,20 @@ def _linear_graph(op: str, vjp: Any, forward: Any, grad: Tensor, out: Tensor, x:
 
 def _forward_graph(forward: Any, grad: Tensor, out: Tensor, g: Tensor) -> tuple[Tensor]:
     return (forward(grad),)
+
+
+def held_constant(x: Tensor, value: Any) -> Tensor:
+    """`value`, an array computed from x's data (a mask, a sign, a slope), as a tensor of x whose
+    gradient is zero. A piecewise-linear op's gradient reads such a value (relu's mask, abs's sign);
+    PyTorch's formulas read it from x too, so a second derivative through it is zeros rather than
+    missing, and `autograd.grad` with respect to x finds x in the gradient's graph."""
+    return autograd.record(value, "constant", (x,), partial(_zero_gradient, x._data), saved=(),
+                           graph_vjp=_zero_graph)
+
+
+def _zero_gradient(like: Any, grad: Any) -> Any:
+    return np.zeros_like(like)  # (numpy dispatches: zeros where the data lives)
+
+
+def _zero_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (held_constant(x, np.zeros_like(x._data)),)

@@ -26,6 +26,7 @@ from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import namespace
 from tensorgrad.elementwise import sigmoid_array, where
+from tensorgrad.higher_order import held_constant
 from tensorgrad.reduce import log_softmax, softmax
 from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
 
@@ -430,7 +431,7 @@ def l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noq
 
 
 def _l1_graph(grad: Tensor, out: Tensor, d: Tensor) -> tuple[Tensor]:
-    return (grad * new_leaf(np.sign(d.data)),)
+    return (grad * held_constant(d, np.sign(d.data)),)
 
 
 def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002

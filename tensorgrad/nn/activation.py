@@ -27,6 +27,7 @@ from tensorgrad.checks import ArgumentValueError, UnsupportedDtypeError
 from tensorgrad.device import array_like, namespace
 from tensorgrad.dtypes import float32
 from tensorgrad.elementwise import _erf_array, neg, sigmoid_array, where
+from tensorgrad.higher_order import held_constant
 from tensorgrad.inplace import apply_inplace
 from tensorgrad.nn.modules import Module, Parameter
 from tensorgrad.reduce import log_softmax, softmax
@@ -239,8 +240,8 @@ def _exponential_unit_graph(alpha: float, scale: float, input_scale: float, posi
 
 
 def _masked_graph(slope: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
-    """The graph VJP of a piecewise linear op: its slope is a constant (0 second derivative)."""
-    return (grad * new_leaf(slope),)
+    """The graph VJP of a piecewise linear op: its slope, read from x, has a zero derivative."""
+    return (grad * held_constant(x, slope),)
 
 
 # --- piecewise linear ------------------------------------------------------------------------------
@@ -258,7 +259,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 def _leaky_relu_graph(negative_slope: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
-    return (grad * new_leaf(np.where(x.data > 0, 1, negative_slope).astype(x.data.dtype)),)
+    return (grad * held_constant(x, np.where(x.data > 0, 1, negative_slope).astype(x.data.dtype)),)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
@@ -278,7 +279,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa
 
 
 def _hardtanh_graph(min_val: float, max_val: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
-    return (grad * new_leaf((x.data > min_val) & (x.data < max_val)),)
+    return (grad * held_constant(x, (x.data > min_val) & (x.data < max_val)),)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
