@@ -378,15 +378,45 @@ class FunctionBackward:
 
     def call(self, grads: list) -> None:
         """Call the user's backward with one gradient per output; add its results to the inputs."""
-        ctx, name = self.ctx, self.name
-        materialize = ctx._materialize
-        grad_outputs = []
-        for g, meta in zip(grads, self.metas, strict=True):
-            if g is None and meta is not None and materialize:
-                g = np.zeros_like(meta[1], shape=meta[0])
-            grad_outputs.append(None if g is None else new_leaf(g))
+        grad_outputs = [None if g is None else new_leaf(g) for g in self._materialized(grads)]
         with no_grad():
-            result = self.fn(ctx, *grad_outputs)
+            result = self.user_results(grad_outputs)
+        # Accumulated by autograd's one step for every node, each result as a "VJP" that gives it.
+        edges = []
+        for i, t, history, shape, dtype in self.edges:
+            g = _checked_gradient(result[i], t, shape, dtype, self.name, i)
+            if g is not None:
+                if history is None:  # a leaf keeps it: its own copy (backward may return an array it shares)
+                    g = autograd._leaf_grad(g, t._data)
+                edges.append((t, functools.partial(_given, g), history, shape, dtype))
+        autograd._backward(self.name, self.parents, [], edges, self.seq, None, None)  # (no graph_vjp, grad)
+
+    def graph_results(self, grads: list) -> list[tuple[int, Tensor, Any, Tensor]]:
+        """`create_graph=True`: the user's backward run under grad mode on the gradients as tensors
+        (their graph kept), as PyTorch runs it, so that what it computes with tensor ops is
+        recorded. One (argument index, input, its history then, gradient tensor) per result."""
+        grad_outputs = [None if g is None else g if isinstance(g, Tensor) else new_leaf(g)
+                        for g in self._materialized(grads)]
+        with enable_grad():
+            result = self.user_results(grad_outputs)
+        found = []
+        for i, t, history, shape, dtype in self.edges:
+            if _checked_gradient(result[i], t, shape, dtype, self.name, i) is not None:
+                r = result[i]
+                found.append((i, t, history, r if isinstance(r, Tensor) else new_leaf(np.asarray(r))))
+        return found
+
+    def _materialized(self, grads: list) -> list:
+        """The outputs' gradients, zeros (arrays) for an output that got none where ctx asks for them."""
+        if not self.ctx._materialize:
+            return list(grads)
+        return [np.zeros_like(meta[1], shape=meta[0]) if g is None and meta is not None else g
+                for g, meta in zip(grads, self.metas, strict=True)]
+
+    def user_results(self, grad_outputs: list) -> tuple:
+        """The user's backward on the outputs' gradients: one result per argument of forward, checked."""
+        name = self.name
+        result = self.fn(self.ctx, *grad_outputs)
         result = result if isinstance(result, tuple) else (result,)
         n = len(self.tensor_args)
         if len(result) < n or any(r is not None for r in result[n:]):
@@ -396,15 +426,7 @@ class FunctionBackward:
             if r is not None and not self.tensor_args[position]:
                 raise RuntimeError(f"function {name}.backward returned a gradient different from None "
                                    f"for argument {position} of forward, which is not a tensor")
-        # Accumulated by autograd's one step for every node, each result as a "VJP" that gives it.
-        edges = []
-        for i, t, history, shape, dtype in self.edges:
-            g = _checked_gradient(result[i], t, shape, dtype, name, i)
-            if g is not None:
-                if history is None:  # a leaf keeps it: its own copy (backward may return an array it shares)
-                    g = autograd._leaf_grad(g, t._data)
-                edges.append((t, functools.partial(_given, g), history, shape, dtype))
-        autograd._backward(name, self.parents, [], edges, self.seq, None, None)  # (no graph VJP, no grad)
+        return result[:n]
 
 
 def _given(g: Any, grad: Any) -> Any:
@@ -442,13 +464,30 @@ def _expandable(shape: tuple, target: tuple) -> bool:
 
 
 def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a Function's `backward` as not differentiable itself. tensorgrad computes no gradients
-    of gradients, and runs every backward with grad mode off, so this only documents it."""
+    """Mark a Function's `backward` as not differentiable itself: it runs with grad mode off, and
+    under `create_graph=True` its results are nodes whose own backward raises, naming the Function,
+    instead of gradients that would silently miss a term. (PyTorch marks them so where a gradient
+    output requires grad; tensorgrad also where a saved tensor does, which is how a Hessian through
+    the Function would reach it.)"""
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
+        recording = grad_mode.enabled  # (the usual pass runs backward with grad mode off)
         with no_grad():
-            return fn(ctx, *args)
+            result = fn(ctx, *args)
+        if not recording:
+            return result
+        saved = [t for t, _, _ in ctx._saved or () if t is not None]
+        sources = tuple(t for t in (*args, *saved) if isinstance(t, Tensor) and t._requires_grad)
+        if not sources:
+            return result
+        from tensorgrad.higher_order import differentiable_once
+
+        name = getattr(ctx, "_name", "Function")
+        results = result if isinstance(result, tuple) else (result,)
+        marked = tuple(differentiable_once(name, r._data, sources) if isinstance(r, Tensor) else r
+                       for r in results)
+        return marked if isinstance(result, tuple) else marked[0]
 
     return wrapper
 

@@ -43,7 +43,9 @@ def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bo
         while order:
             node = order.pop()  # the newest first: every node after all the ops that used it
             grad = grads.get(id(node))
-            if grad is not None:  # (kept as it is: an inner input's gradient is the one before its hooks)
+            if type(grad) is _Mail:  # a Function's hub: its outputs' gradients
+                _step(node, grad, grads)
+            elif grad is not None:  # (kept as it is: an inner input's gradient is the one before its hooks)
                 _step(node, _hooked(node, grad), grads)
             if not retain_graph:
                 node._backward = engine._graph_freed
@@ -65,10 +67,8 @@ def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
     """One node's chain rule, recorded: the op's gradient for each input, added to what it has."""
     history = node._backward
     if type(history) is not partial or history.func is not autograd._backward:
-        raise NotImplementedError(
-            f"create_graph=True: the gradient of '{node.op}', a custom autograd.Function, can't be "
-            "recorded as a graph in tensorgrad; write the op with tensor ops, or with tg.record and a "
-            "graph_vjp")
+        _function_step(node, history, grad, grads)
+        return
     op, inputs, checks, edges, seq, graph_vjp = history.args
     for versions, version in checks:
         if versions[0] != version:
@@ -87,6 +87,37 @@ def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
         if t._backward is not history_then:  # t was changed in place since op used it
             t = autograd._holder_of(history_then, t, op, seq)
         _accumulate(grads, t, _conformed(g, shape, dtype, op, i))
+
+
+class _Mail(list):
+    """The gradients of a multi-output Function's outputs, gathered for its hub (one per output)."""
+
+
+def _function_step(node: Tensor, history: Any, grad: Any, grads: dict[int, Any]) -> None:
+    """The step of a custom `autograd.Function`'s node: its user backward, run under grad mode (see
+    `FunctionBackward.graph_results`). An output of a Function with several hands its gradient to
+    the Function's hub, which runs the backward once for all of them."""
+    from tensorgrad.function import FunctionBackward, _hand_to_hub  # (imported late: it imports the ops)
+
+    if history.func is _hand_to_hub:
+        hub, _, n, k = history.args
+        mail = grads.setdefault(id(hub), _Mail([None] * n))
+        mail[k] = grad if mail[k] is None else mail[k] + grad
+        return
+    if history.func is FunctionBackward.run_one:
+        function, k = history.args
+        outputs = [None] * len(function.metas)
+        outputs[k] = grad
+    elif history.func is FunctionBackward.run_hub:
+        (function,) = history.args
+        outputs = list(grad)
+    else:
+        raise NotImplementedError(f"create_graph=True: the node '{node.op}' has a backward function that "
+                                  "can't be recorded as a graph")
+    for i, t, history_then, r in function.graph_results(outputs):
+        if t._backward is not history_then:  # t was changed in place since the Function used it
+            t = autograd._holder_of(history_then, t, function.name, function.seq)
+        _accumulate(grads, t, _conformed(r, t.shape, t.dtype, function.name, i))
 
 
 def _conformed(g: Any, shape: tuple[int, ...], dtype: Any, op: str, index: int) -> Tensor:
@@ -110,22 +141,29 @@ def _once_differentiable(op: str, inputs: tuple[Tensor, ...], edges: list,
     gradient raises (they depend on the incoming gradient and the op's inputs, through formulas
     tensorgrad can't differentiate)."""
     results: list[Tensor | None] = [None] * len(inputs)
-    refuse = partial(_refuse_second_pass, op)
+    refuse = partial(_refuse_second_pass, op)  # (one for all the inputs)
     k = 0
     for i, t in enumerate(inputs):
         if k < len(edges) and edges[k][0] is t:
             _, vjp, _, shape, dtype = edges[k]
             k += 1
             value = autograd._conform(vjp(grad._data), shape, dtype, op, i)
-            sources = (grad, *inputs)
-            results[i] = autograd.record(value, f"{op} backward", sources, *[refuse] * len(sources))
+            results[i] = differentiable_once(op, value, (grad, *inputs), refuse)
     return results
+
+
+def differentiable_once(op: str, value: Any, sources: tuple[Tensor, ...], refuse: Any = None) -> Tensor:
+    """`value`, a gradient computed from `sources` by a formula that is not recorded, as a node of
+    them whose own backward raises, naming `op` (PyTorch's `once_differentiable`)."""
+    refuse = refuse or partial(_refuse_second_pass, op)
+    return autograd.record(value, f"{op} backward", sources, *[refuse] * len(sources))
 
 
 def _refuse_second_pass(op: str, grad: Any) -> None:
     raise RuntimeError(f"the gradient of '{op}' can't be differentiated: tensorgrad computes it with a "
-                       "formula that is not recorded as a graph (the op has no graph_vjp), so "
-                       "create_graph=True goes through it once only")
+                       "formula that is not recorded as a graph (an op without graph_vjp, or a Function "
+                       "whose backward is marked once_differentiable), so create_graph=True goes through "
+                       "it once only")
 
 
 def _hooked(t: Tensor, grad: Tensor) -> Tensor:

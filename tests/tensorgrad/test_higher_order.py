@@ -208,7 +208,50 @@ def test_gradgradcheck_catches_a_wrong_recorded_first_derivative():
         tg.gradgradcheck(cube, [x])
 
 
-def test_a_custom_function_is_refused_by_name():
+def _functions(m):
+    """Two custom Functions, one output and two, whose backward is written with tensor ops."""
+
+    class Cube(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x * x
+
+    class DoubleAndExp(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2, x.exp()
+
+        @staticmethod
+        def backward(ctx, grad_double, grad_exp):
+            (x,) = ctx.saved_tensors
+            return grad_double * 2 + grad_exp * x.exp()
+
+    return Cube, DoubleAndExp
+
+
+def test_custom_functions_run_their_backward_under_grad_mode_as_pytorch():
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (tg, torch):
+        cube, double_and_exp = _functions(m)
+        (x,) = _tensors(m, X[0])
+        doubled, exp = double_and_exp.apply(x)
+        y = (cube.apply(x) * doubled).sum() + (exp ** 2).sum()
+        (g,) = m.autograd.grad(y, x, create_graph=True)
+        (h,) = m.autograd.grad((g * g).sum(), x)
+        results.append((np.asarray(g.detach()), np.asarray(h)))
+    for ours, theirs in zip(*results, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_a_once_differentiable_backward_refuses_a_second_pass_by_name():
     class Square(tg.autograd.Function):
         @staticmethod
         def forward(ctx, x):
@@ -216,13 +259,18 @@ def test_a_custom_function_is_refused_by_name():
             return x * x
 
         @staticmethod
+        @tg.autograd.once_differentiable
         def backward(ctx, grad):
             (x,) = ctx.saved_tensors
             return grad * 2 * x
 
     (x,) = _tensors(tg, X[0])
-    with pytest.raises(NotImplementedError, match="Square"):
-        tg.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
+    (g,) = tg.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.data, 2 * X[0])
+    with pytest.raises(RuntimeError, match="gradient of 'Square' can't be differentiated"):
+        tg.autograd.grad(g.sum(), x)
+    Square.apply(x).sum().backward()  # the usual pass is not affected
+    np.testing.assert_allclose(x.grad, 2 * X[0])
 
 
 def test_backward_with_create_graph_points_to_autograd_grad():
