@@ -23,8 +23,7 @@ derivatives table for the backward, side by side:
 - cholesky_solve / cholesky_inverse: PyTorch's formulas, which read L as a full matrix
 
 Each formula is also written with tensor ops (`_<op>_graph`, beside its op), so gradients
-differentiate again (`create_graph=True`); qr and the lu family are differentiable once, and so is
-det at a singular matrix.
+differentiate again (`create_graph=True`); det at a singular matrix is differentiable once.
 
 The norms (`vector_norm`, `matrix_norm`, `norm`), `matrix_power`, `cross`, `multi_dot`,
 `vander`, `cond`, `vecdot`, `tensorinv`, `tensorsolve` and `householder_product` are composed
@@ -432,8 +431,35 @@ def qr(A: Tensor, mode: str = "reduced") -> tuple[Tensor, Tensor]:  # noqa: N803
         g = through_m(grad @ _swap(r), None)
         return g if m >= n else g + q @ grad
 
-    return _QR(record(q, "qr", (A,), vjp_q, saved=(), saves_output=True),
-               record(r, "qr", (A,), vjp_r, saved=(), saves_output=True))
+    return _QR(record(q, "qr", (A,), vjp_q, saved=(), saves_output=True, graph_vjp=_qr_q_graph),
+               record(r, "qr", (A,), vjp_r, saved=(), saves_output=True, graph_vjp=_qr_r_graph))
+
+
+# qr's graph VJPs: `through_m` above with Q and R of A recorded again (mode 'reduced', the same
+# factors as 'complete' where that is differentiable).
+
+
+def _qr_through_m(q: Tensor, r: Tensor, m_part: Tensor, g_q: Tensor | None) -> Tensor:
+    m, n = q.shape[-2], r.shape[-1]
+    if m >= n:
+        b = q @ (m_part.triu() + m_part.triu(1).mT)
+        if g_q is not None:
+            b = b + g_q
+        return solve_triangular(r.mT, b, upper=False, left=False)  # b R^-T
+    head = solve_triangular(r[..., :, :m].mT, q @ (m_part.mT - m_part).tril(), upper=False, left=False)
+    zeros = new_leaf(namespace(head.data).zeros(head.shape[:-1] + (n - m,), dtype=head.dtype))
+    return _cat([head, zeros], -1)
+
+
+def _qr_q_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    q, r = qr(A)
+    return (_qr_through_m(q, r, -(q.mT @ grad), grad),)
+
+
+def _qr_r_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    q, r = qr(A)
+    g = _qr_through_m(q, r, grad @ r.mT, None)
+    return (g if A.shape[-2] >= A.shape[-1] else g + q @ grad,)
 
 
 def _refuse_qr(mode: str) -> Any:
@@ -1096,8 +1122,35 @@ def _lu_factor(A: Tensor, pivot: bool, check_errors: bool, op: str) -> tuple[Ten
         raise LinAlgError(f"linalg.{op}: U[{first},{first}] is zero and using it on lu_solve would result "
                           f"in a division by zero. If you still want to perform the factorization, consider "
                           f"calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-    out = record(lu, "lu_factor", (A,), lambda grad: _lu_vjp(grad, lu, pivots), saved=())
+    out = record(lu, "lu_factor", (A,), lambda grad: _lu_vjp(grad, lu, pivots), saved=(),
+                 graph_vjp=_lu_factor_graph)
     return out, new_leaf(pivots), new_leaf(info)
+
+
+def _lu_factor_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    """`_lu_vjp` with tensor ops, L and U cut from A's LU recorded again."""
+    packed, pivots, _ = _lu_factor(A, True, False, "lu_factor")
+    m, n = A.shape[-2:]
+    k = min(m, n)
+    eye = new_leaf(np.eye(m, k, dtype=A.data.dtype, like=A.data))
+    lower, upper = packed[..., :, :k].tril(-1) + eye, packed[..., :k, :].triu()
+    g_lower, g_upper = grad[..., :, :k].tril(-1), grad[..., :k, :].triu()
+    l1, u1 = lower[..., :k, :], upper[..., :, :k]
+    if m >= n:
+        l2, gl1, gl2 = lower[..., k:, :], g_lower[..., :k, :], g_lower[..., k:, :]
+        phi = (l1.mT @ gl1).tril(-1) + (g_upper @ u1.mT - l2.mT @ gl2).triu()
+    else:
+        u2, gu1, gu2 = upper[..., :, k:], g_upper[..., :, :k], g_upper[..., :, k:]
+        phi = (l1.mT @ g_lower - gu2 @ u2.mT).tril(-1) + (gu1 @ u1.mT).triu()
+    top = solve_triangular(l1.mT, phi, upper=True, unitriangular=True)  # L1^-T phi U1^-T
+    top = solve_triangular(u1.mT, top, upper=False, left=False)
+    if m > n:
+        grad_a = _cat([top, solve_triangular(u1.mT, gl2, upper=False, left=False)], -2)
+    elif m < n:
+        grad_a = _cat([top, solve_triangular(l1.mT, gu2, upper=True, unitriangular=True)], -1)
+    else:
+        grad_a = top
+    return (new_leaf(_permutation(pivots.data, m).astype(A.data.dtype)) @ grad_a,)
 
 
 def lu_factor_ex(A: Tensor, *, pivot: bool = True,  # noqa: N803

@@ -516,26 +516,45 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
         raise ShapeError(f"einsum('{equation}'): operands of shapes {shapes} don't fit: {error}") from None
     out = xp.asarray(out)  # numpy gives a scalar for a full contraction
     vjps = [_einsum_vjp(i, inputs, output, operands) for i in range(len(operands))]
-    repeated = any(len(set(sub)) != len(sub) for sub in inputs)  # (a diagonal: once differentiable)
-    return record(out, "einsum", tuple(operands), *vjps,
-                  graph_vjp=None if repeated else partial(_einsum_graph, inputs, output))
+    return record(out, "einsum", tuple(operands), *vjps, graph_vjp=partial(_einsum_graph, inputs, output))
 
 
 def _einsum_graph(inputs: list[str], output: str, grad: Tensor, out: Tensor,
                   *operands: Tensor) -> tuple[Tensor, ...]:
     """Each operand's gradient, another einsum of grad and the other operands; a letter only that
-    operand has is broadcast back (no repeated letters here)."""
+    operand has is broadcast back, and a repeated letter puts it on the diagonal (`_on_diagonal`)."""
     grads = []
     for i, sub in enumerate(inputs):
+        unique = "".join(dict.fromkeys(sub))
         others = [(s, t) for j, (s, t) in enumerate(zip(inputs, operands, strict=True)) if j != i]
         reachable = set(output).union(*(set(s) for s, _ in others))
-        kept = "".join(c for c in sub if c in reachable)
-        g = einsum(",".join([output] + [s for s, _ in others]) + "->" + kept, grad, *(t for _, t in others))
-        if kept != sub:
-            sizes = dict(zip(sub, operands[i].shape, strict=True))
-            g = g.reshape([sizes[c] if c in kept else 1 for c in sub]).expand(*operands[i].shape)
-        grads.append(g)
+        kept = "".join(c for c in unique if c in reachable)
+        if others or output != kept:
+            spec = ",".join([output] + [s for s, _ in others]) + "->" + kept
+            g = einsum(spec, grad, *(t for _, t in others))
+        else:  # (an einsum of grad alone, unchanged: "->" for a full sum, which einsum doesn't parse)
+            g = grad
+        sizes = dict(zip(sub, operands[i].shape, strict=True))
+        if kept != unique:
+            g = g.reshape([sizes[c] if c in kept else 1 for c in unique]).expand(*(sizes[c] for c in unique))
+        grads.append(g if unique == sub else _on_diagonal(g, unique, sub, sizes))
     return tuple(grads)
+
+
+def _on_diagonal(g: Tensor, unique: str, sub: str, sizes: dict[str, int]) -> Tensor:
+    """g (subscripts `unique`) placed on the diagonal of an operand with subscripts `sub` ("i" into
+    "ii"), zeros elsewhere: g spread over sub's dimensions, times the mask of the diagonal."""
+    xp = namespace(g.data)
+    first = {c: sub.index(c) for c in unique}
+    spread = g.reshape([sizes[c] if first[c] == k else 1 for k, c in enumerate(sub)]).expand(
+        *(sizes[c] for c in sub))
+    mask = xp.ones([sizes[c] for c in sub], dtype=bool)
+    for k, c in enumerate(sub):
+        if first[c] != k:  # the k-th index equal to the letter's first
+            shape = [1] * len(sub)
+            shape[k] = shape[first[c]] = sizes[c]
+            mask = mask & xp.eye(sizes[c], dtype=bool).reshape(shape)
+    return spread * new_leaf(mask.astype(g.data.dtype))
 
 
 def _parse_einsum(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]:

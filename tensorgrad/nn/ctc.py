@@ -16,6 +16,8 @@ batch and the extended positions; only time is a Python loop. The backward runs 
 which is the gradient of the loss with respect to the logits behind a `log_softmax` (the
 usual producer of `log_probs`): the second term alone is d loss / d lp, and the first is the
 part `log_softmax`'s backward then removes again, since each frame's terms sum to zero.
+That gradient is differentiable once (no `graph_vjp`), as PyTorch's: its `_ctc_loss_backward`
+has no derivative either.
 """
 
 from __future__ import annotations

@@ -348,8 +348,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
         through_norm = -(grad * x.data).sum(axis=axis, keepdims=True) / (denominator * denominator)
         return grad / denominator + np.where(norm >= eps, through_norm, 0) * norm_derivative()
 
-    # Second derivatives for the Euclidean norm only (other p: differentiable once).
-    graph = partial(_normalize_graph, axis, eps) if p == 2 else None
+    graph = partial(_normalize_graph, axis, eps) if p == 2 else partial(_normalize_p_graph, p, axis, eps)
     return record(x.data / denominator, "normalize", (x,), vjp, graph_vjp=graph)
 
 
@@ -360,6 +359,27 @@ def _normalize_graph(axis: int, eps: float, grad: Tensor, out: Tensor, x: Tensor
     big = new_leaf(norm.data >= eps)
     d = norm * big + new_leaf(np.where(big.data, 0, eps).astype(x.data.dtype))  # max(norm, eps)
     return (grad / d - x * ((grad * x).sum(axis, keepdim=True) * big / (d * d * d)),)
+
+
+def _normalize_p_graph(p: float, axis: int, eps: float, grad: Tensor, out: Tensor,
+                       x: Tensor) -> tuple[Tensor]:
+    """normalize's VJP for p != 2 with tensor ops: grad / d - x * sum(grad * x) / d**2 * d||x||/dx
+    (`_vector_norm`'s derivative: sign(x) (|x| / norm)**(p-1), or the largest |x| shared among
+    ties for p = inf, 0 where the norm is 0)."""
+    a = x.abs()
+    if p == math.inf:
+        norm = a.amax(axis, keepdim=True)
+        winners = (a.data == norm.data) & (norm.data > 0)
+        shares = winners / np.maximum(winners.sum(axis=axis, keepdims=True), 1)
+        slope = x.sign() * new_leaf(shares.astype(x.data.dtype))
+    else:
+        norm = (a ** p).sum(axis, keepdim=True) ** (1 / p)
+        positive = new_leaf(norm.data > 0)
+        safe = norm * positive + new_leaf(np.where(positive.data, 0, 1).astype(x.data.dtype))
+        slope = x.sign() * (a / safe) ** (p - 1) * positive
+    big = new_leaf(norm.data >= eps)
+    d = norm * big + new_leaf(np.where(big.data, 0, eps).astype(x.data.dtype))  # max(norm, eps)
+    return (grad / d - (grad * x).sum(axis, keepdim=True) * big / (d * d) * slope,)
 
 
 def _write_out(out: Tensor, x: Tensor, result: np.ndarray, op: str) -> Tensor:

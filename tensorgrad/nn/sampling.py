@@ -6,7 +6,8 @@ those fractional places, blending the four pixels around each ('bilinear') or ta
 nearest one. Together they are PyTorch's spatial transformer: both are differentiable, so the
 matrices that make the grid can be learned. grid_sample's gradient reaches the input (each
 output's gradient scatter-added onto the pixels it blended, by the same weights) and the grid
-(the slope of the blend between neighbouring pixels).
+(the slope of the blend between neighbouring pixels). For 'bilinear' and 'nearest' both are
+also written with tensor ops, so they differentiate again ('bicubic': differentiable once).
 
 On a GPU the same lines run on CuPy arrays: the base grid of `affine_grid` is made on the host
 and copied to theta's device; every other array comes from the input's and the grid's.
@@ -19,6 +20,7 @@ import itertools
 import operator
 import warnings
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,7 @@ import numpy as np
 from tensorgrad.autograd import record
 from tensorgrad.device import namespace, ufunc_at
 from tensorgrad.matmul import matmul
+from tensorgrad.movement import stack
 from tensorgrad.nn.conv import _CUBIC_A, _keys_cubic
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -233,7 +236,52 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                 along[k] = along[k] + seen * functools.reduce(operator.mul, factors)
         return np.stack([along[k] * per_dim[k][1] for k in reversed(range(dims))], axis=-1)
 
-    return record(out, op, (input, grid), vjp_input, vjp_grid)
+    graph = None if mode == "bicubic" else partial(_grid_sample_graph, mode, padding_mode, align_corners)
+    return record(out, op, (input, grid), vjp_input, vjp_grid, graph_vjp=graph)
+
+
+def _grid_sample_graph(mode: str, padding_mode: str, align_corners: bool, grad: Tensor, out: Tensor,
+                       input: Tensor, grid: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """grid_sample's VJPs with tensor ops ('bilinear', 'nearest'). The taps are found again from the
+    grid's values; each weight is written as a tensor of the grid, its value plus its slope times
+    (grid - the grid's value), so that it has the same value and the same piecewise-linear
+    derivatives. The pixels read are an indexing of the input, the input's gradient an index_put
+    that adds up, both with gradients of their own."""
+    x, g = input.data, grid.data
+    n, sizes = x.shape[0], x.shape[2:]
+    dims = len(sizes)
+    per_dim = []  # per spatial dimension (D, H, W): [(position, weight tensor, its slope)], d pixel / d place
+    for k, size in enumerate(sizes):
+        pixel, scale = _unnormalize(g[..., dims - 1 - k], size, align_corners)
+        taps, slope = _taps(pixel, size, mode, padding_mode, align_corners)
+        moved = (grid[..., dims - 1 - k] - new_leaf(g[..., dims - 1 - k])) * new_leaf(
+            namespace(g).asarray(slope * scale, dtype=g.dtype))  # 0, with the pixel's derivative
+        if mode == "bilinear":
+            taps = [(position, new_leaf(w) + w_slope * moved, w_slope) for position, w, w_slope in taps]
+        else:  # 'nearest': weight 1, whatever the grid
+            taps = [(position, new_leaf(w), w_slope) for position, w, w_slope in taps]
+        per_dim.append((taps, slope * scale))
+    channels_last, grad_last = input.movedim(1, -1), grad.movedim(1, -1)
+    grad_input = new_leaf(namespace(x).zeros(channels_last.shape, dtype=grad.dtype))
+    batch = namespace(x).arange(n).reshape(n, *(1,) * dims)
+    along: list[Any] = [0] * dims  # d loss / d pixel, per dimension
+    for combination in itertools.product(*(taps for taps, _ in per_dim)):
+        _, index, inside = _read(np.moveaxis(x, 1, -1), batch, [p for p, _, _ in combination])
+        inside = new_leaf(inside.astype(g.dtype))
+        weight = functools.reduce(operator.mul, [w for _, w, _ in combination])
+        grad_input = grad_input.index_put(tuple(new_leaf(i) for i in index),
+                                          grad_last * (weight * inside).unsqueeze(-1), accumulate=True)
+        if mode == "bilinear":
+            seen = (channels_last[index] * grad_last).sum(-1) * inside
+            for k in range(dims):  # this tap's weight differentiated in dimension k
+                factors = [slope if j == k else w for j, (_, w, slope) in enumerate(combination)]
+                along[k] = along[k] + seen * functools.reduce(operator.mul, factors)
+    if mode == "nearest":
+        grad_grid = new_leaf(namespace(g).zeros_like(g))
+    else:
+        scales = [new_leaf(namespace(g).asarray(scale, dtype=g.dtype)) for _, scale in per_dim]
+        grad_grid = stack([along[k] * scales[k] for k in reversed(range(dims))], -1)
+    return grad_input.movedim(-1, 1), grad_grid
 
 
 def _check_sample_inputs(input: Tensor, grid: Tensor, mode: str, op: str) -> None:  # noqa: A002
