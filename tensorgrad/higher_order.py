@@ -152,7 +152,8 @@ def _once_differentiable(op: str, inputs: tuple[Tensor, ...], edges: list,
     return results
 
 
-def differentiable_once(op: str, value: Any, sources: tuple[Tensor, ...], refuse: Any = None) -> Tensor:
+def differentiable_once(op: str, value: Any, sources: tuple[Tensor, ...],
+                        refuse: Any = None) -> Tensor:
     """`value`, a gradient computed from `sources` by a formula that is not recorded, as a node of
     them whose own backward raises, naming `op` (PyTorch's `once_differentiable`)."""
     refuse = refuse or partial(_refuse_second_pass, op)

@@ -9,6 +9,7 @@ gradients. `set_index` is the out-of-place form of `t[key] = value`; `index_put`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -18,7 +19,7 @@ import numpy as np
 from tensorgrad import checks, elementwise
 from tensorgrad.autograd import record
 from tensorgrad.device import array_like, data_address, is_array, namespace, ufunc_at
-from tensorgrad.higher_order import linear_graph
+from tensorgrad.higher_order import differentiable_once, linear_graph
 from tensorgrad.movement import with_unit_dims
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -558,10 +559,62 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         full[part] = g
         return full
 
-    graph = None  # (only a sum's gradients are linear in grad with constant masks; the rest: once)
     if reduce == "sum":
         graph = partial(_scatter_graph, None if include_self else touched > 0, coords, part)
+    elif reduce == "prod":
+        graph = partial(_scatter_prod_graph, dim, idx, coords, part, touched > 0, include_self, op)
+    else:  # mean, amax, amin: grad scaled by constants (counts, shares among ties), then gathered
+        share_of_one = share(xp.ones(out.shape, dtype=x.dtype))
+        mine = 1 if reduce == "mean" else (x.data == out)
+        scale_x = np.where(touched > 0, share_of_one * mine if include_self else 0, 1).astype(x.dtype)
+        src_mask = None
+        if reduce != "mean":
+            src_mask = xp.zeros(src_shape, dtype=x.dtype)
+            src_mask[part] = values == out[coords]
+        graph = partial(_scatter_scaled_graph, coords, part, scale_x, share_of_one.astype(x.dtype), src_mask)
     return record(out, op, (x, src), vjp_x, vjp_src, graph_vjp=graph)
+
+
+def _scatter_scaled_graph(coords: tuple, part: tuple, scale_x: np.ndarray, share: np.ndarray,
+                          src_mask: np.ndarray | None, grad: Tensor, out: Tensor, x: Tensor,
+                          src: Tensor) -> tuple[Tensor, Tensor]:
+    """scatter_reduce's mean, amax and amin gradients, linear in grad: x's is grad times a constant;
+    src's is grad times each place's share, gathered, then masked to the elements equal to the result."""
+    grad_src = _linear("scatter_reduce backward", partial(_gathered_into, coords, part, src.shape),
+                       partial(_scattered_from, coords, part, out.shape), grad * new_leaf(share))
+    return grad * new_leaf(scale_x), grad_src if src_mask is None else grad_src * new_leaf(src_mask)
+
+
+def _scatter_prod_graph(dim: int, idx: np.ndarray, coords: tuple, part: tuple, touched: np.ndarray,
+                        include_self: bool, op: str, grad: Tensor, out: Tensor, x: Tensor,
+                        src: Tensor) -> tuple[Tensor, Tensor]:
+    """scatter_reduce's prod gradients with tensor ops (PyTorch's scatter_reduce_backward): x's is
+    grad * (the product with x's zeros set to 1) / (x with zeros set to 1); src's is grad * out / src,
+    or for the one zero of its place, grad * (the product with that zero set to 1). With two zeros in
+    a place, src's gradient is differentiable once only, as PyTorch's."""
+    written = new_leaf(touched)
+    if include_self:
+        masked_x = elementwise.where(new_leaf(x._data == 0), 1.0, x)
+        product = scatter_reduce(masked_x, dim, idx, src, "prod", include_self=True)
+        grad_x = elementwise.where(written, grad * product / masked_x, grad)
+    else:
+        grad_x = elementwise.where(written, 0.0, grad)
+    values = src[part]
+    zero = values._data == 0
+    zeros = namespace(zero).zeros(out.shape, dtype=_COUNT)
+    ufunc_at(np.add, zeros, coords, zero)
+    single = new_leaf(zero & (zeros[coords] == 1))
+    g = gather(grad * out, dim, idx) / elementwise.where(new_leaf(zero), 1.0, values)
+    if single._data.any():
+        masked = elementwise.where(single, 1.0, values)
+        g = elementwise.where(single, gather(grad * scatter_reduce(x, dim, idx, masked, "prod", include_self),
+                                             dim, idx), g)
+    if (zeros > 1).any():
+        g = differentiable_once(op, g._data, (grad, x, src))
+    if values.shape != src.shape:
+        g = _linear(f"{op} backward", partial(_into_part, partial(_keyed, part), src.shape),
+                    partial(_part_of, partial(_keyed, part)), g)
+    return grad_x, g
 
 
 def _product_of_others(xp, grad, out, self_data, values, coords, include_self, which):
@@ -719,7 +772,28 @@ def masked_scatter(x: Tensor, mask: Any, source: Tensor) -> Tensor:
         return g.reshape(source.shape)
 
     return record(out, "masked_scatter", (x, source), lambda grad: np.where(m, 0, grad), vjp_source,
-                  saved=())
+                  saved=(), graph_vjp=partial(_masked_scatter_graph, m, count))
+
+
+def _masked_scatter_graph(m: np.ndarray, count: int, grad: Tensor, out: Tensor, x: Tensor,
+                          source: Tensor) -> tuple[Tensor, Tensor]:
+    return (elementwise.where(new_leaf(m), 0.0, grad),
+            _linear("masked_scatter backward", partial(_masked_taken, m, count, source.shape),
+                    partial(_masked_placed, m, count), grad))
+
+
+def _masked_taken(m: np.ndarray, count: int, shape: tuple[int, ...], grad: np.ndarray) -> np.ndarray:
+    """grad at the masked places, as the first `count` elements of zeros of source's `shape`."""
+    g = namespace(grad).zeros(math.prod(shape), dtype=grad.dtype)
+    g[:count] = grad[m]
+    return g.reshape(shape)
+
+
+def _masked_placed(m: np.ndarray, count: int, h: np.ndarray) -> np.ndarray:
+    """Zeros of the mask's shape with h's first `count` elements at the masked places (the transpose)."""
+    full = namespace(h).zeros(m.shape, dtype=h.dtype)
+    full[m] = h.reshape(-1)[:count]
+    return full
 
 
 def take_along_dim(x: Tensor, indices: Any, dim: int | None = None) -> Tensor:
@@ -861,7 +935,20 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         return g
 
     return record(out, "put", (input, source), (lambda grad: grad) if accumulate else vjp_input,
-                  lambda grad: grad.reshape(-1)[idx].reshape(shape), saved=())
+                  lambda grad: grad.reshape(-1)[idx].reshape(shape), saved=(),
+                  graph_vjp=partial(_put_graph, idx, accumulate))
+
+
+def _put_graph(idx: np.ndarray, accumulate: bool, grad: Tensor, out: Tensor, input: Tensor,  # noqa: A002
+               source: Tensor) -> tuple[Tensor, Tensor]:
+    """put's gradients as graph nodes: input's is grad (zeroed at idx unless accumulating), source's
+    is take(grad, idx)."""
+    grad_input = grad
+    if not accumulate:
+        written = namespace(out._data).zeros(out.shape, dtype=bool)
+        written.reshape(-1)[idx] = True
+        grad_input = elementwise.where(new_leaf(written), 0.0, grad)
+    return grad_input, take(grad, idx.reshape(source.shape))
 
 
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,  # noqa: A002
@@ -932,7 +1019,36 @@ def _written_part(x: Tensor, src: Any, where: Callable, op: str) -> Tensor:
         part, where_g = where(grad)
         return part[where_g]
 
-    return record(out, op, (x, src), vjp_x, vjp_src, saved=())
+    return record(out, op, (x, src), vjp_x, vjp_src, saved=(),
+                  graph_vjp=partial(_written_part_graph, where, op))
+
+
+def _written_part_graph(where: Callable, op: str, grad: Tensor, out: Tensor, x: Tensor,
+                        src: Tensor) -> tuple[Tensor, Tensor]:
+    """The *_scatter gradients as graph nodes: x's is grad with the part zeroed, src's the part of
+    grad, whose transpose writes h into the part of zeros."""
+    written = namespace(out._data).zeros(out.shape, dtype=bool)
+    view, at = where(written)
+    view[at] = True
+    return (elementwise.where(new_leaf(written), 0.0, grad),
+            _linear(f"{op} backward", partial(_part_of, where), partial(_into_part, where, out.shape), grad))
+
+
+def _part_of(where: Callable, grad: np.ndarray) -> np.ndarray:
+    part, at = where(grad)
+    return namespace(grad).array(part[at])  # a copy: the part is a view of grad
+
+
+def _into_part(where: Callable, shape: tuple[int, ...], h: np.ndarray) -> np.ndarray:
+    """Zeros of `shape` with h written into the part (the transpose of taking it)."""
+    full = namespace(h).zeros(shape, dtype=h.dtype)
+    view, at = where(full)
+    view[at] = h
+    return full
+
+
+def _keyed(key: tuple, array: np.ndarray) -> tuple[np.ndarray, tuple]:
+    return array, key
 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
@@ -947,7 +1063,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor: 
         raise IndexError(f"select_scatter(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {dim}")
     key = (slice(None),) * dim + (index, Ellipsis)  # (the Ellipsis keeps a 0-d part a view)
-    return _written_part(input, src, lambda a: (a, key), "select_scatter")
+    return _written_part(input, src, partial(_keyed, key), "select_scatter")
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,  # noqa: A002
@@ -961,7 +1077,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
     start = None if start is None else checks.as_int(start, "slice_scatter", "start")
     end = None if end is None else checks.as_int(end, "slice_scatter", "end")
     key = (slice(None),) * dim + (slice(start, end, step), Ellipsis)
-    return _written_part(input, src, lambda a: (a, key), "slice_scatter")
+    return _written_part(input, src, partial(_keyed, key), "slice_scatter")
 
 
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,  # noqa: A002
@@ -978,8 +1094,12 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     n = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
     xp = namespace(input.data)
     on_rows, on_cols = xp.arange(n) + max(-offset, 0), xp.arange(n) + max(offset, 0)
-    return _written_part(input, src, lambda a: (np.moveaxis(a, (dim1, dim2), (-2, -1)),
-                                                (Ellipsis, on_rows, on_cols)), op)
+    return _written_part(input, src, partial(_on_diagonal, dim1, dim2, (Ellipsis, on_rows, on_cols)), op)
+
+
+def _on_diagonal(dim1: int, dim2: int, key: tuple, array: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """(view, index) picking the diagonal over dim1 and dim2 (its positions in `key`), as the last dim."""
+    return np.moveaxis(array, (dim1, dim2), (-2, -1)), key
 
 
 def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,  # noqa: A002
@@ -1032,7 +1152,23 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,  # no
         g[sources] = grad.reshape(-1)[targets]
         return g.reshape(shape)
 
-    return record(out, op, (input, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=())
+    return record(out, op, (input, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=(),
+                  graph_vjp=partial(_as_strided_scatter_graph, written, targets, sources))
+
+
+def _as_strided_scatter_graph(written: np.ndarray, targets: np.ndarray, sources: np.ndarray, grad: Tensor,
+                              out: Tensor, input: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+    return (elementwise.where(new_leaf(written), 0.0, grad),
+            _linear("as_strided_scatter backward", partial(_flat_moved, targets, sources, src.shape),
+                    partial(_flat_moved, sources, targets, input.shape), grad))
+
+
+def _flat_moved(frm: np.ndarray, to: np.ndarray, shape: tuple[int, ...], a: np.ndarray) -> np.ndarray:
+    """Zeros of `shape` with a's flat elements at `frm` added at the flat places `to` (a place named
+    twice gets both): as_strided_scatter's gradient for src, and its transpose."""
+    full = namespace(a).zeros(math.prod(shape), dtype=a.dtype)
+    ufunc_at(np.add, full, to, a.reshape(-1)[frm])
+    return full.reshape(shape)
 
 
 def fill_diagonal(x: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:

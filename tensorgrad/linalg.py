@@ -49,7 +49,7 @@ from tensorgrad import checks, return_types
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
 from tensorgrad.device import namespace, to_numpy
-from tensorgrad.higher_order import _refuse_second_pass
+from tensorgrad.higher_order import differentiable_once
 from tensorgrad.matmul import _swap, matmul  # (_swap: the last two dimensions, as a view)
 from tensorgrad.matmul import cross as _cross  # (`tensorgrad.matmul` is also the function's name)
 from tensorgrad.movement import cat as _cat
@@ -126,8 +126,7 @@ def _det_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: 
     try:
         inverse = inv(A)
     except LinAlgError:
-        cofactors = record(_cofactors(A.data), "det backward", (A,), partial(_refuse_second_pass, "det"),
-                           saved=())
+        cofactors = differentiable_once("det", _cofactors(A.data), (A,))
         return (grad[..., None, None] * cofactors,)
     return ((grad * out)[..., None, None] * inverse.mT,)
 

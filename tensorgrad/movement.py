@@ -1144,7 +1144,12 @@ def angle(x: Tensor) -> Tensor:
     out = np.where(data < 0, np.pi, 0.0).astype(dtype)
     if data.dtype.kind == "f":
         out = np.where(data != data, data, out)  # nan stays nan
-    return record(out, "angle", (x,), lambda grad: np.zeros_like(grad), saved=())
+    return record(out, "angle", (x,), lambda grad: np.zeros_like(grad), saved=(), graph_vjp=_angle_graph)
+
+
+def _angle_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """A real x's angle is constant where it is defined: its gradient is 0, not a function of grad."""
+    return (new_leaf(namespace(grad._data).zeros(grad.shape, dtype=grad._data.dtype)),)
 
 
 def resolve_conj(x: Tensor) -> Tensor:

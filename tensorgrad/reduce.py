@@ -648,7 +648,17 @@ def _nuclear_norm(x: Tensor, dim: Dim, keepdim: bool) -> Tensor:
         per_matrix = grad.reshape(out.shape) if not keepdim else np.squeeze(grad, axis=(rows, cols))
         return np.moveaxis(per_matrix[..., None, None] * (u @ vh), (-2, -1), (rows, cols))
 
-    return record(out.astype(x.data.dtype, copy=False), "norm", (x,), vjp)
+    return record(out.astype(x.data.dtype, copy=False), "norm", (x,), vjp,
+                  graph_vjp=partial(_nuclear_norm_graph, rows, cols))
+
+
+def _nuclear_norm_graph(rows: int, cols: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The nuclear norm's gradient grad * U V^T, with U and V from a recorded (differentiable) SVD."""
+    from tensorgrad import linalg  # (linalg imports this module)
+
+    u, _, vh = linalg.svd(movement.movedim(x, (rows, cols), (-2, -1)), full_matrices=False)
+    batch = tuple(n for i, n in enumerate(x.shape) if i not in (rows, cols))
+    return (movement.movedim(grad.reshape(*batch, 1, 1) * (u @ vh), (-2, -1), (rows, cols)),)
 
 
 def _truth(x: Tensor, out: np.ndarray) -> Tensor:
@@ -975,7 +985,23 @@ def logcumsumexp(x: Tensor, dim: int) -> Tensor:
             negative = np.exp(_reverse_logcumsumexp(np.where(grad < 0, log_size, lowest) - out, axis) + data)
         return (positive - negative).reshape(x.shape)
 
-    return record(out.reshape(x.shape), "logcumsumexp", (x,), vjp, saves_output=True)
+    return record(out.reshape(x.shape), "logcumsumexp", (x,), vjp, saves_output=True,
+                  graph_vjp=partial(_logcumsumexp_graph, axis))
+
+
+def _logcumsumexp_graph(axis: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The numpy formula with tensor ops (PyTorch's logcumsumexp_backward): the reversed
+    logcumsumexp of log|grad| - out, for grad's positive and negative parts apart, plus x, exp'd."""
+    shape = x.shape
+    if not x.ndim:
+        grad, out, x = grad.reshape(1), out.reshape(1), x.reshape(1)
+    log_size = grad.abs().log()
+    lowest = float(np.finfo(grad._data.dtype).min)
+    parts = []
+    for side in (grad._data > 0, grad._data < 0):
+        logs = elementwise.where(new_leaf(side), log_size, lowest) - out
+        parts.append((logcumsumexp(logs.flip(axis), axis).flip(axis) + x).exp())
+    return ((parts[0] - parts[1]).reshape(*shape),)
 
 
 # --- sorting: sort, argsort, topk, median ------------------------------------------------------------
@@ -1086,7 +1112,8 @@ def nanmedian(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
             return _median_of_all(x)  # nan, as the median of nothing
         value = namespace(flat).asarray(np.sort(numbers)[(numbers.size - 1) // 2])
         return record(value, "nanmedian", (x,),
-                      lambda grad: (x.data == value) * (grad / np.add.reduce(x.data == value, axis=None)))
+                      lambda grad: (x.data == value) * (grad / np.add.reduce(x.data == value, axis=None)),
+                      graph_vjp=_median_graph)  # (value is no nan: the elements equal to it share grad)
     data, axis = _scan_input(x, dim, "nanmedian")
     _nonempty(x, axis, "nanmedian")
     order = np.argsort(data, axis=axis, kind="stable")  # nan sorts last
