@@ -32,7 +32,7 @@ import functools
 import itertools
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -315,7 +315,7 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     spec = _ConvSpec(op, stride2, dilation2, pads, groups, x.shape, xd.shape, weight.shape, wd.shape,
                      out_shape, out.shape, 1 if x.ndim == dims + 2 else 0)
     return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight),
-                  graph_vjp=partial(_convolution_graph, spec))
+                  graph_vjp=partial(_with_bias, _conv_node_graph, spec))
 
 
 # --- convolution's gradients as differentiable ops (for gradients of gradients) ---------------------
@@ -384,9 +384,11 @@ def _conv_node_graph(spec: _ConvSpec, grad: Tensor, out: Tensor, x: Tensor,
     return _conv_input_node(spec, grad, w), _conv_weight_node(spec, x, grad)
 
 
-def _convolution_graph(spec: _ConvSpec, grad: Tensor, out: Tensor, x: Tensor, w: Tensor,
-                       bias: Tensor | None = None) -> tuple[Tensor, ...]:
-    grads = _conv_node_graph(spec, grad, out, x, w)
+def _with_bias(graph_of_x_and_w: Callable[..., tuple[Tensor, Tensor]], spec: _ConvSpec, grad: Tensor,
+               out: Tensor, x: Tensor, w: Tensor, bias: Tensor | None = None) -> tuple[Tensor, ...]:
+    """A (transposed) convolution's graph VJP: `graph_of_x_and_w`'s gradients of x and w, and the
+    bias's, grad summed over every dimension but the channels'."""
+    grads = graph_of_x_and_w(spec, grad, out, x, w)
     if bias is None:
         return grads
     return *grads, grad.sum(tuple(d for d in range(grad.ndim) if d != spec.channel))
@@ -527,15 +529,7 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
     spec = _ConvSpec(op, stride2, dilation2, pads, groups, out_shape, out.shape, weight.shape, wd.shape,
                      x.shape, xd.shape, 1 if x.ndim == dims + 2 else 0)
     return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight),
-                  graph_vjp=partial(_conv_transposed_graph, spec))
-
-
-def _conv_transposed_graph(spec: _ConvSpec, grad: Tensor, out: Tensor, x: Tensor, w: Tensor,
-                           bias: Tensor | None = None) -> tuple[Tensor, ...]:
-    grads = _conv_input_graph(spec, grad, out, x, w)
-    if bias is None:
-        return grads
-    return *grads, grad.sum(tuple(d for d in range(grad.ndim) if d != spec.channel))
+                  graph_vjp=partial(_with_bias, _conv_input_graph, spec))
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002

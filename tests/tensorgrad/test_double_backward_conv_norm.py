@@ -7,21 +7,12 @@ WGAN-GP gradient penalty through a small CNN critic, against PyTorch's.
 
 import numpy as np
 import pytest
+from second_derivatives import second_derivatives
 
 import tensorgrad as tg
 
 torch = pytest.importorskip("torch")
 
-
-def _second(m, f, xs, seed=1):
-    """The gradients of <d <f(xs), v> / d xs, w> with respect to xs and v, in module m (tg or torch)."""
-    rng = np.random.default_rng(seed)
-    out = f(*xs)
-    v = m.tensor(rng.standard_normal(tuple(out.shape)), dtype=m.float64, requires_grad=True)
-    grads = m.autograd.grad((out * v).sum(), xs, create_graph=True)
-    total = sum((g * m.tensor(rng.standard_normal(tuple(g.shape)), dtype=m.float64)).sum() for g in grads)
-    return [g.detach().numpy() if m is torch else g.data
-            for g in m.autograd.grad(total, [*xs, v], allow_unused=True, materialize_grads=True)]
 
 
 def _check(f, shapes, check=True, seed=0, reference=None):
@@ -36,8 +27,8 @@ def _check(f, shapes, check=True, seed=0, reference=None):
     xs = tensors(tg)
     if check:
         assert tg.gradgradcheck(f(tg), xs)
-    ours = _second(tg, f(tg), xs)
-    theirs = _second(torch, reference or f(torch), tensors(torch))
+    ours = second_derivatives(tg, f(tg), xs)
+    theirs = second_derivatives(torch, reference or f(torch), tensors(torch))
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
 

@@ -8,6 +8,7 @@ double backward: the gradient of <d <f(xs), v> / d xs, w> with respect to xs and
 
 import numpy as np
 import pytest
+from second_derivatives import second_derivatives
 
 import tensorgrad as tg
 
@@ -15,24 +16,14 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore:index_reduce")  # (PyTorch's: it is in beta)
 
 
-def _second(m, f, xs, seed=1):
-    """The gradients of <d <f(xs), v> / d xs, w> with respect to xs and v, in module m (tg or torch)."""
-    rng = np.random.default_rng(seed)
-    out = f(*xs)
-    v = m.tensor(rng.standard_normal(tuple(out.shape)), dtype=m.float64, requires_grad=True)
-    grads = m.autograd.grad((out * v).sum(), xs, create_graph=True)
-    total = sum((g * m.tensor(rng.standard_normal(tuple(g.shape)), dtype=m.float64)).sum() for g in grads)
-    return [g.detach().numpy() if m is torch else g.data
-            for g in m.autograd.grad(total, [*xs, v], allow_unused=True, materialize_grads=True)]
-
 
 def _check(f, arrays, check=True, tol=1e-10):
     """gradgradcheck `f(tg)` (unless not `check`), and its second derivatives against `f(torch)`'s."""
     xs = [tg.tensor(a, requires_grad=True) for a in arrays]
     if check:
         assert tg.gradgradcheck(f(tg), xs)
-    ours = _second(tg, f(tg), xs)
-    theirs = _second(torch, f(torch), [torch.tensor(a, requires_grad=True) for a in arrays])
+    ours = second_derivatives(tg, f(tg), xs)
+    theirs = second_derivatives(torch, f(torch), [torch.tensor(a, requires_grad=True) for a in arrays])
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 

@@ -6,6 +6,7 @@ double backward: the gradient of <grad f(x) . w> with respect to every input.
 
 import numpy as np
 import pytest
+from second_derivatives import second_derivatives
 
 import tensorgrad as tg
 import tensorgrad.nn.functional as F
@@ -27,23 +28,13 @@ def _arrays(shapes, seed=0, away=None):
     return out
 
 
-def _second(m, f, xs, seed=1):
-    """The gradients of <d f(xs) . v / d xs, w> with respect to xs, in module m (tg or torch)."""
-    rng = np.random.default_rng(seed)
-    out = f(*xs)
-    v = m.tensor(rng.standard_normal(tuple(out.shape)), dtype=m.float64, requires_grad=True)
-    grads = m.autograd.grad((out * v).sum(), xs, create_graph=True)
-    total = sum((g * m.tensor(rng.standard_normal(tuple(g.shape)), dtype=m.float64)).sum() for g in grads)
-    return [g.detach().numpy(force=True) if m is torch else g.data
-            for g in m.autograd.grad(total, xs, allow_unused=True, materialize_grads=True)]
-
 
 def _check(tg_f, torch_f, arrays, tol=1e-10, numeric=True):
     xs = [tg.tensor(a, requires_grad=True) for a in arrays]
     if numeric:
         assert tg.gradgradcheck(tg_f, xs)
-    ours = _second(tg, tg_f, xs)
-    theirs = _second(torch, torch_f, [torch.tensor(a, requires_grad=True) for a in arrays])
+    ours = second_derivatives(tg, tg_f, xs)
+    theirs = second_derivatives(torch, torch_f, [torch.tensor(a, requires_grad=True) for a in arrays])
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 

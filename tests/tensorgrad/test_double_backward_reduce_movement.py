@@ -7,22 +7,12 @@ second is what a linear op's gradient depends on).
 
 import numpy as np
 import pytest
+from second_derivatives import second_derivatives
 
 import tensorgrad as tg
 
 torch = pytest.importorskip("torch")
 
-
-def _second(m, f, xs, seed=1):
-    """The gradients of <d <f(xs), v> / d xs, w> with respect to xs and v, in module m (tg or torch)."""
-    rng = np.random.default_rng(seed)
-    out = f(*xs)
-    v = m.tensor(rng.standard_normal(tuple(out.shape)), dtype=m.float64, requires_grad=True)
-    wanted = [x for x in xs if x.requires_grad]
-    grads = m.autograd.grad((out * v).sum(), wanted, create_graph=True)
-    total = sum((g * m.tensor(rng.standard_normal(tuple(g.shape)), dtype=m.float64)).sum() for g in grads)
-    return [g.detach().numpy(force=True) if m is torch else g.data
-            for g in m.autograd.grad(total, [*wanted, v], allow_unused=True, materialize_grads=True)]
 
 
 def _check(f, arrays, tol=1e-10, check=True):
@@ -34,8 +24,8 @@ def _check(f, arrays, tol=1e-10, check=True):
     xs = tensors(tg)
     if check:
         assert tg.gradgradcheck(f(tg), [x for x in xs])
-    ours = _second(tg, f(tg), xs)
-    theirs = _second(torch, f(torch), tensors(torch))
+    ours = second_derivatives(tg, f(tg), xs)
+    theirs = second_derivatives(torch, f(torch), tensors(torch))
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
