@@ -19,6 +19,7 @@ Only `autograd.grad` (and what builds on it: `autograd.functional`, `tg.func`) t
 from __future__ import annotations
 
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bo
     for out, seed in zip(outputs, seeds, strict=True):
         _accumulate(grads, out, seed)
     inner = {id(node): node for out in outputs for node in engine.creation_order(out)}
-    order = sorted(inner.values(), key=_creation_number)
+    order = sorted(inner.values(), key=attrgetter("_seq"))  # (see engine.creation_order)
     with enable_grad():
         while order:
             node = order.pop()  # the newest first: every node after all the ops that used it
@@ -57,10 +58,6 @@ def leaf_gradient(t: Tensor, grads: dict[int, Tensor]) -> Tensor | None:
     """A node's gradient from `graph_gradients`: a leaf's through its hooks, an inner node's before them."""
     grad = grads.get(id(t))
     return grad if grad is None or t._backward is not None else _hooked(t, grad)
-
-
-def _creation_number(node: Tensor) -> int:
-    return node._seq
 
 
 def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
