@@ -83,7 +83,18 @@ def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
         k += 1
         if t._backward is not history_then:  # t was changed in place since op used it
             t = autograd._holder_of(history_then, t, op, seq)
-        _accumulate(grads, t, _conformed(g, shape, dtype, op, i))
+        g = _conformed(g, shape, dtype, op, i)
+        if autograd._checking_nan:
+            _check_nan(op, i, g, grad)
+        _accumulate(grads, t, g)
+
+
+def _check_nan(op: str, i: int, g: Tensor, grad: Tensor) -> None:
+    """Anomaly detection in the recording pass: the first op whose gradient made a nan, named."""
+    if autograd._has_nan(g._data) and not autograd._has_nan(grad._data):
+        raise RuntimeError(f"Function '{op}' returned nan values in its {i}th output: the gradient it sent "
+                           f"to its input {i} (of shape {tuple(g.shape)}) holds nan, recorded with "
+                           "create_graph=True; its incoming gradient has no nan")
 
 
 class _Mail(list):
