@@ -6,12 +6,16 @@ gradient, with respect to the inputs and to the output weights, agrees with fini
 Oracle two, where PyTorch is installed: the gradient of a weighted sum of the first gradients,
 compared with PyTorch's double backward. Contiguous inputs only: the layouts are the first-order
 table's subject (`test_tensor_gradients.py`), and the recording pass shares its bookkeeping.
+Oracle three, the GPU stand-in (`foreign_array.py`): the same second derivatives from
+ForeignArray leaves are ForeignArrays, equal to the numpy run's (no graph gradient makes a host
+array where a GPU's would be needed).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from foreign_array import foreign, is_foreign
 from op_table import CASES, Case, make_inputs, prepared
 
 import tensorgrad as tg
@@ -55,3 +59,24 @@ def test_matches_torch(case: Case):
             continue
         assert a is not None, f"second {i}: PyTorch has a second derivative, tensorgrad none"
         np.testing.assert_allclose(a.data, b.numpy(force=True), rtol=1e-9, atol=1e-11, err_msg=f"second {i}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_on_the_gpu_stand_in(case: Case):
+    from test_foreign_arrays import ON_FOREIGN
+
+    arrays, preps = make_inputs(case, "contiguous")
+    results = []
+    for m, convert in ((tg, np.array), (ON_FOREIGN, foreign)):
+        leaves = [tg.from_numpy(convert(a)).requires_grad_() for a in arrays]
+        run = prepared(case.fn, preps)
+        shape = tuple(run(m, *leaves).shape)
+        weights = np.random.default_rng(2).standard_normal(shape)
+        directions = [np.random.default_rng(4 + i).standard_normal(a.shape) for i, a in enumerate(arrays)]
+        results.append(_second_derivatives(m, run, leaves, weights, directions))
+    (plain_first, plain_second), (foreign_first, foreign_second) = results
+    for plain, found in zip([*plain_first, *plain_second], [*foreign_first, *foreign_second], strict=True):
+        assert (plain is None) == (found is None)
+        if found is not None:
+            assert is_foreign(found.data), f"{type(found.data).__name__} where a ForeignArray was expected"
+            np.testing.assert_allclose(np.asarray(found.data), plain.data, rtol=1e-12, atol=1e-12)
