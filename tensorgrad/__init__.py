@@ -45,7 +45,7 @@ from tensorgrad.creation import (
     randint,
     randperm,
 )
-from tensorgrad.device import device
+from tensorgrad.device import device, get_default_device, set_default_device
 from tensorgrad.dtypes import bool, double, float, float16, half, int, int8, int16, long, short, uint8
 from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
     acos,
@@ -287,7 +287,8 @@ __all__ = [
     "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "topk", "median",
     "matmul", "cat", "stack", "reshape", "transpose", "permute", "expand", "broadcast_to", "unsqueeze",
     "squeeze", "flatten", "clone", "index_put", "nn", "optim", "data", "save", "load",
-    "selu", "celu", "layer_norm", "group_norm", "cosine_similarity", "device", "cuda",
+    "selu", "celu", "layer_norm", "group_norm", "cosine_similarity", "device", "get_default_device",
+    "set_default_device", "cuda",
     "absolute", "arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "float_power", "fmax", "fmin",
     "hypot", "logaddexp2", "logit", "nan_to_num", "negative", "positive", "rad2deg", "sgn", "sinc",
     "true_divide", "xlogy", "bmm", "dot", "mm", "mv", "outer", "moveaxis", "ravel", "select",

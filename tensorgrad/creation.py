@@ -27,8 +27,10 @@ from tensorgrad import checks, dtypes
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import (
+    CPU,
     array_like,
     as_device,
+    default_device,
     device_of,
     is_array,
     namespace,
@@ -70,7 +72,8 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         return data
     if isinstance(data, Tensor):
         return _placed(data.detach().to(dtype=dtype), device, "as_tensor")
-    if is_array(data) and same_dtype and (device is None or as_device(device) == device_of(data)):
+    target = device if device is not None else default_device()  # (an array goes to the default device)
+    if is_array(data) and same_dtype and (target is None or as_device(target) == device_of(data)):
         return new_leaf(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -88,7 +91,10 @@ def _new(data: np.ndarray, requires_grad: bool, device: Any, op: str) -> Tensor:
 
 
 def _placed(t: Tensor, device: Any, op: str) -> Tensor:
-    """t on `device` (checked; None is the CPU). Made on the CPU first: a fresh leaf, moved once."""
+    """t on `device` (checked; None is the default device, the CPU unless set). Made on the CPU
+    first: a fresh leaf, moved once."""
+    if device is None:
+        device = default_device()
     if device is not None:
         target = as_device(device)
         if target.type != "cpu":
@@ -240,7 +246,8 @@ def randn(*size: int, generator: Generator | None = None, dtype: Any = None, req
 def _like(make: Any, t: Tensor, dtype: Any, requires_grad: bool, device: Any, name: str,
           *args: Any) -> Tensor:
     """`make(t.shape, *args, ...)` with t's dtype and device unless others are asked for."""
-    out = make(t.shape, *args, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    out = make(t.shape, *args, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad,
+               device=CPU)  # (made on the host, then moved once: not to the default device)
     return _following(out, t.data) if device is None else _placed(out, device, name)
 
 
@@ -403,7 +410,8 @@ def randint_like(t: Tensor, low: int = 0, high: int | None = None, *, dtype: Any
     `randint_like(t, low, high)`."""
     if high is None:
         low, high = 0, low
-    out = randint(low, high, t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    out = randint(low, high, t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad,
+                  device=CPU)
     return _following(out, t.data) if device is None else _placed(out, device, "randint_like")
 
 

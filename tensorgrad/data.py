@@ -363,8 +363,8 @@ class RandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
         if self.replacement:
-            return iter(randint(n, (self.num_samples,), generator=self.generator).tolist())
-        shuffles = [randperm(n, generator=self.generator).tolist()
+            return iter(randint(n, (self.num_samples,), generator=self.generator, device="cpu").tolist())
+        shuffles = [randperm(n, generator=self.generator, device="cpu").tolist()
                     for _ in range(-(-self.num_samples // n))]
         return iter(list(itertools.chain.from_iterable(shuffles))[:self.num_samples])
 
@@ -379,7 +379,7 @@ class SubsetRandomSampler(Sampler):
         self.indices, self.generator = indices, generator
 
     def __iter__(self) -> Iterator[int]:
-        for i in randperm(len(self.indices), generator=self.generator).tolist():
+        for i in randperm(len(self.indices), generator=self.generator, device="cpu").tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -397,7 +397,8 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError(f"WeightedRandomSampler: replacement should be a boolean value, but got "
                              f"replacement={replacement!r}")
-        self.weights = as_tensor(weights.data if isinstance(weights, Tensor) else weights, dtype=float64)
+        self.weights = as_tensor(weights.data if isinstance(weights, Tensor) else weights, dtype=float64,
+                                 device="cpu")
         if self.weights.ndim != 1:
             raise ValueError(f"WeightedRandomSampler: weights should be a 1d sequence but given weights "
                              f"have shape {tuple(self.weights.shape)}")
@@ -590,7 +591,7 @@ def _permutation(n: int, generator: Generator | np.random.Generator | None) -> n
     """A shuffle of range(n) from `generator`, or from tensorgrad's default generator."""
     if isinstance(generator, np.random.Generator):
         return generator.permutation(n)
-    return randperm(n, generator=generator).numpy()
+    return randperm(n, generator=generator, device="cpu").numpy()
 
 
 def _gather(array: np.ndarray, rows: int | np.ndarray) -> np.ndarray:

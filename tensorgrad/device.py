@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +35,8 @@ from numpy.lib.stride_tricks import as_strided as _numpy_as_strided
 
 __all__ = ["device", "as_device", "namespace", "register_namespace", "is_array", "to_numpy",
            "array_like", "strided_view", "ufunc_at", "accumulate", "writeable", "data_address",
-           "device_of", "to_device", "cuda_available", "from_dlpack"]
+           "device_of", "to_device", "cuda_available", "from_dlpack", "set_default_device",
+           "get_default_device", "default_device"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -74,8 +76,48 @@ class device:  # noqa: N801 - PyTorch's lower-case name
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> device:
+        """`with tg.device("cuda"):` makes the factories (`tensor`, `zeros`, `randn`, modules'
+        parameters...) create on this device inside the block, as PyTorch's does."""
+        _default.entered.append(_default.device)
+        _default.device = self
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        _default.device = _default.entered.pop()
+
 
 CPU = device("cpu")
+
+
+class _DefaultDevice(threading.local):
+    """Where the factories create a tensor not given `device=`: None for the CPU. Per thread, as
+    PyTorch's default device is; `entered` holds what each open `with device(...)` replaced."""
+
+    device: device | None = None
+
+    def __init__(self) -> None:
+        self.entered: list[device | None] = []
+
+
+_default = _DefaultDevice()
+
+
+def set_default_device(spec: Any) -> None:
+    """Create tensors on `spec` ("cpu", "cuda", a device; None: the CPU) wherever a factory is not
+    given `device=`, in this thread, as `torch.set_default_device`. Ops, `from_numpy` and the
+    `*_like` forms are not affected: their results live where their inputs do."""
+    _default.device = None if spec is None else device(spec)
+
+
+def get_default_device() -> device:
+    """The device the factories create on when not given `device=` (the CPU unless set)."""
+    return _default.device or CPU
+
+
+def default_device() -> device | None:
+    """The default device set by `set_default_device` or `with device(...)`, or None (the CPU)."""
+    return _default.device
 
 
 def as_device(spec: Any) -> device:

@@ -2324,7 +2324,7 @@ def _fractional_max_pool(input: Tensor, kernel_size: Size, output_size: Any, out
                                f"(output {name} {o})")
     xp = namespace(x.data)
     if samples is None:
-        u = array_like(creation.rand(n, c, dims, dtype=x.dtype).data, x.data)
+        u = array_like(creation.rand(n, c, dims, dtype=x.dtype, device="cpu").data, x.data)
     else:
         if tuple(samples.shape) != (n, c, dims):
             raise RuntimeError(f"{op}: expected _random_samples of shape {(n, c, dims)}, got "

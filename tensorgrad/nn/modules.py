@@ -22,7 +22,7 @@ import numpy as np
 
 from tensorgrad import dtypes, loss
 from tensorgrad.creation import default_generator
-from tensorgrad.device import as_device, is_array, namespace, to_device, to_numpy
+from tensorgrad.device import as_device, default_device, is_array, namespace, to_device, to_numpy
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
 from tensorgrad.elementwise import (
     alpha_dropout,
@@ -685,11 +685,14 @@ def _dtype_and_device(op: str, args: tuple, kwargs: dict) -> tuple[np.dtype | No
 
 
 def _place(module: Module, device: Any) -> Module:
-    """A layer's `device=` argument: the module, built on the CPU, moved there (None: stays).
+    """A layer's `device=` argument: the module, built on the CPU, moved there (None: to the
+    default device, `tg.set_default_device`, which is the CPU unless set).
 
     Built on the CPU first, so its random initial values are the same numbers on either device
     (they come from tensorgrad's numpy generator, `tg.manual_seed`).
     """
+    if device is None:
+        device = default_device()
     return module if device is None else module.to(device)
 
 

@@ -113,7 +113,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     if generator is None or not training or not isinstance(input, Tensor) or input.dtype.kind != "f" \
             or lower > upper:
         return F.rrelu(input, lower, upper, training)  # F's checks, and its draws from the default stream
-    drawn = creation.rand(*input.shape, generator=generator, dtype=np.float64).data
+    drawn = creation.rand(*input.shape, generator=generator, dtype=np.float64, device="cpu").data
     slope = array_like(lower + (upper - lower) * drawn, input.data, input.dtype)
     slope = np.where(input.data <= 0, slope, 1).astype(input.dtype)
     return record(input.data * slope, "rrelu", (input,), lambda grad: grad * slope, saved=(),
