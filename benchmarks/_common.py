@@ -10,6 +10,7 @@ a CI runner) slows all of them alike; a figure is the median over the rounds.
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import json
 import os
@@ -277,3 +278,25 @@ def cpu_summary() -> str:
         return f"{len(os.sched_getaffinity(0))} CPUs"
     except AttributeError:
         return f"{os.cpu_count()} CPUs"
+
+
+def against_torch_arguments(doc: str, what: str, argv: list[str] | None,
+                            torch_module: object | None) -> tuple[argparse.Namespace, bool, int]:
+    """The command line of a benchmark that times tensorgrad against PyTorch in one process
+    (`--quick`, `--repeats`, `--threads`, `--no-torch`), with the threads set and the header line
+    printed. Returns the arguments, whether PyTorch is timed, and the number of rounds."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a fast smoke run (few rounds, small sizes)")
+    parser.add_argument("--repeats", type=int, default=None, help="timed rounds (default 20, 3 with --quick)")
+    parser.add_argument("--threads", type=int, default=None, help="BLAS threads for numpy and torch")
+    parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if installed")
+    args = parser.parse_args(argv)
+    use_torch = torch_module is not None and not args.no_torch
+    threads = use_threads(args.threads, torch_module if use_torch else None)
+    import numpy as np  # (here: the rest of this module needs no numpy)
+
+    torch_part = (f"torch {torch_module.__version__} (threads: {torch_module.get_num_threads()})"
+                  if use_torch else "no torch")
+    print(f"# {what}: {cpu_summary()}, numpy {np.__version__} (BLAS threads: "
+          f"{threads if threads is not None else 'unknown'}), {torch_part}, Python {sys.version.split()[0]}")
+    return args, use_torch, args.repeats or (3 if args.quick else 20)

@@ -14,8 +14,6 @@ against each other.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Callable
 
 import _common  # puts the checkout on sys.path, so the imports below work uninstalled
@@ -87,19 +85,7 @@ def check(arrays: dict[str, np.ndarray]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Time every size and print one table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a fast smoke run (few rounds, small sizes)")
-    parser.add_argument("--repeats", type=int, default=None, help="timed rounds (default 20, 3 with --quick)")
-    parser.add_argument("--threads", type=int, default=None, help="BLAS threads for numpy and torch")
-    parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if installed")
-    args = parser.parse_args(argv)
-    use_torch = torch is not None and not args.no_torch
-    threads = _common.use_threads(args.threads, torch if use_torch else None)
-    repeats = args.repeats or (3 if args.quick else 20)
-    print(f"# gradient penalty step: {_common.cpu_summary()}, numpy {np.__version__} (BLAS threads: "
-          f"{threads if threads is not None else 'unknown'}), "
-          + (f"torch {torch.__version__} (threads: {torch.get_num_threads()})" if use_torch else "no torch")
-          + f", Python {sys.version.split()[0]}")
+    args, use_torch, repeats = _common.against_torch_arguments(__doc__, "gradient penalty step", argv, torch)
 
     rows = []
     for batch, hidden in SIZES[:1] if args.quick else SIZES:
