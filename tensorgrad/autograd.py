@@ -354,10 +354,11 @@ class RemovableHandle:
 _hook_numbers = itertools.count()
 
 
-def register_hook(t: Any, hook: Callable[[Any], Any]) -> RemovableHandle:
+def register_hook(t: Any, hook: Callable[[Any], Any], *, first: bool = False) -> RemovableHandle:
     """Call `hook(grad)` with t's gradient each time a backward pass computes it; a tensor it
     returns replaces that gradient (None keeps it). For a leaf, the gradient of the whole pass,
-    before it is added to `.grad`; for an inner tensor, before it flows on to its inputs."""
+    before it is added to `.grad`; for an inner tensor, before it flows on to its inputs. Hooks run
+    in the order they were registered; `first` puts this one before those already there."""
     if not t._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     owner = id(t)
@@ -366,7 +367,13 @@ def register_hook(t: Any, hook: Callable[[Any], Any]) -> RemovableHandle:
         hooks = {}
         _grad_hooks[owner] = (weakref.ref(t, lambda _: _grad_hooks.pop(owner, None)), hooks)
     key = next(_hook_numbers)
-    hooks[key] = hook
+    if first:
+        earlier = list(hooks.items())
+        hooks.clear()
+        hooks[key] = hook
+        hooks.update(earlier)
+    else:
+        hooks[key] = hook
     return RemovableHandle(owner, hooks, key)
 
 
@@ -640,7 +647,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         return _grad_with_graph(outputs, seeds, grad_outputs, inputs, retain_graph, allow_unused,
                                 materialize_grads)
     captured: list[Any] = [None] * len(inputs)
-    handles = [_register_capture(t, _capture(captured, i)) for i, t in enumerate(inputs)]
+    # A leaf's gradient is returned after its hooks, an inner tensor's before them, as PyTorch's.
+    handles = [register_hook(t, _capture(captured, i), first=t._backward is not None)
+               for i, t in enumerate(inputs)]
     saved = _saved_gradients(outputs)
     accumulating, _accumulating.on = _accumulating.on, False
     try:
@@ -667,7 +676,7 @@ def _grad_with_graph(outputs: list, seeds: list, grad_outputs: Any, inputs: tupl
     from tensorgrad import higher_order
     from tensorgrad.tensor import Tensor, new_leaf  # (tensor imports this module)
 
-    given = grad_outputs if isinstance(grad_outputs, list | tuple) else [grad_outputs] * len(outputs)
+    given = _given_seeds(outputs, grad_outputs)
     seed_tensors = [(g if g.dtype == seed.dtype else g.to(seed.dtype))
                     if isinstance(g, Tensor) and g._requires_grad else new_leaf(seed)
                     for g, seed in zip(given, seeds, strict=True)]
@@ -706,8 +715,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
 
 def _grad_seeds(outputs: list, grad_outputs: Any, op: str = "autograd.grad") -> list:
     """One seed per output: the given grad_outputs (tensors or arrays), or 1 for a scalar output."""
-    given = [None] * len(outputs) if grad_outputs is None else (
-        [grad_outputs] if not isinstance(grad_outputs, list | tuple) else list(grad_outputs))
+    given = _given_seeds(outputs, grad_outputs)
     if len(given) != len(outputs):
         raise RuntimeError(f"{op}: grad_outputs has {len(given)} entries, but there are "
                            f"{len(outputs)} outputs")
@@ -720,17 +728,11 @@ def _grad_seeds(outputs: list, grad_outputs: Any, op: str = "autograd.grad") -> 
     return seeds
 
 
-def _register_capture(t: Any, hook: Callable[[Any], None]) -> RemovableHandle:
-    """Register `hook` to capture t's gradient for `grad`: a leaf's after its own hooks, an inner
-    tensor's before them (first in line), as PyTorch's autograd.grad returns them."""
-    handle = register_hook(t, hook)
-    if t._backward is not None:
-        hooks = handle._hooks
-        others = [(key, h) for key, h in hooks.items() if key != handle._key]
-        hooks.clear()
-        hooks[handle._key] = hook
-        hooks.update(others)
-    return handle
+def _given_seeds(outputs: list, grad_outputs: Any) -> list:
+    """grad_outputs as a list with one entry per output (None where none is given)."""
+    if grad_outputs is None:
+        return [None] * len(outputs)
+    return list(grad_outputs) if isinstance(grad_outputs, list | tuple) else [grad_outputs]
 
 
 def _capture(captured: list, i: int) -> Callable[[Any], None]:

@@ -74,19 +74,23 @@ def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
         results = _once_differentiable(op, inputs, edges, grad)
     else:
         results = graph_vjp(grad, node, *inputs)
-    # Edges are the inputs that want a gradient, in order: walk both lists together.
-    k = 0
-    for i, (t, g) in enumerate(zip(inputs, results, strict=True)):
-        if g is None or k == len(edges) or edges[k][0] is not t:
-            continue
-        _, _, history_then, shape, dtype = edges[k]
-        k += 1
+    for i, (t, _, history_then, shape, dtype) in _edges_of(inputs, edges, results):
         if t._backward is not history_then:  # t was changed in place since op used it
             t = autograd._holder_of(history_then, t, op, seq)
-        g = _conformed(g, shape, dtype, op, i)
+        g = _conformed(results[i], shape, dtype, op, i)
         if autograd._checking_nan:
             _check_nan(op, i, g, grad)
         _accumulate(grads, t, g)
+
+
+def _edges_of(inputs: tuple[Tensor, ...], edges: list, results: list | tuple | None = None) -> Any:
+    """(input index, edge) for each input that has an edge (and a result, when `results` are
+    given). The edges are the inputs that wanted a gradient, in order: both lists walked together."""
+    k = 0
+    for i, t in enumerate(inputs):
+        if k < len(edges) and edges[k][0] is t and (results is None or results[i] is not None):
+            yield i, edges[k]
+            k += 1
 
 
 def _check_nan(op: str, i: int, g: Tensor, grad: Tensor) -> None:
@@ -150,13 +154,9 @@ def _once_differentiable(op: str, inputs: tuple[Tensor, ...], edges: list,
     tensorgrad can't differentiate)."""
     results: list[Tensor | None] = [None] * len(inputs)
     refuse = partial(_refuse_second_pass, op)  # (one for all the inputs)
-    k = 0
-    for i, t in enumerate(inputs):
-        if k < len(edges) and edges[k][0] is t:
-            _, vjp, _, shape, dtype = edges[k]
-            k += 1
-            value = autograd._conform(vjp(grad._data), shape, dtype, op, i)
-            results[i] = differentiable_once(op, value, (grad, *inputs), refuse)
+    for i, (_, vjp, _, shape, dtype) in _edges_of(inputs, edges):
+        value = autograd._conform(vjp(grad._data), shape, dtype, op, i)
+        results[i] = differentiable_once(op, value, (grad, *inputs), refuse)
     return results
 
 
