@@ -233,9 +233,7 @@ def _cholesky_graph(upper: bool, grad: Tensor, out: Tensor, A: Tensor) -> tuple[
 
 def svdvals(A: Tensor) -> Tensor:  # noqa: N803
     """The singular values, largest first. d/dA = U diag(G) V^T (for distinct singular values)."""
-    if A.ndim < 2:
-        raise ShapeError(f"linalg.svdvals: The input tensor A must have at least 2 dimensions, "
-                         f"got {A.shape}")
+    _matrices(A, "svdvals")
     u, s, vh = np.linalg.svd(A.data, full_matrices=False)
     return record(s, "svdvals", (A,), lambda grad: (u * grad[..., None, :]) @ vh, saved=(),
                   graph_vjp=_svd_s_graph)
@@ -1259,7 +1257,7 @@ def _cholesky_info(a: np.ndarray) -> np.ndarray:
     """LAPACK potrf's info (int32): 1 + the order of the first leading minor that is not positive
     definite (its pivot <= 0 or nan), 0 for a positive-definite matrix. Column by column."""
     xp = namespace(a)
-    work = np.tril(a).reshape((-1,) + a.shape[-2:]).astype(a.dtype, copy=True)
+    work = np.tril(a).reshape((math.prod(a.shape[:-2]),) + a.shape[-2:]).astype(a.dtype, copy=True)
     info = xp.zeros(work.shape[0], dtype=np.int32)
     for j in range(a.shape[-1]):
         pivot = work[:, j, j] - (work[:, j, :j] ** 2).sum(-1)
@@ -1291,9 +1289,9 @@ def cond(A: Tensor, p: Any = None) -> Tensor:  # noqa: N803
     """The condition number of A in the norm `p`: the ratio of the largest to the smallest singular
     value for p = None or 2 (its inverse for -2), else norm(A, p) * norm(inv(A), p) ('fro',
     'nuc', inf, -inf, 1, -1; square A). inf for a singular matrix."""
-    if A.ndim < 2:
-        raise ShapeError(f"linalg.cond: The input tensor A must have at least 2 dimensions, got shape "
-                         f"{A.shape}")
+    _matrices(A, "cond")
+    if A.numel() == 0:  # an empty matrix is perfectly conditioned: 0, as PyTorch gives it
+        return _sum(A.detach(), (-2, -1))
     if p is None or p in (2, -2):
         s = svdvals(A)
         largest, smallest = s[..., 0], s[..., -1]
@@ -1379,6 +1377,12 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:  # noqa
     if L.ndim < 2 or L.shape[-1] != L.shape[-2] or B.ndim < 2 or B.shape[-2] != L.shape[-1]:
         raise ShapeError(f"cholesky_solve: Incompatible matrix sizes: B of shape {B.shape} and L of shape "
                          f"{L.shape} (L must be a square matrix with as many rows as B)")
+    if L.data.dtype.kind != "f":
+        raise UnsupportedDtypeError(f"cholesky_solve: not implemented for {L.dtype} tensors (L of shape "
+                                    f"{L.shape}); it takes float32 or float64, as in PyTorch")
+    if B.dtype != L.dtype:
+        raise RuntimeError(f"cholesky_solve: Expected B and L to have the same dtype, but found B of dtype "
+                           f"{B.dtype} and L of dtype {L.dtype}")
     x = _cholesky_solve(B.data, L.data, upper)
 
     def vjp_b(grad: np.ndarray) -> np.ndarray:

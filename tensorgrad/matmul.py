@@ -236,7 +236,10 @@ def kron(a: Tensor, b: Tensor) -> Tensor:
 def cross(a: Tensor, b: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along `dim` (a and b broadcast together). Without a dim,
     the first dimension of size 3 (PyTorch's deprecated default; `linalg.cross` uses -1)."""
-    shape = np.broadcast_shapes(a.shape, b.shape)
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ShapeError(f"cross: shapes {a.shape} and {b.shape} can't be broadcast together") from None
     if dim is None:
         dim = next((d for d, size in enumerate(shape) if size == 3), -1)
     dim = checks.dim(dim, len(shape), "cross")
