@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["ShapeError", "UnsupportedDtypeError", "ArgumentValueError", "IntegerDivisionByZeroError",
-           "as_int", "sizes", "dim", "dims"]
+           "as_int", "sizes", "dim", "dims", "not_a_tensor"]
 
 
 class ShapeError(RuntimeError, ValueError):
@@ -44,6 +44,11 @@ class ArgumentValueError(RuntimeError, ValueError):
 
 class IntegerDivisionByZeroError(RuntimeError, ZeroDivisionError):
     """An integer tensor divided by zero: PyTorch's RuntimeError and Python's ZeroDivisionError."""
+
+
+def not_a_tensor(value: Any, op: str) -> TypeError:
+    """The error for a non-tensor input (`tg.exp(0.5)`), worded as PyTorch's."""
+    return TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}")
 
 
 def as_int(value: Any, op: str, argument: str) -> int:

@@ -12,6 +12,7 @@ ops, the division family (`fmod`, `remainder`, `//`, `div(rounding_mode=)`), `co
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Callable
 from functools import partial
@@ -26,6 +27,7 @@ from tensorgrad.checks import (
     IntegerDivisionByZeroError,
     ShapeError,
     UnsupportedDtypeError,
+    not_a_tensor,
 )
 from tensorgrad.device import array_like, is_array, namespace
 from tensorgrad.dtypes import float_dtype, result_type
@@ -94,8 +96,13 @@ def _raise_binary_error(op: str, ufunc: np.ufunc, a: Tensor, b: Tensor, error: V
 
 
 def _floating(x: Tensor) -> np.ndarray:
-    """x's data, in the default float dtype if it is an integer or bool tensor (`exp` of an int)."""
-    data = x.data
+    """x's data, in the default float dtype if it is an integer or bool tensor (`exp` of an int).
+    Not a tensor (`tg.exp(0.5)`): PyTorch's TypeError, naming the calling op (a `try` costs
+    nothing until it catches)."""
+    try:
+        data = x._data
+    except AttributeError:
+        raise not_a_tensor(x, sys._getframe(1).f_code.co_name) from None
     return data if data.dtype.kind in "fc" else data.astype(float_dtype(data.dtype))
 
 
@@ -124,6 +131,8 @@ def sub(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
         _check_alpha("sub", a, b, alpha)
         return sub(a, mul(b, alpha) if isinstance(b, Tensor) else b * alpha)
     if type(a) is not Tensor or type(b) is not Tensor:
+        if isinstance(a, bool) or isinstance(b, bool):  # PyTorch refuses `x - True` as `x - mask`
+            _raise_bool_subtraction(*_operands(a, b))
         a, b = _operands(a, b)
     return record(_binary(np.subtract, a, b, "-"), "-", (a, b),
                   lambda grad: grad,
@@ -196,8 +205,9 @@ def _quiet_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def neg(x: Tensor) -> Tensor:
     """-x. Derivative: -1."""
+    data = _array(x, "neg")
     try:
-        out = -x.data
+        out = -data
     except TypeError:  # numpy refuses `-` on bool, as PyTorch does: say so in PyTorch's terms
         raise UnsupportedDtypeError(f"neg (-): not supported on a bool tensor (shape {x.shape}), as in "
                                     "PyTorch; `~` or logical_not() inverts a mask") from None
@@ -213,6 +223,9 @@ def pow(a: Operand, b: Operand) -> Tensor:  # noqa: A001 - the op's name, as in 
     """a ** b. d/da = b * a**(b - 1) (0 where b == 0); d/db = log(a) * a**b (0 where a == 0 and b >= 0)."""
     if isinstance(a, Tensor) and isinstance(b, int | float) and not isinstance(b, bool):
         return _pow_scalar(a, b)
+    if _is_bool(b, tensor_only=True) and _is_bool(a):
+        raise UnsupportedDtypeError("**: pow is not implemented for a bool base with a bool tensor exponent, "
+                                    "as in PyTorch")
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -236,6 +249,11 @@ def _pow_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor,
         base = where(b == 0, 0.0, grad * b * a ** (b - 1))
         exponent = where((a == 0) & (b >= 0), 0.0, grad * out * log(a))
     return base, exponent
+
+
+def _is_bool(x: Operand, tensor_only: bool = False) -> bool:
+    """Whether x is a bool tensor (or, unless `tensor_only`, a Python bool)."""
+    return (isinstance(x, Tensor) and x.data.dtype.kind == "b") or (not tensor_only and isinstance(x, bool))
 
 
 def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -363,16 +381,20 @@ def sigmoid_array(x: np.ndarray) -> np.ndarray:
 
 
 def relu(x: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0). Derivative: 1 where x > 0, else 0. `inplace=True` (F.relu's) writes into x."""
+    """max(x, 0). Derivative: 0 where x <= 0, else 1 (at nan too, as in PyTorch: the mask `out != 0`
+    is one comparison that says both). `inplace=True` (F.relu's) writes into x."""
     if inplace:
         return x.relu_()
-    out = np.maximum(x.data, 0)
+    try:
+        out = np.maximum(x._data, 0)
+    except AttributeError:
+        raise not_a_tensor(x, "relu") from None
     return record(out, "relu", (x,),
-                  lambda grad: grad * (out > 0), saved=(), saves_output=True, graph_vjp=_relu_graph)
+                  lambda grad: grad * (out != 0), saved=(), saves_output=True, graph_vjp=_relu_graph)
 
 
 def _relu_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
-    return (grad * held_constant(out, out.data > 0),)
+    return (grad * held_constant(out, out.data != 0),)
 
 
 def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -503,8 +525,8 @@ def _minimum_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Ten
 
 
 def _share(winner: np.ndarray, loser: np.ndarray) -> np.ndarray:
-    """1 where `winner` > `loser`, 0.5 where equal, 0 elsewhere."""
-    return (winner > loser) + 0.5 * (winner == loser)
+    """0 where `winner` < `loser`, 0.5 where equal, 1 elsewhere (where either is nan too, as in PyTorch)."""
+    return 1.0 - (winner < loser) - 0.5 * (winner == loser)
 
 
 def _shared_graph(grad: Tensor, winner: Tensor, loser: Tensor) -> tuple[Tensor, Tensor]:
@@ -528,6 +550,8 @@ def where(condition: Any, a: Operand | None = None, b: Operand | None = None) ->
         raise TypeError("where(): give both input and other, or neither")
     if cond.dtype != np.bool_:
         raise RuntimeError(f"where(): condition must be a bool tensor, got dtype {cond.dtype}")
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # two numbers keep their kinds: 1 is int64
+        a, b = creation.tensor(a), creation.tensor(b)
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = _operands(a, b)
     x, y = a.data, b.data
@@ -557,8 +581,11 @@ def _where_graph(cond: np.ndarray, grad: Tensor, out: Tensor, a: Tensor, b: Tens
 def _compare(ufunc: np.ufunc, name: str) -> Callable[[Operand, Operand], Tensor]:
     def compare(a: Operand, b: Operand) -> Tensor:
         a, b = _operands(a, b)
+        x, y = a.data, b.data
+        if x.dtype != y.dtype:  # compared in PyTorch's result dtype: -3 next to uint8 wraps to 253
+            x, y = _promoted(x, y, floating=False)
         try:
-            out = ufunc(a.data, b.data)
+            out = ufunc(x, y)
             return new_leaf(out if is_array(out) else np.asarray(out))  # numpy's 0-d result is a scalar
         except ValueError:
             raise ShapeError(
@@ -583,9 +610,17 @@ ne = _compare(np.not_equal, "!=")
 
 def _require_dtype(x: Tensor, kinds: str, op: str, what: str) -> None:
     """Raise `UnsupportedDtypeError` unless x's dtype kind is one of `kinds` ('b', 'iu', 'f')."""
-    if x.data.dtype.kind not in kinds:
+    if _array(x, op).dtype.kind not in kinds:
         raise UnsupportedDtypeError(f"{op}: not implemented for {x.dtype} tensors (of shape {x.shape}); "
                                     f"it takes {what} tensors, as in PyTorch")
+
+
+def _array(x: Tensor, op: str) -> np.ndarray:
+    """x's data; PyTorch's TypeError naming `op` when x is not a tensor."""
+    try:
+        return x._data
+    except AttributeError:
+        raise not_a_tensor(x, op) from None
 
 
 def _quietly(ufunc: Callable[..., np.ndarray], *args: Any) -> np.ndarray:
@@ -928,7 +963,7 @@ def _reciprocal_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 def sign(x: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of x (0 for 0, -0.0 and nan, as in PyTorch). Derivative: 0."""
-    data = x.data
+    data = _array(x, "sign")
     out = data.copy() if data.dtype.kind == "b" else _sign_array(data, data.dtype)
     return record(out, "sign", (x,), _no_slope, saved=(), graph_vjp=_no_slope_graph)
 
@@ -1297,7 +1332,10 @@ def xlogy(a: Operand, b: Operand) -> Tensor:
     a, b = _operands(a, b)
     x, y = _promoted(a.data, b.data, floating=True)
     with np.errstate(all="ignore"):
-        out = np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(x.dtype, copy=False)
+        try:
+            out = np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(x.dtype, copy=False)
+        except ValueError:
+            raise ShapeError(f"xlogy: shapes {a.shape} and {b.shape} can't be broadcast together") from None
     return record(out, "xlogy", (a, b),
                   _quiet(lambda grad: np.where(((grad == 0) & ~np.isnan(y)) | ((x == 0) & (y <= 0)),
                                                0, grad * np.log(y))),
@@ -1332,7 +1370,9 @@ def sinc(x: Tensor) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0. Derivative: (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0."""
     data = _floating(x)
     with np.errstate(invalid="ignore"):  # sinc(+-inf) is nan, silently as in PyTorch
-        out = np.sinc(data)
+        # float16 in float32, as PyTorch computes it: pi x rounded to float16 misses sin's zeros
+        wide = data.astype(np.float32) if data.dtype == np.float16 else data
+        out = np.sinc(wide).astype(data.dtype, copy=False)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
@@ -1354,19 +1394,20 @@ def _sinc_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 
 def logit(x: Tensor, eps: float | None = None) -> Tensor:
-    """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.
+    """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given (a negative eps is none).
 
     Derivative: 1 / (x (1 - x)); with eps, 0 where x was clamped; without, nan outside [0, 1].
     """
     data = _floating(x)
-    z = data if eps is None else np.clip(data, eps, 1 - eps)
+    # PyTorch's clamp order: below eps is eps, else above 1 - eps is 1 - eps (so eps > 0.5 is defined)
+    z = data if eps is None or eps < 0 else np.where(data < eps, eps, np.where(data > 1 - eps, 1 - eps, data))
     with np.errstate(all="ignore"):
         out = np.log(z / (1 - z))
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             slope = grad / (data * (1 - data))
-        if eps is None:
+        if eps is None or eps < 0:
             return np.where((data < 0) | (data > 1), np.nan, slope)
         return np.where((data < eps) | (data > 1 - eps), 0, slope)
 
@@ -1377,7 +1418,7 @@ def _logit_graph(eps: float | None, grad: Tensor, out: Tensor, x: Tensor) -> tup
     data = x.data
     with np.errstate(all="ignore"):
         slope = grad / (x * (1 - x))
-    if eps is None:
+    if eps is None or eps < 0:
         return (where(new_leaf(np.asarray((data < 0) | (data > 1))), math.nan, slope),)
     return (where(new_leaf(np.asarray((data < eps) | (data > 1 - eps))), 0.0, slope),)
 
@@ -1595,7 +1636,7 @@ def heaviside(x: Tensor, values: Operand) -> Tensor:
 
 def signbit(x: Tensor) -> Tensor:
     """True where the sign bit is set (negative numbers and -0.0): a bool tensor without gradient."""
-    return new_leaf(np.signbit(x.data))
+    return new_leaf(np.signbit(_array(x, "signbit")))
 
 
 def isposinf(x: Tensor) -> Tensor:
@@ -1610,17 +1651,17 @@ def isneginf(x: Tensor) -> Tensor:
 
 def isnan(x: Tensor) -> Tensor:
     """True where x is nan: a bool tensor that carries no gradient."""
-    return new_leaf(np.isnan(x.data))
+    return new_leaf(np.isnan(_array(x, "isnan")))
 
 
 def isinf(x: Tensor) -> Tensor:
     """True where x is +inf or -inf: a bool tensor that carries no gradient."""
-    return new_leaf(np.isinf(x.data))
+    return new_leaf(np.isinf(_array(x, "isinf")))
 
 
 def isfinite(x: Tensor) -> Tensor:
     """True where x is neither inf nor nan: a bool tensor that carries no gradient."""
-    return new_leaf(np.isfinite(x.data))
+    return new_leaf(np.isfinite(_array(x, "isfinite")))
 
 
 def isclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,
@@ -1679,6 +1720,14 @@ def _special(kernel: Callable[[np.ndarray], np.ndarray], data: np.ndarray) -> np
     """kernel(data) computed in float64, returned in data's dtype (a floating one)."""
     with np.errstate(all="ignore"):
         return kernel(data.astype(np.float64, copy=False)).astype(data.dtype, copy=False)
+
+
+def _refuse_half(dtype: np.dtype, shape: tuple[int, ...], op: str) -> None:
+    """Refuse float16 where PyTorch has no kernel for it (erfcx, ndtri, log_ndtr, zeta, the Bessel
+    functions), so that code which runs here runs in PyTorch too."""
+    if dtype == np.float16:
+        raise UnsupportedDtypeError(f"{op}: not implemented for float16 tensors (of shape {shape}), "
+                                    "as in PyTorch; convert to float32 first")
 
 
 def _polevl(z: np.ndarray, coefficients: tuple[float, ...]) -> np.ndarray:
@@ -1831,7 +1880,8 @@ def _zeta_array(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     The sum runs directly until q + k > 9 (and at least nine terms), then Euler-Maclaurin's tail
     adds the rest; each element stops once its terms no longer change it, as Cephes' loop does
     (so for q < 0 the cost grows with -q, one vectorized step per term, as PyTorch's loop does).
-    inf at s = 1 and at q a non-positive integer, nan for s < 1 or q < 0 with s not an integer.
+    inf at s = 1 and at q a non-positive integer (-inf included, and even for s nan), nan for s < 1 or
+    q < 0 with s not an integer: Cephes' checks, in Cephes' order.
     """
     s, q = np.broadcast_arrays(s, q)
     pole = (q <= 0) & (q == np.floor(q))
@@ -1862,8 +1912,8 @@ def _zeta_array(s: np.ndarray, q: np.ndarray) -> np.ndarray:
         factor = factor * (s + k)
         b = b / w
         k += 1.0
-    total = np.where(undefined, np.nan, np.where(pole, np.inf, total))
-    return np.where(s == 1, np.inf, total)
+    total = np.where(pole, np.inf, np.where(undefined, np.nan, total))
+    return np.where(s == 1, np.inf, np.where(s < 1, np.nan, total))
 
 
 def _cot_derivative(n: int) -> tuple[float, ...]:
@@ -1936,7 +1986,10 @@ def _polygamma_graph(n: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tens
 
 
 def _order(value: Any, op: str, argument: str) -> int:
-    """An integer argument such as polygamma's n, refused as PyTorch refuses a float or a tensor."""
+    """An integer argument such as polygamma's n, refused as PyTorch refuses a float or a tensor
+    (but for a 0-d integer tensor, which PyTorch reads as its int)."""
+    if isinstance(value, Tensor) and value.ndim == 0 and value.data.dtype.kind in "iu":
+        return int(value.data)
     if isinstance(value, bool | float | np.floating | Tensor) or not isinstance(value, int | np.integer):
         raise TypeError(f"{op}(): argument '{argument}' must be int, not {type(value).__name__}")
     return int(value)
@@ -2053,7 +2106,9 @@ def erfcx(x: Tensor) -> Tensor:
     For large negative x it is accurate to double precision, where PyTorch's 2 exp(x*x) is off
     by about x**2 ulps (1e-13 relative at x = -20).
     """
-    out = _special(_erfcx_array, _floating(x))
+    data = _floating(x)
+    _refuse_half(data.dtype, x.shape, "erfcx")
+    out = _special(_erfcx_array, data)
     return record(out, "erfcx", (x,),
                   _quiet(lambda grad: grad * (2.0 * x.data * out - _TWO_OVER_SQRT_PI)),
                   graph_vjp=_erfcx_graph)
@@ -2135,7 +2190,9 @@ def _ndtri_array(p: np.ndarray) -> np.ndarray:
 def ndtri(x: Tensor) -> Tensor:
     """The standard normal quantile, the inverse of ndtr (-inf at 0, inf at 1, nan outside [0, 1]).
     Derivative: sqrt(2 pi) exp(ndtri(x)**2 / 2)."""
-    out = _special(_ndtri_array, _floating(x))
+    data = _floating(x)
+    _refuse_half(data.dtype, x.shape, "ndtri")
+    out = _special(_ndtri_array, data)
     return record(out, "ndtri", (x,),
                   _quiet(lambda grad: grad * math.sqrt(2 * math.pi) * np.exp(0.5 * out * out)),
                   saved=(), saves_output=True, graph_vjp=_ndtri_graph)
@@ -2157,7 +2214,9 @@ def _log_ndtr_array(x: np.ndarray) -> np.ndarray:
 def log_ndtr(x: Tensor) -> Tensor:
     """log of the standard normal CDF, accurate in both tails.
     Derivative: exp(-(log_ndtr(x) + x**2 / 2)) / sqrt(2 pi)."""
-    out = _special(_log_ndtr_array, _floating(x))
+    data = _floating(x)
+    _refuse_half(data.dtype, x.shape, "log_ndtr")
+    out = _special(_log_ndtr_array, data)
     return record(out, "log_ndtr", (x,),
                   _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-(out + 0.5 * x.data * x.data))),
                   saves_output=True, graph_vjp=_log_ndtr_graph)
@@ -2351,6 +2410,7 @@ def zeta(a: Operand, b: Operand) -> Tensor:
     """
     a, b = _operands(a, b)
     s, q = _promoted(a.data, b.data, floating=True)
+    _refuse_half(s.dtype, a.shape, "zeta")
     try:
         shape = np.broadcast_shapes(s.shape, q.shape)
     except ValueError:

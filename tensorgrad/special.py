@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import reduce
+from tensorgrad import elementwise, reduce
 from tensorgrad.autograd import record
-from tensorgrad.checks import ShapeError, UnsupportedDtypeError
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError, as_int
 from tensorgrad.elementwise import (
     _chbevl,
     _floating,
@@ -35,6 +35,7 @@ from tensorgrad.elementwise import (
     _operands,
     _promoted,
     _rational,
+    _refuse_half,
     _special,
     _zeta_array,
     digamma,
@@ -55,7 +56,6 @@ from tensorgrad.elementwise import (
     ndtr,
     ndtri,
     polygamma,
-    round,
     sinc,
     xlog1py,
     xlogy,
@@ -84,20 +84,29 @@ psi = digamma
 
 @numpy_names
 def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A002 - PyTorch's name
-    """exp(x) / sum(exp(x)) over `dim` (in `dtype`, if given): `tg.softmax` with `dim` required."""
-    return reduce.softmax(input, dim, dtype=dtype)
+    """exp(x) / sum(exp(x)) over `dim` (in `dtype`, if given): `tg.softmax` with `dim` required, an int."""
+    return reduce.softmax(input, as_int(dim, "softmax", "dim"), dtype=dtype)
 
 
 @numpy_names
 def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A002
-    """x - logsumexp(x) over `dim` (in `dtype`, if given): `tg.log_softmax` with `dim` required."""
-    return reduce.log_softmax(input, dim, dtype=dtype)
+    """x - logsumexp(x) over `dim` (in `dtype`, if given): `tg.log_softmax` with `dim` required, an int."""
+    return reduce.log_softmax(input, as_int(dim, "log_softmax", "dim"), dtype=dtype)
 
 
 @numpy_names
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa: A002
     """log(sum(exp(x))) over `dim`, computed stably: `tg.logsumexp` with `dim` required."""
     return reduce.logsumexp(input, dim, keepdim)
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001, A002 - PyTorch's names
+    """x rounded to `decimals` places, halves to even: `tg.round`, but for floating tensors only, as
+    `torch.special.round` has no integer kernel (where `torch.round` has). Derivative: 0."""
+    if isinstance(input, Tensor) and input.data.dtype.kind not in "fc":
+        raise UnsupportedDtypeError(f"round: torch.special.round is not implemented for {input.dtype} "
+                                    f"tensors (of shape {input.shape}), as in PyTorch; use tg.round")
+    return elementwise.round(input, decimals=decimals)
 
 
 # --- the regularized incomplete gamma functions ----------------------------------------------------
@@ -498,12 +507,6 @@ def _no_gradient(kernel: Callable[[np.ndarray], np.ndarray], input: Tensor, op: 
     data = _floating(input)
     _refuse_half(data.dtype, input.shape, op)
     return new_leaf(_special(kernel, data))
-
-
-def _refuse_half(dtype: np.dtype, shape: tuple[int, ...], op: str) -> None:
-    if dtype == np.float16:
-        raise UnsupportedDtypeError(f"{op}: not implemented for float16 tensors (of shape {shape}), "
-                                    "as in PyTorch; convert to float32 first")
 
 
 def bessel_j0(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name

@@ -329,7 +329,7 @@ def test_gradients_at_special_points_as_pytorch():
 
 def test_polygamma_has_no_gradient_in_n_and_zeta_none_in_x():
     with pytest.raises(TypeError, match="polygamma.*'n' must be int"):
-        tg.polygamma(tg.tensor(1), tg.tensor([1.0]))
+        tg.polygamma(tg.tensor([1]), tg.tensor([1.0]))  # a 0-d int tensor is an int, as in PyTorch
     s = tg.tensor([2.0, 3.0], requires_grad=True)
     out = tg.special.zeta(s, tg.tensor(1.0))
     with pytest.raises(NotImplementedError, match="zeta.*first argument"):
