@@ -58,7 +58,10 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None)
     if dtype is not None:  # (an int32 sum stays int32: the int64 below is for sums without a dtype)
         out = sum(x.to(dtype), dim, keepdim)
         return out if out.dtype == np.dtype(dtype) else out.to(dtype)
-    data = x._data  # the slot, not the property: sum ends most graphs
+    try:
+        data = x._data  # the slot, not the property: sum ends most graphs
+    except AttributeError:
+        raise checks.not_a_tensor(x, "sum") from None
     shape = data.shape
     if data.dtype.kind in "biu":  # PyTorch sums bool and integers in int64 (NumPy: uint8 to uint64)
         data = data.astype(np.int64)
@@ -66,7 +69,7 @@ def sum(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None)
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
         return record(np.add.reduce(data, axis=None), "sum", (x,), lambda grad: _spread(grad, (), shape),
                       saved=(), graph_vjp=_sum_all_graph)
-    axes = checks.dims(dim, x.ndim, "sum")
+    axes = checks.dims(dim, x.ndim, "sum") or tuple(range(x.ndim))  # dim=() is every dim, as in PyTorch
     kept = _kept_shape(shape, axes)
     return record(data.sum(axis=axes, keepdims=keepdim), "sum", (x,),
                   lambda grad: _spread(grad, kept, shape), saved=(),
@@ -85,11 +88,13 @@ def _spread_graph(kept: tuple[int, ...], count: int, grad: Tensor, out: Tensor, 
 
 def mean(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Mean over `dim` (in `dtype`, if given). Derivative: 1 / (number of elements averaged)."""
+    if not isinstance(x, Tensor):
+        raise checks.not_a_tensor(x, "mean")
     if dtype is not None:
         x = x.to(dtype)
     if x.data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): needs a floating point tensor, got dtype {x.dtype}; use .float() first")
-    axes = checks.dims(dim, x.ndim, "mean")
+    axes = checks.dims(dim, x.ndim, "mean") or tuple(range(x.ndim))
     shape = x.data.shape
     count = math.prod(shape[a] for a in axes)
     kept = _kept_shape(shape, axes)
@@ -110,19 +115,29 @@ def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:
         _nonempty(x, axis, op)
     reduce = np.max if op.endswith("max") else np.min
     kept = reduce(x.data, axis=axes, keepdims=True)
+    nan_wins = op in ("max", "min")  # max() and min(): a nan result's gradient goes to the nans (amax: nan)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        winners = x.data == kept
+        winners = _winners(x.data, kept, nan_wins)
         return grad.reshape(kept.shape) * winners / winners.sum(axis=axes, keepdims=True)
 
     out = kept if keepdim else np.squeeze(kept, axis=axes)
-    return record(out, op, (x,), vjp, graph_vjp=partial(_extreme_graph, axes))
+    return record(out, op, (x,), vjp, graph_vjp=partial(_extreme_graph, axes, nan_wins))
 
 
-def _extreme_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+def _winners(data: np.ndarray, kept: np.ndarray, nan_wins: bool) -> np.ndarray:
+    """Where data equals its extreme `kept`; with `nan_wins`, the nans where the extreme is nan."""
+    winners = data == kept
+    if nan_wins and data.dtype.kind == "f":
+        winners |= np.isnan(data) & np.isnan(kept)
+    return winners
+
+
+def _extreme_graph(axes: tuple[int, ...], nan_wins: bool, grad: Tensor, out: Tensor,
+                   x: Tensor) -> tuple[Tensor]:
     """amax's and amin's gradient: grad times a constant share, 1 / (the number of winners) at each."""
     kept = _kept_shape(x.shape, axes)
-    winners = x._data == out._data.reshape(kept)
+    winners = _winners(x._data, out._data.reshape(kept), nan_wins)
     share = (winners / winners.sum(axis=axes, keepdims=True)).astype(x._data.dtype, copy=False)
     return (grad.reshape(*kept) * new_leaf(share),)
 
@@ -213,8 +228,8 @@ def _arg_extreme(x: Tensor, dim: int | None, keepdim: bool, op: str) -> Tensor:
                            ".float() first")
     pick = np.argmax if op == "argmax" else np.argmin
     if dim is None:
-        if x.data.size == 0:
-            raise RuntimeError(f"{op}(): the tensor is empty (shape {x.shape}); give a dim to reduce over")
+        if x.data.size == 0:  # PyTorch's IndexError
+            raise IndexError(f"{op}(): the tensor is empty (shape {x.shape}); give a dim to reduce over")
         index = namespace(x.data).asarray(pick(x.data))  # numpy gives a scalar: an array here
         return new_leaf(index.reshape((1,) * x.ndim) if keepdim else index)
     axis = checks.dim(dim, x.ndim, op)
@@ -239,7 +254,7 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
 
     Derivative: softmax(x) over `dim`.
     """
-    axes = checks.dims(dim, x.ndim, "logsumexp")
+    axes = checks.dims(dim, x.ndim, "logsumexp") or tuple(range(x.ndim))
     data = elementwise._floating(x)
     shift = _finite_max(data, axes)
     with np.errstate(divide="ignore"):  # a slice of only -inf (or none) gives -inf, as in PyTorch
@@ -272,16 +287,37 @@ def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     return shift
 
 
-def softmax(x: Tensor, dim: int = -1, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    """exp(x) / sum(exp(x)) over `dim` (in `dtype`, if given). Derivative: s * (grad - sum(grad * s))."""
+def _softmax_input(x: Tensor, op: str) -> np.ndarray:
+    """x's data for softmax and log_softmax: floats only (PyTorch refuses integers, as its kernels
+    do, unless `dtype=` asks for a float; an empty one stays as it is), float16 computed in float32
+    as PyTorch's kernels do."""
+    data = x.data
+    if data.dtype.kind not in "fc" and data.size:
+        raise UnsupportedDtypeError(f"{op}(): not implemented for dtype {x.dtype} (shape {x.shape}); pass a "
+                                    f"floating dtype= or use .float() first")
+    return data.astype(np.float32) if data.dtype.kind not in "fc" or data.dtype == np.float16 else data
+
+
+def implicit_softmax_dim(ndim: int, op: str, stacklevel: int = 3) -> int:
+    """The dim PyTorch picks when softmax-like ops get dim=None (deprecated there, so it warns)."""
+    warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include "
+                  "dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(x: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) over `dim` (in `dtype`, if given). Derivative: s * (grad - sum(grad * s)).
+    Without a dim, PyTorch's deprecated implicit choice (dim 0 for 0-, 1- and 3-d input, else 1)."""
+    if dim is None:
+        dim = implicit_softmax_dim(x.ndim, "softmax", _stacklevel)
     if dtype is not None:
         x = x.to(dtype)
     axes = checks.dims(dim, x.ndim, "softmax")
-    data = elementwise._floating(x)
+    data = _softmax_input(x, "softmax")
     # The plain max: an infinite element makes its whole slice nan, as in PyTorch.
     with np.errstate(invalid="ignore"):
         e = np.exp(data - _kept_max(data, axes))
-        out = e / e.sum(axis=axes, keepdims=True)
+        out = (e / e.sum(axis=axes, keepdims=True)).astype(x.data.dtype, copy=False)
     return record(out, "softmax", (x,),
                   lambda grad: out * (grad - (grad * out).sum(axis=axes, keepdims=True)),
                   saved=(), saves_output=True, graph_vjp=partial(_softmax_graph, axes))
@@ -291,15 +327,19 @@ def _softmax_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) 
     return (out * (grad - (grad * out).sum(axes, keepdim=True)),)
 
 
-def log_softmax(x: Tensor, dim: int = -1, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    """x - logsumexp(x) over `dim` (in `dtype`, if given). Derivative: grad - softmax(x) * sum(grad)."""
+def log_softmax(x: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """x - logsumexp(x) over `dim` (in `dtype`, if given). Derivative: grad - softmax(x) * sum(grad).
+    Without a dim, PyTorch's deprecated implicit choice, as `softmax`."""
+    if dim is None:
+        dim = implicit_softmax_dim(x.ndim, "log_softmax", _stacklevel)
     if dtype is not None:
         x = x.to(dtype)
     axes = checks.dims(dim, x.ndim, "log_softmax")
-    data = elementwise._floating(x)
+    data = _softmax_input(x, "log_softmax")
     with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, as in PyTorch
         shifted = data - _kept_max(data, axes)
         out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
+    out = out.astype(x.data.dtype, copy=False)
     return record(out, "log_softmax", (x,),
                   lambda grad: grad - np.exp(out) * grad.sum(axis=axes, keepdims=True),
                   saved=(), saves_output=True, graph_vjp=partial(_log_softmax_graph, axes))
@@ -341,25 +381,34 @@ def _product_of_others(data: np.ndarray, axis: int) -> np.ndarray:
 def prod(x: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Product over dim. Derivative: the product of the others.
 
-    `dim` is one int (or None for all elements), as in PyTorch. The gradient multiplies the
-    products before and after each element, so zeros in the input give the exact gradient
-    rather than 0 / 0. Bool and integer tensors multiply in int64.
+    `dim` is one int (or None for all elements), as in PyTorch. The gradient is PyTorch's:
+    grad * out / x where x holds no zero; else the products before and after each element, so
+    zeros in the input give the exact gradient rather than 0 / 0. Bool and integer tensors
+    multiply in int64.
     """
     data = x.data.astype(_accumulated_dtype(x, dtype), copy=False)
     if dim is None:
-        out = np.prod(data, keepdims=keepdim)
-
-        def vjp_all(grad: np.ndarray) -> np.ndarray:
-            return grad * _product_of_others(data.reshape(-1), 0).reshape(data.shape)
-
-        return record(out, "prod", (x,), vjp_all, graph_vjp=partial(_prod_graph, None))
+        out = np.prod(data, keepdims=keepdim, dtype=data.dtype)
+        return record(out, "prod", (x,),
+                      lambda grad: _prod_vjp(grad.reshape((1,)), out.reshape((1,)), data.reshape(-1), 0,
+                                             x.ndim).reshape(data.shape),
+                      graph_vjp=partial(_prod_graph, None))
     axis = checks.dim(dim, x.ndim, "prod")
     line = data if x.ndim else data.reshape(1)
-    kept = np.prod(line, axis=axis, keepdims=True)
+    kept = np.prod(line, axis=axis, keepdims=True, dtype=data.dtype)
     out = (kept if keepdim else np.squeeze(kept, axis=axis)).reshape(_reduced_shape(x.shape, axis, keepdim))
     return record(out, "prod", (x,),
-                  lambda grad: (grad.reshape(kept.shape) * _product_of_others(line, axis)).reshape(x.shape),
+                  lambda grad: _prod_vjp(grad.reshape(kept.shape), kept, line, axis, x.ndim).reshape(x.shape),
                   graph_vjp=partial(_prod_graph, axis))
+
+
+def _prod_vjp(grad: np.ndarray, kept: np.ndarray, line: np.ndarray, axis: int, ndim: int) -> np.ndarray:
+    """grad * out / x where no element is 0 (so a nan or an infinity spreads, as in PyTorch); else
+    grad * (the product of the others). A 0-d tensor's gradient is grad."""
+    if ndim and not (line == 0).any():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return grad * (kept / line)
+    return grad * _product_of_others(line, axis)
 
 
 def _prod_graph(axis: int | None, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -405,11 +454,15 @@ def _correction(dim: Any, unbiased: bool | None, correction: float | None, op: s
     return (None if dim == () else dim), correction
 
 
-def _centered(x: Tensor, dim: Any, correction: float, op: str) -> tuple[np.ndarray, tuple[int, ...], float]:
-    """x minus its mean over dim, the reduced axes, and the degrees of freedom N - correction."""
+def _std_var_dtype(x: Tensor, op: str) -> None:
     if x.data.dtype.kind not in "fc":
         raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes, "
                            f"got a tensor of dtype {x.dtype}")
+
+
+def _centered(x: Tensor, dim: Any, correction: float, op: str) -> tuple[np.ndarray, tuple[int, ...], float]:
+    """x minus its mean over dim, the reduced axes, and the degrees of freedom N - correction."""
+    _std_var_dtype(x, op)
     axes = checks.dims(dim, x.ndim, op)
     count = math.prod(x.data.shape[a] for a in axes)
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
@@ -473,7 +526,8 @@ def var_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, ke
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """(var(x), mean(x)) over dim, as the named tuple `(var, mean)`; each carries its gradient."""
     dim, correction = _correction(dim, unbiased, correction, "var_mean")
-    checks.dims(dim, x.ndim, "var_mean")  # checked here, so that an error names the op called
+    _std_var_dtype(x, "var_mean")  # checked here, so that an error names the op called
+    checks.dims(dim, x.ndim, "var_mean")
     return return_types.var_mean(var(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
 
 
@@ -481,7 +535,8 @@ def std_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, ke
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """(std(x), mean(x)) over dim, as the named tuple `(std, mean)`; each carries its gradient."""
     dim, correction = _correction(dim, unbiased, correction, "std_mean")
-    checks.dims(dim, x.ndim, "std_mean")  # checked here, so that an error names the op called
+    _std_var_dtype(x, "std_mean")  # checked here, so that an error names the op called
+    checks.dims(dim, x.ndim, "std_mean")
     return return_types.std_mean(std(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
 
 
@@ -541,6 +596,9 @@ def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = Fal
     it is split evenly among the elements that tie for the extreme.
     """
     if dtype is not None:
+        if x.data.dtype.kind in "fc" and np.dtype(dtype).itemsize < x.data.dtype.itemsize:
+            raise RuntimeError(f"norm(): the dtype of the input ({x.dtype}) should be convertible without "
+                               f"narrowing to the specified dtype ({np.dtype(dtype)})")
         x = _cast(x, np.dtype(dtype))
     if x.data.dtype.kind not in "fc":
         raise RuntimeError(f"norm(): expected a floating point tensor as input, got dtype {x.dtype}")
@@ -551,7 +609,7 @@ def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = Fal
             raise RuntimeError(f"norm(): the Frobenius norm takes one or two dims, got dim={dim}")
         p = 2
     if isinstance(p, str | bool) or not isinstance(p, int | float | np.number):
-        raise ValueError(f"norm(): p must be a number, 'fro' or 'nuc', got {p!r}")
+        raise ArgumentValueError(f"norm(): p must be a number, 'fro' or 'nuc', got {p!r}")
     axes = checks.dims(dim, x.ndim, "norm")
     if math.isinf(p):
         return _extreme_norm(x, axes, keepdim, p)
@@ -563,7 +621,7 @@ def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = Fal
         with np.errstate(invalid="ignore", divide="ignore"):
             scale = np.where(kept == 0, 0, grad.reshape(kept.shape) / kept ** (p - 1))
             power = np.where(x.data == 0, 0, np.abs(x.data) ** (p - 1))
-        return np.sign(x.data) * power * scale
+        return _sign(x.data) * power * scale
 
     return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp,
                   graph_vjp=partial(_norm_graph, axes, float(p)))
@@ -578,7 +636,7 @@ def _norm_graph(axes: tuple[int, ...], p: float, grad: Tensor, out: Tensor, x: T
     kept = _kept_shape(x.shape, axes)
     grad = grad.reshape(*kept)
     if p == 1:
-        return (grad * new_leaf(np.sign(x._data)),)
+        return (grad * new_leaf(_sign(x._data)),)
     norm = out.reshape(*kept)
     flat = new_leaf(norm._data == 0)
     if p == 2:
@@ -586,7 +644,12 @@ def _norm_graph(axes: tuple[int, ...], p: float, grad: Tensor, out: Tensor, x: T
     scale = elementwise.where(flat, 0.0, grad / elementwise.where(flat, 1.0, norm) ** (p - 1))
     zero = new_leaf(x._data == 0)
     power = elementwise.where(zero, 0.0, elementwise.where(zero, 1.0, x).abs() ** (p - 1))
-    return (new_leaf(np.sign(x._data)) * power * scale,)
+    return (new_leaf(_sign(x._data)) * power * scale,)
+
+
+def _sign(data: np.ndarray) -> np.ndarray:
+    """The sign of each element, 0 at nan (PyTorch's sign, which the norms' gradients use)."""
+    return np.where(np.isnan(data), 0, np.sign(data))
 
 
 def _p_norm(magnitude: np.ndarray, axes: tuple[int, ...], p: float) -> np.ndarray:
@@ -612,7 +675,7 @@ def _extreme_norm(x: Tensor, axes: tuple[int, ...], keepdim: bool, p: float) -> 
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         winners = (magnitude == kept) | np.isnan(magnitude)
-        return np.sign(x.data) * winners * (grad.reshape(kept.shape) / np.add.reduce(winners, axis=axes,
+        return _sign(x.data) * winners * (grad.reshape(kept.shape) / np.add.reduce(winners, axis=axes,
                                                                                         keepdims=True))
 
     return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp,
@@ -624,7 +687,7 @@ def _extreme_norm_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Ten
     kept = _kept_shape(x.shape, axes)
     magnitude = np.abs(x._data)
     winners = (magnitude == out._data.reshape(kept)) | np.isnan(magnitude)
-    share = np.sign(x._data) * winners / np.add.reduce(winners, axis=axes, keepdims=True)
+    share = _sign(x._data) * winners / np.add.reduce(winners, axis=axes, keepdims=True)
     return (grad.reshape(*kept) * new_leaf(share.astype(x._data.dtype, copy=False)),)
 
 
@@ -678,7 +741,7 @@ def any(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A
 
 def count_nonzero(x: Tensor, dim: Dim = None) -> Tensor:
     """The number of non-zero elements over dim (int64; no gradient)."""
-    axes = checks.dims(dim, x.ndim, "count_nonzero")
+    axes = checks.dims(dim, x.ndim, "count_nonzero") or tuple(range(x.ndim))
     return new_leaf(np.add.reduce(x.data != 0, axis=axes, dtype=np.int64))
 
 
@@ -701,7 +764,7 @@ def nansum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     if x.data.dtype.kind not in "fc":
         return sum(x, dim, keepdim)  # integers hold no nan
     data = x.data
-    axes = checks.dims(dim, x.ndim, "nansum")
+    axes = checks.dims(dim, x.ndim, "nansum") or tuple(range(x.ndim))
     kept = _kept_shape(data.shape, axes)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -870,7 +933,7 @@ def cumprod(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """
     data, axis = _scan_input(x, dim, "cumprod")
     data = data.astype(_accumulated_dtype(x, dtype), copy=False)
-    out = np.cumprod(data, axis=axis)
+    out = np.cumprod(data, axis=axis, dtype=data.dtype)
     return record(out.reshape(x.shape), "cumprod", (x,),
                   lambda grad: _cumprod_vjp(data, out, grad.reshape(data.shape), axis).reshape(x.shape),
                   graph_vjp=partial(_cumprod_graph, axis))
@@ -968,11 +1031,11 @@ def logcumsumexp(x: Tensor, dim: int) -> Tensor:
     The gradient is summed in log space, its positive and negative parts apart (as PyTorch), so
     it stays finite where exp(x) would overflow.
     """
+    data, axis = _scan_input(x, dim, "logcumsumexp")
     if x.data.dtype.kind not in "fc":
         # NotImplementedError is a RuntimeError: PyTorch raises it for integer input here.
         raise NotImplementedError(f"logcumsumexp(): not implemented for integer or bool tensors "
                                   f"(dtype {x.dtype}); use .float() first")
-    data, axis = _scan_input(x, dim, "logcumsumexp")
     with np.errstate(invalid="ignore"):  # inf - inf inside a slice of infinities: nan, as in PyTorch
         out = accumulate(np.logaddexp, data, axis)
 
@@ -1085,11 +1148,12 @@ def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor |
     PyTorch). With dim, the named tuple `(values, indices)` along it; the gradient goes to the
     element at `indices`.
     """
-    _not_bool(x, "median")
     if dim is None:
+        _not_bool(x, "median")
         return _median_of_all(x)
     data, axis = _scan_input(x, dim, "median")
     _nonempty(x, axis, "median")
+    _not_bool(x, "median")
     middle = (data.shape[axis] - 1) // 2
     index = np.argsort(data, axis=axis, kind="stable")[_along(axis, data.ndim, slice(middle, middle + 1))]
     if data.dtype.kind in "fc":  # a slice holding nan has median nan, at its first nan
@@ -1102,9 +1166,12 @@ def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor |
 def nanmedian(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """`median` of the elements that are not nan (nan where all are): the lower median of each
     slice's numbers. With dim, the named tuple `(values, indices)`; gradients as `median`'s."""
+    if dim is not None:  # (PyTorch checks the dim before the dtype)
+        _nonempty(x, checks.dim(dim, x.ndim, "nanmedian"), "nanmedian")
     _not_bool(x, "nanmedian")
     if x.data.dtype.kind not in "fc":
-        return median(x, dim, keepdim)
+        out = median(x, dim, keepdim)
+        return out if dim is None else return_types.nanmedian(*out)
     if dim is None:
         flat = x.data.reshape(-1)
         numbers = flat[~np.isnan(flat)]
@@ -1128,6 +1195,7 @@ def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tuple[T
     """The k-th smallest element along `dim` (k from 1), as the named tuple `(values, indices)`.
     Derivative: grad goes to x[indices]. nan counts as the largest value."""
     data, axis = _scan_input(x, dim, "kthvalue")
+    _nonempty(x, axis, "kthvalue")
     _not_bool(x, "kthvalue")
     k = checks.as_int(k, "kthvalue", "k")
     if not 1 <= k <= data.shape[axis]:
@@ -1141,8 +1209,10 @@ def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tuple[T
 def aminmax(x: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The smallest and the largest values (over `dim`, or all), as the named tuple `(min, max)`.
     Gradients as `amin`'s and `amax`'s: split evenly among ties."""
-    if x.numel() == 0:
+    if dim is None and x.numel() == 0:
         raise RuntimeError(f"aminmax(): cannot compute aminmax over an empty tensor of shape {x.shape}")
+    if dim is not None:
+        _nonempty(x, checks.dim(dim, x.ndim, "aminmax"), "aminmax")
     dims = () if dim is None else dim
     return return_types.aminmax(amin(x, dims, keepdim), amax(x, dims, keepdim))
 
@@ -1254,7 +1324,7 @@ def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa
     """The distinct values (or slices along `dim`), sorted; with `return_inverse` where each
     element went, with `return_counts` how often each occurs. No gradient, as in PyTorch."""
     data = x.data
-    axis = None if dim is None else checks.dim(dim, x.ndim, "unique")
+    axis = None if dim is None else _unique_axis(x, dim, "unique")
     values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=axis)
     inverse = inverse.reshape(data.shape if axis is None else (data.shape[axis],))
     return _unique_results(values, inverse, counts, return_inverse, return_counts)
@@ -1265,18 +1335,28 @@ def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: b
     """Each run of equal consecutive values (or slices along `dim`) kept once; inverse and counts
     as `unique`'s. No gradient."""
     data = x.data if dim is not None else x.data.reshape(-1)
-    axis = 0 if dim is None else checks.dim(dim, x.ndim, "unique_consecutive")
+    axis = 0 if dim is None else _unique_axis(x, dim, "unique_consecutive")
     moved, xp = np.moveaxis(data, axis, 0), namespace(data)
     if moved.shape[0] == 0:
         starts = xp.zeros(0, dtype=bool)
     else:
-        differs = (moved[1:] != moved[:-1]).reshape(moved.shape[0] - 1, -1).any(axis=1)
+        slices = moved.reshape(moved.shape[0], math.prod(moved.shape[1:]))  # (a 0-d tensor: one slice)
+        differs = (slices[1:] != slices[:-1]).any(axis=1)
         starts = np.concatenate([xp.ones(1, dtype=bool), differs])
     inverse = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.flatnonzero(starts), moved.shape[0]))
     values = np.moveaxis(moved[starts], 0, axis)
     inverse = inverse.reshape(x.shape) if dim is None else inverse
     return _unique_results(values, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_axis(x: Tensor, dim: int, op: str) -> int:
+    """The dim whose slices unique compares: the others must hold something to compare (PyTorch)."""
+    axis = checks.dim(dim, x.ndim, op)
+    if builtins.any(n == 0 for i, n in enumerate(x.shape) if i != axis):
+        raise RuntimeError(f"{op}(): there are 0 sized dimensions, and they aren't selected, so unique "
+                           f"cannot be applied (shape {x.shape}, dim={dim})")
+    return axis
 
 
 def _unique_results(values: np.ndarray, inverse: np.ndarray, counts: np.ndarray, return_inverse: bool,
@@ -1292,9 +1372,14 @@ def _unique_results(values: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
 def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ... occurs in a 1-D tensor of non-negative integers (summing
     `weights` instead of counting, if given), at least `minlength` long. No gradient."""
-    if x.ndim != 1 or x.data.dtype.kind not in "iu":
+    if x.data.dtype.kind not in "iu":
+        raise UnsupportedDtypeError(f"bincount(): not implemented for dtype {x.dtype} (shape {x.shape}); it "
+                                    f"counts non-negative integers")
+    if x.ndim != 1:
         raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got shape {x.shape} "
                            f"and dtype {x.dtype}")
+    if minlength < 0:
+        raise ArgumentValueError(f"bincount(): minlength should be >= 0, got {minlength}")
     if x.numel() and x.data.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs")
     if weights is None:
@@ -1309,7 +1394,10 @@ def histc(x: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     values outside are left out, the top edge counts in the last bin. No gradient."""
     data = x.data.reshape(-1)
     if data.dtype.kind != "f":
-        raise RuntimeError(f"histc: \"histogram_cpu\" not implemented for {x.dtype}")
+        raise UnsupportedDtypeError(f"histc: \"histogram_cpu\" not implemented for {x.dtype}")
+    bins = checks.as_int(bins, "histc", "bins")
+    if bins <= 0:
+        raise ArgumentValueError(f"histc: bins must be > 0, but got {bins}")
     low, high = float(min), float(max)
     if low == high and data.size:
         low, high = float(data.min()), float(data.max())
@@ -1325,8 +1413,11 @@ def _median_of_all(x: Tensor) -> Tensor:
     """The lower median of every element (nan for none). Derivative: split among its equals."""
     flat = x.data.reshape(-1)
     xp = namespace(flat)
-    if flat.size == 0:
-        return new_leaf(xp.asarray(np.nan, dtype=elementwise._floating(x).dtype))
+    if flat.size == 0:  # nan, cast to x's dtype as PyTorch casts it (an integer's is what C's cast gives)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            value = xp.asarray(np.nan).astype(flat.dtype)
+        return record(value, "median", (x,), lambda grad: np.zeros_like(x.data))
     value = np.sort(flat)[(flat.size - 1) // 2]  # numpy sorts nan last: a nan anywhere is found below
     if flat.dtype.kind in "fc" and np.isnan(flat).any():
         value = flat.dtype.type(np.nan)

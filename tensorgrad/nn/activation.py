@@ -14,7 +14,6 @@ The modules at the end (`GELU`, `SiLU`, ...) hold the options and call the funct
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -30,7 +29,7 @@ from tensorgrad.elementwise import _erf_array, neg, sigmoid_array, where
 from tensorgrad.higher_order import held_constant
 from tensorgrad.inplace import apply_inplace
 from tensorgrad.nn.modules import Module, Parameter
-from tensorgrad.reduce import log_softmax, softmax
+from tensorgrad.reduce import implicit_softmax_dim, log_softmax, softmax
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = [
@@ -181,6 +180,8 @@ def softsign(input: Tensor) -> Tensor:  # noqa: A002
     """x / (1 + |x|). Derivative: 1 / (1 + |x|)**2. An integer tensor gives float32, as in PyTorch."""
     if not isinstance(input, Tensor):
         raise TypeError(f"softsign(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    if input.dtype == np.bool_:
+        raise UnsupportedDtypeError("softsign: abs is not implemented for bool tensors")
     x = input if input.data.dtype.kind == "f" else input.to(float32)
     denominator = 1 + np.abs(x.data)
     return record(x.data / denominator, "softsign", (x,),
@@ -269,6 +270,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa
         raise TypeError(f"hardtanh(): argument 'input' must be a Tensor, not {type(input).__name__}")
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})")
+    if input.dtype == np.bool_:
+        raise RuntimeError("hardtanh: Bool inputs not supported for hardtanh")
     if inplace:
         return apply_inplace(input, hardtanh, min_val, max_val, name="hardtanh_")
     x = input
@@ -319,13 +322,6 @@ def _hardswish_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 # --- softmin --------------------------------------------------------------------------------------
 
 
-def implicit_softmax_dim(ndim: int, op: str, stacklevel: int = 3) -> int:
-    """The dim PyTorch picks when softmax-like ops get dim=None (deprecated there, so it warns)."""
-    warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include "
-                  "dim=X as an argument.", UserWarning, stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     """softmax(-x) over `dim`: the smallest entries weigh most. Derivative: softmax's, negated."""
     x = _floating(input, "softmin")
@@ -340,15 +336,18 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
-    """x where x > threshold, else value. Derivative: 1 where x > threshold, else 0."""
-    x = _floating(input, "threshold")
+    """x where x > threshold, else value. Derivative: 1 where x > threshold, else 0.
+
+    Integer tensors stay integer (`value` cast to their dtype), as in PyTorch."""
+    integral = isinstance(input, Tensor) and input.dtype.kind in "iu"
+    x = input if integral else _floating(input, "threshold")
     if inplace:
         return apply_inplace(x, _thresholded, threshold, value, name="threshold_")
     return _thresholded(x, threshold, value)
 
 
 def _thresholded(x: Tensor, limit: float, value: float) -> Tensor:
-    above = x.data > limit
+    above = ~(x.data <= limit)  # (nan stays, with its gradient, as in PyTorch)
     return record(np.where(above, x.data, x.dtype.type(value)), "threshold", (x,),
                   lambda grad: grad * above, saved=(), graph_vjp=partial(_masked_graph, above))
 
@@ -377,7 +376,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     """x where |x| > lambd, else 0. Derivative: 1 where |x| > lambd, else 0."""
     x = _floating(input, "hardshrink")
     outside = np.abs(x.data) > lambd
-    return record(np.where(outside, x.data, 0).astype(x.dtype), "hardshrink", (x,),
+    inside = np.abs(x.data) <= lambd  # (nan is neither: it stays nan, with no gradient, as in PyTorch)
+    return record(np.where(inside, 0, x.data).astype(x.dtype), "hardshrink", (x,),
                   lambda grad: grad * outside, saved=(), graph_vjp=partial(_masked_graph, outside))
 
 
@@ -387,13 +387,16 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be greater or equal to 0, but found to be {lambd}.")
     outside = np.abs(x.data) > lambd
-    out = np.where(outside, x.data - np.sign(x.data) * x.dtype.type(lambd), 0).astype(x.dtype)
+    inside = np.abs(x.data) <= lambd  # (nan is neither: it stays nan, with no gradient, as in PyTorch)
+    out = np.where(inside, 0, x.data - np.sign(x.data) * x.dtype.type(lambd)).astype(x.dtype)
     return record(out, "softshrink", (x,), lambda grad: grad * outside, saved=(),
                   graph_vjp=partial(_masked_graph, outside))
 
 
 def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
-    """x - tanh(x). Derivative: tanh(x)**2."""
+    """x - tanh(x). Derivative: tanh(x)**2. An integer tensor gives the default float dtype."""
+    if isinstance(input, Tensor) and input.dtype.kind in "iu":
+        input = input.to(dtypes.get_default_dtype())  # noqa: A001
     x = _floating(input, "tanhshrink")
     t = np.tanh(x.data)
     return record(x.data - t, "tanhshrink", (x,), lambda grad: grad * t * t, saved=(),
@@ -426,11 +429,16 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     """x where x > 0, else weight * x, with one learned slope per channel (dimension 1) or one
     for all. Gradients: through the selection; the weight's is the sum of x where x <= 0."""
     x = _floating(input, "prelu")
+    if weight.dtype != x.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {x.dtype} and {weight.dtype}")
     if weight.numel() != 1 and (x.ndim < 2 or weight.numel() != x.shape[1]):
         channels = x.shape[1] if x.ndim >= 2 else 1
         raise RuntimeError(f"prelu: mismatch of parameter numbers and input channel size. Found parameter "
                            f"numbers = {weight.numel()} and channel size = {channels}.")
-    slope = weight.reshape(-1) if weight.numel() == 1 else weight.reshape((1, -1) + (1,) * (x.ndim - 2))
+    if weight.numel() == 1:
+        slope = weight.reshape(-1 if x.ndim else ())  # (a 0-d input stays 0-d)
+    else:
+        slope = weight.reshape((1, -1) + (1,) * (x.ndim - 2))
     return where(x > 0, x, slope * x)
 
 
@@ -729,12 +737,18 @@ class Hardshrink(_Activation):
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__(hardshrink, lambd=lambd)
 
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"  # Hardshrink(0.5), as PyTorch prints it
+
 
 class Softshrink(_Activation):
     """softshrink(x, lambd) as a layer."""
 
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__(softshrink, lambd=lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"  # Softshrink(0.5), as PyTorch prints it
 
 
 class RReLU(Module):
