@@ -26,14 +26,37 @@ from tensorgrad.tensor import Tensor, new_leaf
 _BASIC = (int, slice, type(None), type(Ellipsis), np.integer)
 
 
+class IndexOutOfBoundsError(IndexError, RuntimeError):
+    """An index past a dimension's end in gather, scatter or index_*: PyTorch's RuntimeError (an
+    IndexError for some), and Python's IndexError; it is both, so code written for either catches it."""
+
+
 def _plain_key(key: Any) -> Any:
-    """Replace tensors in an index by their arrays, and ranges by lists (PyTorch takes them as index
-    sequences)."""
+    """Replace tensors in an index by their arrays (`_tensor_key`), and ranges by lists (PyTorch
+    takes them as index sequences). A short list holding a tensor, a sequence, a slice, None or
+    `...` is read as a tuple, as PyTorch (and old NumPy) read `t[[[1, 0], [0, 1]]]`."""
     if isinstance(key, Tensor):
-        return key.data
+        return _tensor_key(key)
+    if type(key) is list and len(key) < 32 and any(isinstance(k, _SEQUENCE_LIKE) for k in key):
+        key = tuple(key)
     if isinstance(key, tuple):
-        return tuple(k.data if isinstance(k, Tensor) else list(k) if isinstance(k, range) else k for k in key)
+        return tuple(_tensor_key(k) if isinstance(k, Tensor) else list(k) if isinstance(k, range) else k
+                     for k in key)
     return list(key) if isinstance(key, range) else key
+
+
+_SEQUENCE_LIKE = (Tensor, list, tuple, slice, type(None), type(Ellipsis))
+
+
+def _tensor_key(k: Tensor) -> Any:
+    """A tensor in an index as PyTorch reads it: a uint8 one is a bool mask (PyTorch's old
+    convention), a 0-d integer one an int (a select, so the result is a view), any other its array."""
+    data = k.data
+    if data.dtype == np.uint8:
+        return data.astype(bool)
+    if data.ndim == 0 and data.dtype.kind == "i":
+        return int(data)
+    return data
 
 
 def _is_basic(key: Any) -> bool:
@@ -222,13 +245,28 @@ def set_index_(x: Tensor, before: Tensor | None, key: Any, value: Tensor) -> Ten
                   graph_vjp=partial(_index_put_graph, key, False))
 
 
+def check_put_dtype(x: Tensor, key: Any, value: Tensor) -> None:
+    """Refuse `x[key] = value` for a tensor value of another dtype where PyTorch does: an advanced
+    key (PyTorch's index_put needs one dtype), unless it is a lone bool mask and value one element
+    (PyTorch's masked_fill, which casts). A basic key copies with a cast, as `copy_`."""
+    key = _plain_key(key)
+    parts = key if isinstance(key, tuple) else (key,)
+    if all(isinstance(k, _BASIC) for k in parts):  # (a Python bool too: an added dimension)
+        return
+    mask = parts[0] if len(parts) == 1 and is_array(parts[0]) and parts[0].dtype == bool else None
+    if mask is not None and mask.ndim and value.numel() == 1:
+        return
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x.dtype} for the "
+                       f"destination and {value.dtype} for the source.")
+
+
 def write_at(array: np.ndarray, key: Any, value: Tensor) -> None:
     """array[key] = value's data, with PyTorch's selection (`_in_torch_order`)."""
     target, where = _in_torch_order(array, key)
     try:
         target[where] = value.data
     except ValueError:
-        raise ValueError(
+        raise checks.ShapeError(
             f"setitem: a value of shape {value.shape} can't be broadcast to the selection "
             f"of shape {target[where].shape}"
         ) from None
@@ -385,16 +423,29 @@ def _check_gather_shapes(x: Tensor, dim: int, index: np.ndarray, op: str,
         if other is not None and n > other.shape[d]:
             raise RuntimeError(f"{op}(): index of shape {index.shape} is larger than src of shape "
                                f"{other.shape} in dimension {d}")
+    if other is not None and other.dtype != x.dtype:
+        raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype, got {x.dtype} and "
+                           f"{other.dtype}")
     size = x.shape[dim] if x.ndim else 1
-    if index.size and (index.min() < -size or index.max() >= size):
-        raise IndexError(f"{op}(): index {int(index.max()) if index.max() >= size else int(index.min())} is "
-                         f"out of bounds for dimension {dim} with size {size}")
+    if index.size and (index.min() < 0 or index.max() >= size):  # PyTorch counts no index from the end here
+        raise _out_of_bounds(op, index, size, dim)
 
 
-def gather(x: Tensor, dim: int, index: Any) -> Tensor:
-    """out[i][j] = x[index[i][j]][j] (for dim 0). Gradient: scatter-added back to where it came from."""
+def _out_of_bounds(op: str, index: np.ndarray, size: int, dim: int) -> IndexOutOfBoundsError:
+    """The error for an index outside [0, size) (or [-size, size)), naming the first bad end."""
+    bad = int(index.max()) if index.max() >= size else int(index.min())
+    return IndexOutOfBoundsError(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def gather(x: Tensor, dim: int, index: Any, *, sparse_grad: bool = False) -> Tensor:
+    """out[i][j] = x[index[i][j]][j] (for dim 0). Gradient: scatter-added back to where it came from.
+
+    (`sparse_grad` is accepted for PyTorch's signature; the gradient is always dense.)
+    """
     dim = checks.dim(dim, x.ndim, "gather")
     idx = _index_array(index, x, "gather")
+    if x.ndim == 0:  # a 0-d tensor gathers as its 1-element 1-d view
+        return gather(x.reshape(1), 0, idx.reshape(-1)).reshape(idx.shape)
     _check_gather_shapes(x, dim, idx, "gather")
     coords = _along(idx, dim)
     shape = x.data.shape
@@ -506,6 +557,7 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
     Gradients: sum passes grad through; mean divides by each place's count; amax/amin share it
     evenly among the elements equal to the result; prod is the product of the others.
     """
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch's older names
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"{op}(): reduce must be one of sum, prod, mean, amax, amin, got {reduce!r}")
     if not isinstance(src, Tensor):
@@ -521,6 +573,8 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
     ufunc_at(np.add, touched, coords, 1)
     counts = touched + (1 if include_self else 0)
     name, start = _SCATTER_REDUCTIONS[reduce]
+    if x.dtype.kind in "iu" and math.isinf(start):  # an integer's identity for max/min is its own extreme
+        start = getattr(np.iinfo(x.dtype), "max" if start > 0 else "min")
     out = x.data.copy() if include_self else np.where(touched > 0, xp.asarray(start, dtype=x.dtype), x.data)
     ufunc_at(getattr(np, name), out, coords, values)
     if reduce == "mean":
@@ -642,9 +696,11 @@ def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
     idx = _index_array(index, x, "index_select")
     if idx.ndim > 1:
         raise IndexError(f"index_select(): index must be 1-D, got shape {idx.shape}")
+    if x.ndim == 0 and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
     size = x.shape[dim] if x.ndim else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise IndexError(f"index_select(): index out of range for dimension {dim} with size {size}")
+    if idx.size and (idx.min() < 0 or idx.max() >= size):  # no index from the end, as PyTorch
+        raise _out_of_bounds("index_select", idx, size, dim)
     data = x.data if x.ndim else x.data.reshape(1)
     shape = x.data.shape
     xp = namespace(data)
@@ -656,7 +712,7 @@ def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
         return full.reshape(shape)
 
     out = np.take(data, idx.reshape(-1), axis=dim)
-    return record(out if x.ndim else out.reshape(idx.shape), "index_select", (x,), vjp, saved=(),
+    return record(out if x.ndim else out.reshape(()), "index_select", (x,), vjp, saved=(),
                   graph_vjp=linear_graph("index_select", vjp, partial(index_select, dim=dim, index=idx)))
 
 
@@ -666,10 +722,13 @@ def _slice_index(x: Tensor, dim: int, index: Any, op: str) -> tuple[int, np.ndar
     idx = _index_array(index, x, op)
     if idx.ndim > 1:
         raise RuntimeError(f"{op}(): index has to be a vector/scalar, got shape {idx.shape}")
+    if op in ("index_copy", "index_fill") and idx.dtype != np.int64:  # (index_add takes int32 too)
+        raise (IndexError if op == "index_fill" else RuntimeError)(
+            f"{op}(): Expected a long (int64) tensor for index, but got {idx.dtype}")
     size = x.shape[dim] if x.ndim else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise IndexError(f"{op}(): index {int(idx.max())} is out of bounds for dimension {dim} with "
-                         f"size {size}")
+    low = -size if op == "index_fill" else 0  # only index_fill counts from the end, as PyTorch
+    if idx.size and (idx.min() < low or idx.max() >= size):
+        raise _out_of_bounds(op, idx, size, dim)
     return dim, idx.reshape(-1)
 
 
@@ -882,6 +941,8 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
 def take(x: Tensor, index: Any) -> Tensor:
     """x's elements at `index` into its flattened self, in index's shape. Gradient: scatter-added."""
     idx = _index_array(index, x, "take")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"take(): Expected a long (int64) tensor for index, but got {idx.dtype}")
     if idx.size and (idx.min() < -x.numel() or idx.max() >= x.numel()):
         raise IndexError(f"take(): index out of range for a tensor of {x.numel()} elements")
     shape = x.data.shape

@@ -20,7 +20,7 @@ import numpy as np
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
-from tensorgrad.checks import ShapeError
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.higher_order import linear_graph
@@ -124,6 +124,8 @@ def view_dtype(x: Tensor, dtype: Any) -> Tensor:
 def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view). Gradient: the same swap."""
     dim0, dim1 = checks.dim(dim0, x.ndim, "transpose"), checks.dim(dim1, x.ndim, "transpose")
+    if x.ndim == 0:  # dims 0 and -1 name the 0-d tensor's one "dimension": a view of itself
+        return _view(x, x.data.view(), "transpose", lambda grad: grad, _as_is)
     return _view(x, x.data.swapaxes(dim0, dim1), "transpose",
                  lambda grad: grad.swapaxes(dim0, dim1), partial(_transpose_graph, dim0, dim1))
 
@@ -141,8 +143,15 @@ def _T_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:  # noqa: N8
     return (T(grad),)
 
 
-def permute(x: Tensor, *dims: int) -> Tensor:
-    """Reorder the dimensions (a view). Gradient: the inverse permutation."""
+def permute(x: Tensor, *dims: int, **keyword: Sequence[int]) -> Tensor:
+    """Reorder the dimensions (a view). Gradient: the inverse permutation.
+
+    `dims` may also be given by keyword, as `torch.permute(x, dims=(1, 0))`.
+    """
+    if keyword:
+        if dims or set(keyword) != {"dims"}:
+            raise TypeError(f"permute() takes the dims positionally or as dims=, got {dims} and {keyword}")
+        dims = (keyword["dims"],)
     if len(dims) == 1 and isinstance(dims[0], Sequence):
         dims = tuple(dims[0])
     dims = tuple(checks.dim(d, x.ndim, "permute") for d in dims)
@@ -162,17 +171,19 @@ def expand(x: Tensor, *sizes: int) -> Tensor:
 
     Gradient: summed over the expanded dimensions (by `record`).
     """
-    sizes = checks.sizes(sizes, "expand", allow_infer=True)
-    lead = len(sizes) - x.ndim
-    if lead < 0:
-        raise ShapeError(f"expand: {sizes} has fewer dimensions than the tensor's shape {x.shape}")
-    shape = tuple(x.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes))
-    return broadcast_to(x, shape, op="expand")
+    return broadcast_to(x, checks.sizes(sizes, "expand", allow_infer=True), op="expand")
 
 
 def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
-    """x broadcast to `shape` (stride 0 where it is stretched): a read-only view."""
+    """x broadcast to `shape` (-1 keeps a size; stride 0 where it is stretched): a read-only view."""
     shape = checks.sizes((shape,), op, allow_infer=True)
+    lead = len(shape) - x.ndim
+    if lead < 0:
+        raise ShapeError(f"{op}: {shape} has fewer dimensions than the tensor's shape {x.shape}")
+    if -1 in shape[:lead]:
+        raise RuntimeError(f"{op}: the expanded size -1 isn't allowed in a leading, non-existing dimension "
+                           f"({shape} for a tensor of shape {x.shape})")
+    shape = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(shape))
     data = x.data
     lead = len(shape) - data.ndim
     if lead < 0 or min(shape, default=0) < 0 or any(
@@ -232,6 +243,9 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if x.ndim == 0:
         return reshape(x, 1)
     start, end = checks.dim(start_dim, x.ndim, "flatten"), checks.dim(end_dim, x.ndim, "flatten")
+    if start > end:
+        raise RuntimeError(f"flatten() has invalid args: start_dim ({start_dim}) cannot come after "
+                           f"end_dim ({end_dim}) for a tensor of shape {x.shape}")
     shape = x.shape[:start] + (math.prod(x.shape[start:end + 1]),) + x.shape[end + 1:]
     return _reshape(x, shape, "flatten")
 
@@ -254,29 +268,42 @@ def clone(x: Tensor) -> Tensor:
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension. Each gets its slice of the gradient."""
+    if isinstance(tensors, Tensor):
+        raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors, not a Tensor")
     tensors = tuple(tensors)
     if not tensors:
         raise ShapeError("cat: expected a non-empty sequence of tensors")
     # PyTorch's dtype: the promoted one (int64 with float32 is float32, where NumPy says float64).
     dtype = functools.reduce(promote_types, (t.dtype for t in tensors))
-    # As PyTorch, an empty 1-d tensor joins anything (`out = tg.tensor([])`, then `cat([out, x])`).
-    if any(t.ndim != 1 for t in tensors):
-        tensors = tuple(t for t in tensors if t.shape != (0,)) or tensors[:1]
-    dim = checks.dim(dim, tensors[0].ndim, "cat")
+    # As PyTorch, an empty 1-d tensor joins anything (`out = tg.tensor([])`, then `cat([out, x])`):
+    # it is left out of the join and gets an empty gradient.
+    mixed = any(t.ndim != 1 for t in tensors)
+    skipped = [mixed and t.shape == (0,) for t in tensors]
+    skipped[0] = skipped[0] and not all(skipped)
+    joined = [t for t, skip in zip(tensors, skipped, strict=True) if not skip]
+    dim = checks.dim(dim, joined[0].ndim, "cat")
     try:
-        data = np.concatenate([t.data if t.dtype == dtype else t.data.astype(dtype) for t in tensors],
+        data = np.concatenate([t.data if t.dtype == dtype else t.data.astype(dtype) for t in joined],
                               axis=dim)
     except ValueError:
         shapes = ", ".join(str(t.shape) for t in tensors)
         raise ShapeError(f"cat: shapes {shapes} must match except in dimension {dim}") from None
-    bounds = np.cumsum([0] + [t.shape[dim] for t in tensors])
-    vjps = [_part_of(dim, slice(int(lo), int(hi))) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-    return record(data, "cat", tensors, *vjps, saved=(), graph_vjp=partial(_cat_graph, dim, bounds.tolist()))
+    bounds = np.cumsum([0] + [0 if skip else t.shape[dim] for t, skip in zip(tensors, skipped, strict=True)])
+    vjps = [_nothing_of if skip else _part_of(dim, slice(int(lo), int(hi)))
+            for lo, hi, skip in zip(bounds[:-1], bounds[1:], skipped, strict=True)]
+    return record(data, "cat", tensors, *vjps, saved=(),
+                  graph_vjp=partial(_cat_graph, dim, bounds.tolist(), skipped))
 
 
-def _cat_graph(dim: int, bounds: list[int], grad: Tensor, out: Tensor,
+def _nothing_of(grad: np.ndarray) -> np.ndarray:
+    """The gradient of an empty 1-d tensor left out of a cat: empty too."""
+    return np.zeros_like(grad, shape=(0,))
+
+
+def _cat_graph(dim: int, bounds: list[int], skipped: list[bool], grad: Tensor, out: Tensor,
                *tensors: Tensor) -> tuple[Tensor, ...]:
-    return tuple(narrow(grad, dim, lo, hi - lo) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
+    return tuple(reshape(narrow(grad, dim, lo, 0), 0) if skip else narrow(grad, dim, lo, hi - lo)
+                 for lo, hi, skip in zip(bounds[:-1], bounds[1:], skipped, strict=True))
 
 
 def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -284,7 +311,9 @@ def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return cat(tensors, dim)
 
 
-concatenate = concat
+def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, dim: int | None = None) -> Tensor:
+    """`cat` (PyTorch's NumPy-style alias: the dimension as `axis` or `dim`)."""
+    return cat(tensors, axis if dim is None else dim)
 
 
 def _at_least(tensors: Sequence[Tensor], ndim: int, op: str) -> tuple[Tensor, ...]:
@@ -393,6 +422,8 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # 
 def _narrow_bounds(x: Tensor, dim: int, start: int, length: int, op: str) -> tuple[int, int, int]:
     """(dim, start, length) of a narrow, checked, with PyTorch's exception types: IndexError for a
     start outside [-size, size], RuntimeError for a negative length or one past the end."""
+    if x.ndim == 0:
+        raise RuntimeError(f"{op}() cannot be applied to a 0-dim tensor.")
     dim = checks.dim(dim, x.ndim, op)
     size = x.shape[dim]
     start = checks.as_int(start, op, "start")
@@ -424,6 +455,8 @@ def _select_view(x: Tensor, dim: int, part: slice | int, op: str) -> Tensor:
 
 def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces along `dim` of the given size (the last may be smaller) or sizes (views)."""
+    if x.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = checks.dim(dim, x.ndim, "split")
     size = x.shape[dim]
     if isinstance(split_size_or_sections, int | np.integer):
@@ -446,6 +479,8 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError(f"chunk(): chunks must be greater than 0, got {chunks}")
     size = x.shape[checks.dim(dim, x.ndim, "chunk")]
+    if size == 0:  # as PyTorch: `chunks` empty pieces
+        return split(x, [0] * chunks, dim)
     return split(x, max(-(-size // chunks), 1), dim)
 
 
@@ -459,6 +494,12 @@ def tensor_split(x: Tensor, indices_or_sections: int | Sequence[int], dim: int =
     pieces between the given indices (views; indices past the end give empty pieces)."""
     dim = checks.dim(dim, x.ndim, "tensor_split")
     size = x.shape[dim]
+    if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.dtype != "int64" or indices_or_sections.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a 0-d or 1-d tensor "
+                               f"of dtype int64, but got {indices_or_sections.dtype} of shape "
+                               f"{indices_or_sections.shape}")
+        indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int | np.integer):
         sections = checks.as_int(indices_or_sections, "tensor_split", "sections")
         if sections <= 0:
@@ -570,6 +611,8 @@ def t(x: Tensor) -> Tensor:
 
 def mT(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
     """The transpose of the last two dimensions (of a matrix or a batch of matrices; a view)."""
+    if x.ndim == 0:  # deprecated in PyTorch, where it is the identity (a view)
+        return transpose(x, 0, 0)
     if x.ndim < 2:
         raise ShapeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                          f"Got {x.ndim}-D tensor.")
@@ -667,6 +710,8 @@ def _roll_graph(back: Any, axes: tuple[int, ...] | None, grad: Tensor, out: Tens
 
 def repeat(x: Tensor, *sizes: int) -> Tensor:
     """The tensor tiled `sizes` times along each dimension (a copy). Gradient: the copies summed."""
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     sizes = checks.sizes(sizes, "repeat")
     if len(sizes) < x.ndim:
         raise RuntimeError(f"repeat(): number of repeat dims {len(sizes)} can not be smaller than the "
@@ -696,17 +741,30 @@ def tile(x: Tensor, dims: Sequence[int]) -> Tensor:
     return repeat(x, *((1,) * (x.ndim - len(dims)) + dims))
 
 
-def repeat_interleave(x: Tensor, repeats: Any, dim: int | None = None) -> Tensor:
+def repeat_interleave(x: Tensor, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
     """Each element repeated `repeats` times (an int, or one count per element) along `dim`.
 
+    With no `repeats`, x holds the counts and the result repeats their indices
+    (`repeat_interleave(tensor([1, 0, 2]))` is `[0, 2, 2]`). `output_size`, when given, must be
+    the result's length along `dim`.
     Gradient: each element's copies summed (`np.add.reduceat` over their runs).
     """
+    if repeats is None:
+        return repeat_interleave(new_leaf(namespace(x.data).arange(x.numel())), x, output_size=output_size)
     data = x.data.reshape(-1) if dim is None else x.data
     axis = 0 if dim is None else checks.dim(dim, x.ndim, "repeat_interleave")
     counts = array_like(repeats.data if isinstance(repeats, Tensor) else repeats, data)
-    if counts.dtype.kind not in "iu" or np.any(counts < 0):
-        raise RuntimeError(f"repeat_interleave(): repeats must be non-negative integers, got {counts}")
+    if counts.dtype.kind not in "iu":
+        raise UnsupportedDtypeError(f"repeat_interleave(): repeats must be an integer tensor, got "
+                                    f"{counts.dtype}")
+    if np.any(counts < 0) or counts.ndim > 1 or counts.size not in (1, data.shape[axis]):
+        raise RuntimeError(f"repeat_interleave(): repeats must be non-negative, and one count or one per "
+                           f"element along dim {dim} (size {data.shape[axis]}), got {counts}")
     counts = np.broadcast_to(counts.reshape(-1) if counts.ndim else counts, (data.shape[axis],))
+    if output_size is not None and output_size != int(counts.sum()):
+        raise RuntimeError(f"repeat_interleave(): output_size {output_size} does not match the size "
+                           f"{int(counts.sum())} the repeats give")
     # (CuPy's repeat takes the counts as a list, not as an array.)
     out = np.repeat(data, counts if type(data) is np.ndarray else to_numpy(counts).tolist(), axis=axis)
     shape = x.data.shape
@@ -824,13 +882,16 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     count = (n - size) // step + 1
     shape = data.shape[:dim] + (count,) + data.shape[dim + 1:] + (size,)
     strides = data.strides[:dim] + (data.strides[dim] * step,) + data.strides[dim + 1:] + (data.strides[dim],)
+    if x.ndim == 0:  # as PyTorch: a 0-d tensor's one window is the result, shape (size,)
+        shape, strides = shape[1:], strides[1:]
     in_shape = x.data.shape
     xp = namespace(data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         full = xp.zeros(data.shape, dtype=grad.dtype)
         moved = np.moveaxis(full, dim, -1)
-        windows = np.moveaxis(grad, dim, -2)  # (..., count, size)
+        windows = grad.reshape(count, size) if x.ndim == 0 else grad
+        windows = np.moveaxis(windows, dim, -2)  # (..., count, size)
         for k in range(size):  # one strided add per window offset, not per element
             moved[..., k:k + step * (count - 1) + 1:step] += windows[..., k]
         return full.reshape(in_shape)
@@ -850,6 +911,9 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
     steps = tuple(checks.as_int(s, "as_strided", "stride") for s in stride)
     if len(steps) != len(shape):
         raise RuntimeError(f"as_strided(): size {shape} and stride {steps} must have the same length")
+    if min(steps, default=0) < 0:
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(steps)}")
     storage = _storage_of(x.data)
     item = x.data.itemsize
     base_offset = (data_address(x.data) - data_address(storage)) // item
@@ -1184,6 +1248,8 @@ def adjoint(x: Tensor) -> Tensor:
 
 
 def _conjugate_transpose(x: Tensor, op: str) -> Tensor:
+    if x.ndim == 0:  # deprecated in PyTorch, where it is conj(x)
+        return conj(x)
     if x.ndim < 2:
         raise ShapeError(f"{op} is only supported on matrices or batches of matrices. Got {x.ndim}-D "
                          f"tensor (shape {x.shape})")
