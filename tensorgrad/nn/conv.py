@@ -40,7 +40,9 @@ import numpy as np
 
 from tensorgrad import creation, dtypes
 from tensorgrad.autograd import record
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import array_like, namespace, strided_view, ufunc_at
+from tensorgrad.elementwise import where
 from tensorgrad.higher_order import linear_graph
 from tensorgrad.matmul import matmul
 from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place, _uniform
@@ -97,12 +99,21 @@ def _spatial_input(x: Tensor, dims: int, op: str) -> np.ndarray:
     return data[:, :, None, :] if dims == 1 else data
 
 
-def _check_float(op: str, *tensors: Tensor | None) -> None:
-    """Convolutions and pooling need one floating dtype for all their tensors (input, weight, bias)."""
+def _check_float(op: str, *tensors: Tensor | None, integers: str = "none") -> None:
+    """Convolutions and pooling need one dtype for all their tensors (input, weight, bias): a
+    floating one, or an integer one where PyTorch's CPU kernel takes it (`integers`: "all" but
+    bool, or "int64" only). Mixed dtypes are a RuntimeError; a dtype the op has no kernel for is
+    PyTorch's NotImplementedError."""
     present = [t for t in tensors if t is not None]
-    if any(t.dtype.kind != "f" for t in present) or len({t.dtype for t in present}) > 1:
-        dtypes = ", ".join(str(t.dtype) for t in present)
+    dtypes = ", ".join(str(t.dtype) for t in present)
+    if len({t.dtype for t in present}) > 1:
         raise RuntimeError(f"{op}: expected floating-point tensors of one dtype, got {dtypes}")
+    dtype = present[0].dtype
+    if dtype.kind == "f" or (integers == "all" and dtype.kind in "iu") or (integers == "int64"
+                                                                         and dtype == np.int64):
+        return
+    raise UnsupportedDtypeError(f"{op}: not implemented for dtype {dtype} (expected a floating-point "
+                                f"tensor{'' if integers == 'none' else ' or an integer one'})")
 
 
 def _output_size(size: int, kernel: int, stride: int, dilation: int) -> int:
@@ -259,6 +270,9 @@ def _check_conv(x: np.ndarray, weight: Tensor, groups: int, in_channels_per_grou
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise RuntimeError(f"{op}: groups must be a positive int, got {groups!r}")
     w_shape = tuple(weight.shape)
+    if w_shape[0] == 0:
+        raise RuntimeError(f"{op}: given weight of size {list(w_shape)}, expected weight to be at least 1 "
+                           f"at dimension 0")
     if w_shape[0] % groups:
         raise RuntimeError(f"{op}: weight of shape {w_shape}: dimension 0 ({w_shape[0]}) must be "
                            f"divisible by groups={groups}")
@@ -281,7 +295,7 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     if weight.ndim != dims + 2:
         raise RuntimeError(f"{op}: weight must be {dims + 2}-D (out_channels, in_channels/groups, "
                            f"kernel...), got shape {tuple(weight.shape)}")
-    _check_float(op, x, weight, bias)
+    _check_float(op, x, weight, bias, integers="all")
     wd = weight.data[:, :, None, :] if dims == 1 else weight.data
     stride2 = _as_2d(_ints(stride, dims, "stride", op), 1)
     dilation2 = _as_2d(_ints(dilation, dims, "dilation", op), 1)
@@ -486,7 +500,7 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
     if weight.ndim != dims + 2:
         raise RuntimeError(f"{op}: weight must be {dims + 2}-D (in_channels, out_channels/groups, "
                            f"kernel...), got shape {tuple(weight.shape)}")
-    _check_float(op, x, weight, bias)
+    _check_float(op, x, weight, bias, integers="int64")
     wd = weight.data[:, :, None, :] if dims == 1 else weight.data
     stride2, pad2, extra, dilation2 = _transposed_arguments(stride, padding, output_padding, dilation,
                                                             dims, op)
@@ -612,10 +626,14 @@ def max_pool1d(input: Tensor, kernel_size: Size, stride: Size | None = None, pad
 def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, dilation: Size,
               ceil_mode: bool, return_indices: bool, dims: int, op: str) -> Any:
     xd = _spatial_input(x, dims, op)
-    _check_float(op, x)
+    _check_float(op, x, integers="all" if dims > 1 else "none")  # PyTorch's 1-D kernel is float-only
+    if 0 in x.shape[-dims - 1:]:
+        raise RuntimeError(f"{op}: expected input's non-batch dimensions to have positive length, but "
+                           f"input has a shape of {tuple(x.shape)}")
     kernel, strides, dilation2, pads, outs, _ = _pool_geometry(
         xd, kernel_size, stride, padding, dilation, ceil_mode, dims, op)
-    xp = _pad_array(xd, pads, value=-np.inf)
+    lowest = -np.inf if xd.dtype.kind == "f" else np.iinfo(xd.dtype).min
+    xp = _pad_array(xd, pads, value=lowest)
     windows = _windows(xp, kernel, strides, dilation2)[(..., *(slice(0, o) for o in outs))]
     n, c, k = xd.shape[0], xd.shape[1], len(kernel)
     # The kernel offsets as the last axis (this copy is what argmax needs).
@@ -623,6 +641,16 @@ def _max_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
     flat = windows.transpose(order).reshape(n, c, *outs, math.prod(kernel))
     argmax = flat.argmax(axis=-1)
     out = np.take_along_axis(flat, argmax[..., None], axis=-1)[..., 0]
+    # PyTorch's winner: the first largest, the last NaN, and the first cell inside the input for a
+    # window of nothing but the lowest value (numpy's argmax: the first NaN, or a padding cell).
+    if xd.dtype.kind == "f" and np.isnan(out).any():
+        nans = np.isnan(flat)
+        argmax = np.where(nans.any(axis=-1), flat.shape[-1] - 1 - nans[..., ::-1].argmax(axis=-1), argmax)
+    if any(map(any, pads)) and (out == lowest).any():
+        inside = _pad_array(namespace(xd).ones((1, 1, *xd.shape[2:]), dtype=bool), pads, value=False)
+        inside = _windows(inside, kernel, strides, dilation2)[(..., *(slice(0, o) for o in outs))]
+        first_inside = inside.transpose(order).reshape(1, 1, *outs, -1).argmax(axis=-1)
+        argmax = np.where(out == lowest, first_inside, argmax)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad = grad.reshape(out.shape)
@@ -687,7 +715,7 @@ def _avg_divisor(size: int, out: int, kernel: int, stride: int, pad: int,
 def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, ceil_mode: bool,
               count_include_pad: bool, divisor_override: int | None, dims: int, op: str) -> Tensor:
     xd = _spatial_input(x, dims, op)
-    _check_float(op, x)
+    _check_float(op, x, integers="int64")
     kernel, strides, ones, pads, outs, pad2 = _pool_geometry(
         xd, kernel_size, stride, padding, 1, ceil_mode, dims, op)
     if divisor_override is not None:
@@ -703,7 +731,7 @@ def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
     xp = _pad_array(xd, pads)
     windows = _windows(xp, kernel, strides, ones)[(..., *(slice(0, o) for o in outs))]
     kernel_axes = tuple(range(2, 2 + len(kernel)))
-    out = windows.sum(axis=kernel_axes) / divisor
+    out = _window_mean(windows, kernel_axes, divisor)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         share = grad.reshape(out.shape) / divisor
@@ -713,10 +741,21 @@ def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
 
     def forward(a: np.ndarray) -> np.ndarray:
         cells = _windows(_pad_array(a.reshape(xd.shape), pads), kernel, strides, ones)
-        return (cells[(..., *(slice(0, o) for o in outs))].sum(axis=kernel_axes) / divisor).reshape(shape)
+        return _window_mean(cells[(..., *(slice(0, o) for o in outs))], kernel_axes, divisor).reshape(shape)
 
     shape = _restore(out.shape, x.ndim, dims)
     return record(out.reshape(shape), op, (x,), vjp, saved=(), graph_vjp=_linear_graph_of(op, forward, vjp))
+
+
+def _window_mean(windows: np.ndarray, kernel_axes: tuple[int, ...], divisor: np.ndarray) -> np.ndarray:
+    """Each window's sum / divisor, as PyTorch: float16 summed in float32, integers divided
+    rounding toward zero (C's integer division)."""
+    if windows.dtype.kind in "iu":
+        total = windows.sum(axis=kernel_axes)
+        return np.sign(total) * (np.abs(total) // divisor)
+    if windows.dtype == np.float16:
+        return (windows.sum(axis=kernel_axes, dtype=np.float32) / divisor).astype(np.float16)
+    return windows.sum(axis=kernel_axes) / divisor
 
 
 def _averaging_matrix(size: int, out: int, dtype: np.dtype) -> np.ndarray:
@@ -739,15 +778,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size | Sequence[int | None])
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}: expected a 3-D or 4-D input, got shape {tuple(input.shape)}")
     _check_float(op, input)
-    sizes = tuple(output_size) if isinstance(output_size, Sequence) else (output_size, output_size)
-    if len(sizes) != 2:
-        raise RuntimeError(f"{op}: output_size must be 2 numbers, got {output_size!r}")
     h, w = input.shape[-2:]
-    oh, ow = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
-    oh, ow = _ints((oh, ow), 2, "output_size", op)
-    if oh < 0 or ow < 0 or (h == 0 or w == 0):
-        raise RuntimeError(f"{op}: output_size {(oh, ow)} and input shape {tuple(input.shape)} must be "
-                           "non-negative and non-empty")
+    oh, ow = _adaptive_sizes((h, w), output_size, op)
     on_device = namespace(input.data).asarray  # the matrices are made on the host
     rows = new_leaf(on_device(_averaging_matrix(h, oh, input.dtype)))
     cols = new_leaf(on_device(_averaging_matrix(w, ow, input.dtype).T.copy()))
@@ -893,28 +925,47 @@ def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | S
     `align_corners`; 'bicubic' blends four cells per dimension with Keys' cubic (a = -0.75);
     'area' is `adaptive_avg_pool`. With `scale_factor` (and no
     `recompute_scale_factor`), scale is 1 / scale_factor, as in PyTorch; else in / out.
+    `antialias` (bilinear and bicubic, 4-D input) widens the filter by the scale when shrinking,
+    so every input cell counts (see `_antialias_weights`). uint8 input (nearest, and bilinear /
+    bicubic on 4-D) is resized as PyTorch's CPU kernels do, with rounding and saturation.
     Gradient: the transpose of the same weights (a scatter-add for nearest).
     """
     op = "interpolate"
     if mode not in _INTERPOLATE_MODES:
         raise NotImplementedError(f"{op}: mode {mode!r} is not supported (use one of "
                                   f"{', '.join(_INTERPOLATE_MODES)})")
-    if antialias:
-        raise NotImplementedError(f"{op}: antialias=True is not supported")
-    spatial = input.ndim - 2
-    if spatial not in (1, 2, 3):
-        raise NotImplementedError(f"{op}: expected a 3-D, 4-D or 5-D input (N, C, [[D,] H,] W), got shape "
-                                  f"{tuple(input.shape)}")
     needs = _INTERPOLATE_MODES[mode]
-    if needs is not None and needs != spatial:
-        raise NotImplementedError(f"{op}: mode {mode!r} is not supported on {input.ndim}-D input: "
-                                  f"{mode} mode needs {needs + 2}-D input")
     if align_corners is not None and needs is None:
         raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes "
                          f"linear | bilinear | bicubic | trilinear, not {mode!r}")
-    _check_float(op, input)
+    spatial = input.ndim - 2
+    if spatial < 1:
+        raise NotImplementedError(f"{op}: expected a 3-D, 4-D or 5-D input (N, C, [[D,] H,] W), got shape "
+                                  f"{tuple(input.shape)}")
     in_sizes = tuple(input.shape[2:])
-    out_sizes, scales = _interpolate_sizes(in_sizes, size, scale_factor, recompute_scale_factor, op)
+    out_sizes, scales = _interpolate_sizes(in_sizes, size, scale_factor, recompute_scale_factor, op,
+                                           allow_empty=mode == "area")
+    if antialias and not (mode in ("bilinear", "bicubic") and spatial == 2):  # PyTorch checks this here
+        raise ValueError(f"{op}: anti-alias option is restricted to bilinear and bicubic modes and requires "
+                         f"a 4-D tensor as input, got mode {mode!r} and shape {tuple(input.shape)}")
+    if spatial > 3:
+        raise NotImplementedError(f"{op}: expected a 3-D, 4-D or 5-D input (N, C, [[D,] H,] W), got shape "
+                                  f"{tuple(input.shape)}")
+    if needs is not None and needs != spatial:
+        raise NotImplementedError(f"{op}: mode {mode!r} is not supported on {input.ndim}-D input: "
+                                  f"{mode} mode needs {needs + 2}-D input")
+    if input.dtype == np.uint8 and mode in ("bilinear", "bicubic"):
+        return _resample_uint8(input, out_sizes, scales, mode, bool(align_corners), antialias)
+    if not (input.dtype == np.uint8 and mode in ("nearest", "nearest-exact")):
+        _check_float(op, input)
+    if antialias:
+        if input.dtype.itemsize < 4:
+            raise UnsupportedDtypeError(f"{op}: antialias is not implemented for dtype {input.dtype}")
+        support = 1.0 if mode == "bilinear" else 2.0
+        scales = [_pixel_scale(i, o, s, bool(align_corners), input.dtype)
+                  for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)]
+        return _separable(input, [_resampling_weights(i, o, s, support, True, 0.0, input.dtype)
+                                  for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)])
     if mode == "area":
         if spatial == 1:
             return adaptive_avg_pool2d(input.unsqueeze(2), (1, out_sizes[0])).squeeze(2)
@@ -942,8 +993,9 @@ def _separable(x: Tensor, matrices: list[np.ndarray]) -> Tensor:
 
 
 def _interpolate_sizes(in_sizes: tuple[int, ...], size: Any, scale_factor: Any,
-                       recompute_scale_factor: bool | None, op: str):
-    """The output sizes, and the scale factors the kernels see (None: computed from the sizes)."""
+                       recompute_scale_factor: bool | None, op: str, allow_empty: bool = False):
+    """The output sizes, and the scale factors the kernels see (None: computed from the sizes).
+    `allow_empty`: an output size of 0 is allowed (mode 'area', whose pools allow it)."""
     spatial = len(in_sizes)
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{op}: " + ("only one of size or scale_factor should be defined" if size is not None
@@ -954,8 +1006,8 @@ def _interpolate_sizes(in_sizes: tuple[int, ...], size: Any, scale_factor: Any,
                              f"but got input with spatial dimensions of {list(in_sizes)} and output "
                              f"size of {size}")
         out_sizes = _ints(size, spatial, "size", op)
-        if any(s <= 0 for s in out_sizes):
-            raise ValueError(f"{op}: output size must be positive, got {out_sizes}")
+        if any(s < 0 or (s == 0 and not allow_empty) for s in out_sizes):
+            raise ShapeError(f"{op}: output size must be positive, got {out_sizes}")
         return out_sizes, (None,) * spatial
     factors = tuple(scale_factor) if isinstance(scale_factor, Sequence) else (scale_factor,) * spatial
     if len(factors) != spatial:
@@ -1067,12 +1119,87 @@ def _cubic_weights(in_size: int, out_size: int, scale_factor: float | None, alig
     return weights
 
 
-def _keys_cubic(distance: np.ndarray) -> np.ndarray:
+def _keys_cubic(distance: np.ndarray, a: float = _CUBIC_A) -> np.ndarray:
     """The cubic convolution kernel at 0 <= distance <= 2 (one polynomial inside 1, one outside)."""
-    a = distance.dtype.type(_CUBIC_A)
+    a = distance.dtype.type(a)
     inside = ((a + 2) * distance - (a + 3)) * distance * distance + 1
     outside = ((a * distance - 5 * a) * distance + 8 * a) * distance - 4 * a
     return np.where(distance <= 1, inside, outside)
+
+
+def _pixel_scale(in_size: int, out_size: int, scale_factor: float | None, align_corners: bool,
+                 dtype: np.dtype) -> np.floating:
+    """PyTorch's area_pixel_compute_scale: (in - 1) / (out - 1) with align_corners (0 for a single
+    output cell), else `_scale`."""
+    if align_corners:
+        return dtype.type(in_size - 1) / dtype.type(out_size - 1) if out_size > 1 else dtype.type(0)
+    return _scale(in_size, out_size, scale_factor, dtype)
+
+
+def _resampling_weights(in_size: int, out_size: int, scale: np.floating, support: float, antialias: bool,
+                        delta: float, dtype: np.dtype) -> np.ndarray:
+    """(out, in): PyTorch's antialiased resampling (PIL's), support 1 the triangle (bilinear), 2
+    Keys' cubic with a = -0.5 (bicubic: PIL's a, not the -0.75 of plain bicubic).
+
+    Output cell i is centred at c = scale * (i + 0.5 - delta) in input coordinates, and cell j
+    weighs filter((j + 0.5 - delta - c) * squeeze) for the cells within `support` of c (clipped
+    at the edges), the weights normalised to sum to 1. Shrinking (scale >= 1) with `antialias`
+    stretches the filter by the scale (support * scale, squeeze 1 / scale), so every input cell
+    under an output cell counts. The arithmetic is PyTorch's, in `dtype`, to agree to the last bits.
+    """
+    if in_size == out_size:  # copied as it is, whatever the scale_factor (as PyTorch does)
+        return np.eye(in_size, dtype=dtype)
+    kind = dtype.type
+    stretch = antialias and scale >= 1
+    reach = kind(support * float(scale)) if stretch else kind(support)
+    squeeze = 1.0 / float(scale) if stretch else 1.0
+    rows = np.arange(out_size)
+    center = (float(scale) * (rows + 0.5 - delta)).astype(dtype)
+    first = np.maximum(np.trunc((center - reach).astype(np.float64) + 0.5 + delta).astype(np.int64), 0)
+    end = np.minimum(np.trunc((center + reach).astype(np.float64) + 0.5 + delta).astype(np.int64), in_size)
+    cells = first[:, None] + np.arange(max(int((end - first).max(initial=0)), 0))
+    inside = cells < end[:, None]
+    x = ((cells.astype(dtype) - center[:, None]).astype(np.float64) + 0.5 - delta) * kind(squeeze)
+    x = np.abs(x.astype(dtype))
+    if support == 1.0:
+        weights = np.where(inside & (x < 1), 1 - x, kind(0))
+    else:
+        weights = np.where(inside & (x < 2), _keys_cubic(x, -0.5), kind(0))
+    total = np.zeros(out_size, dtype)
+    for tap in weights.T:  # one tap after another, as PyTorch adds them
+        total += tap
+    weights = weights / np.where(total == 0, kind(1), total)[:, None]
+    matrix = np.zeros((out_size, in_size), dtype)
+    matrix[np.broadcast_to(rows[:, None], cells.shape)[inside], cells[inside]] = weights[inside]
+    return matrix
+
+
+def _resample_uint8(x: Tensor, out_sizes: tuple[int, ...], scales: tuple, mode: str, align_corners: bool,
+                    antialias: bool) -> Tensor:
+    """'bilinear' / 'bicubic' on uint8 images, as PyTorch's CPU kernel (PIL's): the width, then the
+    height, each resampled with `_resampling_weights` (plain bicubic: `_cubic_weights`) rounded to
+    integers with `precision` fraction bits; each pass is rounded and saturated to 0..255."""
+    support = 1.0 if mode == "bilinear" else 2.0
+    delta = 0.5 if align_corners and not antialias else 0.0  # PyTorch's align_corners_delta
+    out = x.data
+    for axis in (-1, -2):
+        in_size, out_size = out.shape[axis], out_sizes[axis]
+        if in_size == out_size:
+            continue
+        double = np.dtype(np.float64)
+        if mode == "bicubic" and not antialias:  # the float kernel's weights (edges repeated)
+            weights = _cubic_weights(in_size, out_size, scales[axis], align_corners, double)
+        else:
+            scale = _pixel_scale(in_size, out_size, scales[axis], align_corners, double)
+            weights = _resampling_weights(in_size, out_size, scale, support, antialias, delta, double)
+        largest = weights.max(initial=0.0)
+        precision = next((p for p in range(22) if int(0.5 + largest * (1 << (p + 1))) >= 1 << 15), 22)
+        fixed = np.trunc(weights * (1 << precision) + np.where(weights < 0, -0.5, 0.5)).astype(np.int64)
+        arrays = namespace(out)  # numpy, or CuPy for a tensor on a GPU; the weights are made on the host
+        total = out.swapaxes(axis, -1).astype(np.int64) @ arrays.asarray(fixed.T) + (1 << (precision - 1))
+        out = np.clip(total >> precision, 0, 255).astype(np.uint8).swapaxes(axis, -1)
+        out = arrays.ascontiguousarray(out)
+    return new_leaf(out.copy() if out is x.data else out)
 
 
 # --- F.unfold / F.fold: im2col and col2im as ops --------------------------------------------------
@@ -1306,6 +1433,9 @@ class ConvTranspose2d(_ConvNd):
     def _output_padding(self, x: Tensor, output_size: Sequence[int]) -> tuple[int, ...]:
         """The output_padding that makes the output `output_size` (its last entries)."""
         dims = self._dims
+        if len(output_size) not in (dims, x.ndim):
+            raise ValueError(f"{type(self).__name__}: for {x.ndim}-D input, output_size must have {dims} "
+                             f"or {x.ndim} elements (got {len(output_size)})")
         wanted = tuple(output_size)[-dims:]
         extra = []
         for d, want in enumerate(wanted):
@@ -1391,7 +1521,11 @@ class AvgPool1d(AvgPool2d):
 
     def __init__(self, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True) -> None:
-        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
+        def single(size: Size) -> tuple:  # PyTorch keeps the 1-d sizes as 1-tuples (and shows them so)
+            return tuple(size) if isinstance(size, Sequence) else (size,)
+
+        super().__init__(single(kernel_size), single(kernel_size if stride is None else stride),
+                         single(padding), ceil_mode, count_include_pad)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
@@ -1403,8 +1537,17 @@ def adaptive_avg_pool1d(input: Tensor, output_size: int) -> Tensor:  # noqa: A00
     if input.ndim not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d: expected a 2-D or 3-D input, got shape "
                            f"{tuple(input.shape)}")
-    size = output_size[0] if isinstance(output_size, Sequence) else output_size
+    size = _one_size(output_size, "adaptive_avg_pool1d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def _one_size(output_size: Any, op: str) -> Any:
+    """A 1-D adaptive pool's output_size: an int or a sequence of one."""
+    if not isinstance(output_size, Sequence):
+        return output_size
+    if len(output_size) != 1:
+        raise RuntimeError(f"{op}() argument 'output_size' should contain one int (got {len(output_size)})")
+    return output_size[0]
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Size | Sequence[int | None],  # noqa: A002
@@ -1418,9 +1561,11 @@ def adaptive_max_pool2d(input: Tensor, output_size: Size | Sequence[int | None],
 def _adaptive_sizes(sizes: tuple[int, ...], output_size: Any, op: str) -> tuple[int, ...]:
     """output_size (an int, or one int or None per spatial dimension) as ints: None keeps that size."""
     dims = len(sizes)
+    if output_size is None:
+        raise TypeError(f"{op}: output_size must be an int or a sequence of {dims} ints or None, got None")
     given = tuple(output_size) if isinstance(output_size, Sequence) else (output_size,) * dims
     if len(given) != dims:
-        raise RuntimeError(f"{op}: output_size must be {dims} numbers, got {output_size!r}")
+        raise ShapeError(f"{op}: output_size must be {dims} numbers, got {output_size!r}")
     outs = _ints(tuple(size if o is None else o for size, o in zip(sizes, given, strict=True)), dims,
                  "output_size", op)
     if any(o < 0 for o in outs) or 0 in sizes:
@@ -1437,6 +1582,7 @@ def _adaptive_max_pool(input: Tensor, output_size: Any, return_indices: bool, di
     if x.ndim != dims + 2:
         raise RuntimeError(f"{op}: expected a {dims + 1}-D or {dims + 2}-D input, got shape "
                            f"{tuple(input.shape)}")
+    _check_float(op, x)
     n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
     outs = _adaptive_sizes(sizes, output_size, op)
     steps = [math.prod(sizes[d + 1:]) for d in range(dims)]  # a flat index's step per dimension
@@ -1444,14 +1590,18 @@ def _adaptive_max_pool(input: Tensor, output_size: Any, return_indices: bool, di
              for size, o in zip(sizes, outs, strict=True)]
     index = namespace(x.data).zeros((n, c, math.prod(outs)), dtype=np.int64)
     for cell, bounds in enumerate(itertools.product(*spans)):
-        window = x.data[(slice(None), slice(None), *(slice(lo, hi) for lo, hi in bounds))].reshape(n, c, -1)
-        rest = np.argmax(window, axis=-1)  # the first largest (a nan, if there is one)
+        window = x.data[(slice(None), slice(None), *(slice(lo, hi) for lo, hi in bounds))]
+        window = window.reshape(n, c, math.prod(hi - lo for lo, hi in bounds))
+        rest = np.argmax(window, axis=-1)  # the first largest; PyTorch's: the last nan, if there is one
+        nans = np.isnan(window)
+        if nans.any():
+            rest = np.where(nans.any(axis=-1), window.shape[-1] - 1 - nans[..., ::-1].argmax(axis=-1), rest)
         position = 0
         for (lo, hi), step in zip(reversed(bounds), reversed(steps), strict=True):
             position = position + (lo + rest % (hi - lo)) * step
             rest = rest // (hi - lo)
         index[:, :, cell] = position
-    out = x.reshape(n, c, -1).gather(2, new_leaf(index)).reshape(n, c, *outs)
+    out = x.reshape(n, c, math.prod(sizes)).gather(2, new_leaf(index)).reshape(n, c, *outs)
     indices = new_leaf(index.reshape(n, c, *outs))
     if input.ndim == dims + 1:
         out, indices = out.squeeze(0), indices.squeeze(0)
@@ -1460,7 +1610,7 @@ def _adaptive_max_pool(input: Tensor, output_size: Any, return_indices: bool, di
 
 def adaptive_max_pool1d(input: Tensor, output_size: int, return_indices: bool = False) -> Any:  # noqa: A002
     """`adaptive_max_pool2d` along the last dimension of (N, C, L) or (C, L) input."""
-    size = output_size[0] if isinstance(output_size, Sequence) else output_size
+    size = _one_size(output_size, "adaptive_max_pool1d")
     result = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
     if return_indices:
         return result[0].squeeze(-2), result[1].squeeze(-2)
@@ -1800,7 +1950,7 @@ class CircularPad3d(CircularPad2d):
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
     """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels becomes an r x r block.
     Gradient: the inverse rearrangement (through reshape and permute)."""
-    r = upscale_factor
+    r = _positive_factor(upscale_factor, "pixel_shuffle", "upscale_factor")
     if input.ndim < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
@@ -1815,9 +1965,17 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
     return x.reshape(*batch, channels // (r * r), height * r, width * r)
 
 
+def _positive_factor(factor: Any, op: str, name: str) -> int:
+    """pixel_shuffle's factor: an int (TypeError otherwise), positive (RuntimeError otherwise)."""
+    factor = _ints(factor, 1, name, op)[0]
+    if factor < 1:
+        raise RuntimeError(f"{op}: {name} must be greater than 0, but got {factor}")
+    return factor
+
+
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
     """(*, C, H r, W r) -> (*, C r^2, H, W): the inverse of `pixel_shuffle`."""
-    r = downscale_factor
+    r = _positive_factor(downscale_factor, "pixel_unshuffle", "downscale_factor")
     if input.ndim < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input "
                            f"with {input.ndim} dimension(s)")
@@ -1886,8 +2044,9 @@ def _lp_pool(x: Tensor, norm_type: float, kernel_size: Size, stride: Size | None
     if norm_type == -math.inf:
         return -maximum(-x.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = average(x.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    # sign(out) * relu(|out|) is out itself with a zero gradient at 0 (PyTorch's guard).
-    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+    # PyTorch's sign(out) * relu(|out|) is out itself with a zero gradient at 0, where the root's
+    # infinite one is masked (a select, so inf * 0 is no nan).
+    return where(out != 0, out, 0.0).mul(window).pow(1.0 / norm_type)
 
 
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
