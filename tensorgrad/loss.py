@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from scalargrad.engine import is_grad_enabled
 from tensorgrad.autograd import record
-from tensorgrad.checks import ShapeError, UnsupportedDtypeError
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError, broadcasts_to
 from tensorgrad.device import namespace
 from tensorgrad.elementwise import sigmoid_array, where
 from tensorgrad.higher_order import held_constant
@@ -89,11 +90,16 @@ def _floating(x: Any, op: str, argument: str = "input") -> Tensor:
     return x
 
 
-def _constant(weight: Any, input: Tensor) -> np.ndarray | None:  # noqa: A002
+def _constant(weight: Any, input: Tensor, op: str = "",  # noqa: A002
+              argument: str = "weight") -> np.ndarray | None:
     """A class weight as an array (no gradient flows to it), or None; a list or a numpy array
-    is copied to `input`'s device."""
+    is copied to `input`'s device. A weight that requires grad is refused, as PyTorch does where
+    the op is one kernel (`op` names it)."""
     if weight is None:
         return None
+    if op and isinstance(weight, Tensor) and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"The function '{op}' is not differentiable with respect to argument "
+                           f"'{argument}'. This input cannot have requires_grad True.")
     return weight.data if isinstance(weight, Tensor) else namespace(input.data).asarray(weight)
 
 
@@ -157,7 +163,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 
         raise RuntimeError(f"{op}: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     ndim = input.ndim
     if ndim == 0:
-        raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
+        raise ShapeError(f"{op}: input must have a class dimension, got a 0-d tensor")
     labels = _labels(op, target, input)
     if labels.dtype.kind == "f" and labels.shape == input.shape:  # class probabilities
         if ignore_index >= 0:
@@ -169,7 +175,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 
         return _cross_entropy_probabilities(input, _operand(target, input), weights, reduction,
                                             label_smoothing)
     labels, ignored = _class_targets(op, input, labels, ignore_index)
-    weights = None if weight is None else _class_weight(op, weight, input)
+    weights = None if weight is None else _class_weight(op, weight, input, "nll_loss")
     if weights is None and not label_smoothing and ignored is None and ndim <= 2:
         if ndim == 1:  # one sample: a batch of one, then drop the batch dimension again
             loss = _batched_cross_entropy(input.unsqueeze(0), labels.reshape(1), reduction)
@@ -248,10 +254,14 @@ def _along_classes(values: np.ndarray | Tensor, ndim: int, class_dim: int) -> np
     return values.reshape(tuple(shape))
 
 
-def _class_weight(op: str, weight: Any, input: Tensor) -> np.ndarray | None:  # noqa: A002
-    weights = _constant(weight, input)
+def _class_weight(op: str, weight: Any, input: Tensor, kernel: str = "") -> np.ndarray | None:  # noqa: A002
+    """A (C,) class weight as an array; a tensor of another dtype than `input` is refused where
+    PyTorch's one-kernel losses (`kernel`) refuse it."""
+    weights = _constant(weight, input, kernel)
     if weights is None:
         return None
+    if kernel and isinstance(weight, Tensor) and weight.dtype != input.dtype:
+        raise RuntimeError(f"{op}: expected scalar type {input.dtype} but found {weight.dtype} for weight")
     classes = input.shape[0 if input.ndim == 1 else 1]
     if weights.shape != (classes,):
         raise RuntimeError(f"{op}: weight should hold one value for each of the {classes} classes "
@@ -307,7 +317,7 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyT
     if input.ndim == 0:
         raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
     labels, ignored = _class_targets(op, input, _labels(op, target, input), ignore_index)
-    return _nll(op, input, labels, ignored, _class_weight(op, weight, input), reduction)
+    return _nll(op, input, labels, ignored, _class_weight(op, weight, input, "nll_loss"), reduction)
 
 
 def _nll(op: str, log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray | None,
@@ -380,10 +390,16 @@ def _smoothing_term(log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray |
 # --- regression losses --------------------------------------------------------------------------
 
 
-def _difference(op: str, input: Tensor, target: Any) -> Tensor:  # noqa: A002
-    """input - target, warning as PyTorch does when the shapes differ and so broadcast."""
+def _difference(op: str, input: Tensor, target: Any, keep_dtype: bool = False) -> Tensor:  # noqa: A002
+    """input - target, warning as PyTorch does when the shapes differ and so broadcast.
+
+    A bool target counts as 0 and 1 (except in l1_loss, which PyTorch refuses it); with
+    `keep_dtype` the target is cast to the input's dtype first (huber_loss: the result has the
+    input's dtype, as PyTorch's)."""
     _floating(input, op)
     target = _operand(target, input)
+    if (keep_dtype or target.dtype == np.bool_ and op != "l1_loss") and target.dtype != input.dtype:
+        target = target.to(input.dtype)
     if target.shape != input.shape:
         warnings.warn(f"{op}: using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}); this will likely lead to incorrect results due to "
@@ -474,7 +490,7 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",  # noqa: A00
     reduction = _reduction(op, reduction)
     if delta <= 0:
         raise RuntimeError(f"{op}: delta must be positive, got {delta}")
-    d = _difference(op, input, target)
+    d = _difference(op, input, target, keep_dtype=True)
     x = d.data
     inside = np.abs(x) < delta
     losses = np.where(inside, 0.5 * x * x, delta * (np.abs(x) - 0.5 * delta)).astype(x.dtype, copy=False)
@@ -508,18 +524,29 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa
     reduction = _reduction(op, reduction, size_average, reduce)
     target = _binary_target(op, input, target)
     x, t = input.data, target.data
+    if t.dtype != x.dtype:
+        raise RuntimeError(f"{op}: expected target of the input's dtype {x.dtype}, found dtype {t.dtype}")
     low, high = _extremes(x) if x.size else (0, 1)
-    if low < 0 or high > 1:
+    if not (low >= 0 and high <= 1):  # (a nan fails both)
         raise RuntimeError(f"{op}: all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
         log_x, log_1mx = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
         logit = np.log(x) - np.log1p(-x)
     losses = -(t * log_x + (1 - t) * log_1mx)
-    scale = 1 if weight is None else _constant(weight, input)
+    scale = 1 if weight is None else _broadcast_weight(op, "weight", weight, input)
     losses = record((losses * scale).astype(x.dtype, copy=False), op, (input, target),
                     lambda grad: grad * scale * (x - t) / np.maximum(x * (1 - x), 1e-12),
                     lambda grad: grad * scale * -logit, graph_vjp=partial(_binary_cross_entropy_graph, scale))
     return _reduce(losses, reduction)
+
+
+def _broadcast_weight(op: str, argument: str, weight: Any, input: Tensor) -> np.ndarray:  # noqa: A002
+    """`weight` (or `pos_weight`) as a constant array that broadcasts to `input`'s shape."""
+    w = _constant(weight, input, op, argument)
+    if not broadcasts_to(w.shape, input.shape):
+        raise ShapeError(f"{op}: {argument} of shape {tuple(w.shape)} does not broadcast to the input's "
+                         f"shape {tuple(input.shape)}")
+    return w
 
 
 def _binary_cross_entropy_graph(scale: Any, grad: Tensor, out: Tensor, input: Tensor,  # noqa: A002
@@ -544,19 +571,22 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
     reduction = _reduction(op, reduction, size_average, reduce)
     target = _binary_target(op, input, target)
     x, t = input.data, target.data
+    if t.dtype.kind != "f":
+        raise RuntimeError(f"{op}: result type {x.dtype} can't be cast to the desired output type {t.dtype} "
+                           "(the target must be floating point)")
     softplus_neg = np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))  # log(1 + e^-x), stably
-    scale = 1 if weight is None else _constant(weight, input)
+    scale = 1 if weight is None else _broadcast_weight(op, "weight", weight, input)
     if pos_weight is None:
         losses = (1 - t) * x + softplus_neg
         vjp_x = lambda grad: grad * scale * (sigmoid_array(x) - t)
         vjp_t = lambda grad: grad * scale * -x
     else:
-        p = _constant(pos_weight, input)
+        p = _broadcast_weight(op, "pos_weight", pos_weight, input)
         log_weight = 1 + (p - 1) * t
         losses = (1 - t) * x + log_weight * softplus_neg
         vjp_x = lambda grad: grad * scale * ((1 - t) - log_weight * sigmoid_array(-x))
         vjp_t = lambda grad: grad * scale * (-x + (p - 1) * softplus_neg)
-    out = (losses * scale).astype(np.result_type(x, t), copy=False)
+    out = (losses * scale).astype(t.dtype, copy=False)  # the target's dtype, as PyTorch's
     graph_vjp = partial(_bce_with_logits_graph, scale, None if pos_weight is None else p)
     losses = record(out, "bce_with_logits", (input, target), vjp_x, vjp_t, graph_vjp=graph_vjp)
     return _reduce(losses, reduction)
@@ -623,15 +653,19 @@ def gaussian_nll_loss(input: Tensor, target: Any, var: Any, full: bool = False, 
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     """0.5 (log(var) + (input - target)**2 / var), plus 0.5 log(2 pi) with `full`; var is
     clamped at eps for the value only (its gradient passes as if unclamped, as PyTorch's). var
-    has input's shape, or one dimension fewer, or a last dimension of 1 (one variance per row)."""
+    has input's shape, or one dimension fewer, or a 1 in one dimension (shared along it); a
+    Python float is one variance for every element."""
     op = "gaussian_nll_loss"
     reduction = _reduction(op, reduction)
     _floating(input, op)
+    if isinstance(var, float):
+        var = new_leaf(namespace(input.data).full_like(input.data, var))
     target, var = _operand(target, input), _operand(var, input)
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:
             var = var.unsqueeze(-1)
-        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1:] == (1,)):
+        elif not (var.ndim == input.ndim
+                  and sum(v for i, v in zip(input.shape, var.shape, strict=True) if i != v) == 1):
             raise ValueError(f"{op}: var is of incorrect size {var.shape} for input of shape "
                              f"{input.shape}")
     if (var.data < 0).any():
@@ -685,8 +719,15 @@ def hinge_embedding_loss(input: Tensor, target: Any, margin: float = 1.0,  # noq
 def soft_margin_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)): the logistic loss of targets 1 and -1."""
-    reduction = _reduction("soft_margin_loss", reduction, size_average, reduce)
-    return _reduce((1 + (-_operand(target, input) * input).exp()).log(), reduction)
+    op = "soft_margin_loss"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    _floating(input, op)
+    target = _operand(target, input)
+    _constant(target, input, op, "target")  # PyTorch's kernel gives the target no gradient
+    if not broadcasts_to(target.shape, input.shape):
+        raise ShapeError(f"{op}: target of shape {target.shape} does not broadcast to the input's shape "
+                         f"{input.shape}")
+    return _reduce((1 + (-target.to(input.dtype) * input).exp()).log(), reduction)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002
@@ -709,12 +750,16 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Any, margin: f
                           reduction: str = "mean") -> Tensor:
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1; the cosine
     over the last dimension, with PyTorch's 1e-12 added to each squared norm."""
-    reduction = _reduction("cosine_embedding_loss", reduction, size_average, reduce)
+    op = "cosine_embedding_loss"
+    reduction = _reduction(op, reduction, size_average, reduce)
+    t = _operand(target, input1).data
+    if t.ndim > 1 or (input1.ndim, input2.ndim) != (t.ndim + 1,) * 2:
+        raise ShapeError(f"{op}: a {t.ndim}-D target expects {t.ndim + 1}-D inputs (0-D or 1-D targets "
+                         f"only), but got inputs of shapes {input1.shape} and {input2.shape}")
     dim = input1.ndim - 1
     product = (input1 * input2).sum(dim)
     norms = (((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)).sqrt()
     cos = product / norms
-    t = _operand(target, input1).data
     zeros = 0.0 * cos
     losses = (where(new_leaf(t == 1), 1 - cos, zeros)
               + where(new_leaf(t == -1), (cos - margin).clamp_min(0), zeros))
@@ -730,6 +775,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     from tensorgrad.nn.normalization import pairwise_distance  # (nn imports this module)
 
     reduction = _reduction("triplet_margin_loss", reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_loss: margin must be greater than 0, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise RuntimeError(f"triplet_margin_loss: the anchor, positive, and negative tensors are expected "
                            f"to have the same number of dimensions, but got: anchor {anchor.ndim}D, "
@@ -805,8 +852,10 @@ def multi_margin_loss(input: Tensor, target: Any, p: int = 1, margin: float = 1.
     terms = z.relu() if p == 1 else z.relu() ** 2
     others = namespace(x.data).arange(classes) != flat  # the target class itself is left out
     scale = others.astype(x.dtype) / x.dtype.type(classes)
-    weights = _constant(weight, x)
+    weights = _constant(weight, x, op)
     if weights is not None:
+        if isinstance(weight, Tensor) and weight.dtype != x.dtype:
+            raise RuntimeError(f"{op}: expected scalar type {x.dtype} but found {weight.dtype} for weight")
         if weights.size != classes:
             raise RuntimeError(f"{op}: inconsistent weight size, expected {classes} but got "
                                f"{list(weights.shape)}")

@@ -28,6 +28,7 @@ import numpy as np
 from scalargrad.engine import is_grad_enabled, no_grad
 from tensorgrad import dtypes
 from tensorgrad.autograd import bump_version, record
+from tensorgrad.checks import UnsupportedDtypeError
 from tensorgrad.dtypes import int64
 from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place
 from tensorgrad.tensor import Tensor, new_leaf
@@ -48,7 +49,7 @@ __all__ = [
 def _mean(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """The mean over `axes`, kept as size 1 (np.add.reduce: ndarray.mean's result, without its overhead)."""
     total = np.add.reduce(a, axis=axes, keepdims=True)
-    return total / (a.size // total.size)
+    return total / (a.size // total.size if total.size else 1)  # (an empty batch: nothing to divide)
 
 
 def _standardize(x: np.ndarray, axes: tuple[int, ...],
@@ -142,7 +143,7 @@ def _floating_input(x: Any, op: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
     if x.data.dtype.kind != "f":
-        raise RuntimeError(f"{op}: expected a floating point input, got dtype {x.dtype}")
+        raise UnsupportedDtypeError(f"{op}: expected a floating point input, got dtype {x.dtype}")
     return x
 
 
@@ -224,6 +225,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
                          ("weight", weight), ("bias", bias)):
         _check_param("batch_norm", name, tensor, (channels,), x.shape)
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
+                         ("weight", weight), ("bias", bias)):
+        half_with_float32 = x.dtype == np.float16 and tensor is not None and tensor.dtype == np.float32
+        if tensor is not None and tensor.dtype != x.dtype and not half_with_float32:
+            raise RuntimeError(f"batch_norm: mixed dtype: expected {name} to have the input's dtype "
+                               f"{x.dtype} (or float32 for a half input), got {tensor.dtype}")
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var)):
         if tensor is not None and tensor.requires_grad and is_grad_enabled():
             raise RuntimeError(f"batch_norm is not differentiable with respect to {name}: it can't have "
@@ -464,9 +471,6 @@ class CosineSimilarity(Module):
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return cosine_similarity(x1, x2, self.dim, self.eps)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}, eps={self.eps}"
-
 
 class PairwiseDistance(Module):
     """`F.pairwise_distance(x1, x2, p, eps, keepdim)` as a layer."""
@@ -509,6 +513,14 @@ def _reset_affine(module: Module) -> None:
             bump_version(param)
 
 
+def _keep_num_batches_tracked(module: Module, state_dict: dict, prefix: str, *_: Any) -> None:
+    """A state dict without `num_batches_tracked` (one saved before PyTorch had it) keeps the
+    module's own count rather than reporting it missing, as PyTorch loads such a dict."""
+    key = prefix + "num_batches_tracked"
+    if key not in state_dict and module.num_batches_tracked is not None:
+        state_dict[key] = module.num_batches_tracked.data.copy()
+
+
 class _BatchNorm(Module):
     """BatchNorm's state and forward; the subclasses only say which input shapes they take."""
 
@@ -524,6 +536,7 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", new_leaf(np.zeros(num_features, dtype)))
             self.register_buffer("running_var", new_leaf(np.ones(num_features, dtype)))
             self.register_buffer("num_batches_tracked", new_leaf(np.array(0, int64)))
+            self.register_load_state_dict_pre_hook(_keep_num_batches_tracked)
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)

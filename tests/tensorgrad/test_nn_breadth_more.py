@@ -558,7 +558,8 @@ FOREIGN = [
     ("max_unpool1d", lambda m, x: F.max_unpool1d(*F.max_pool1d(x, 2, return_indices=True), 2), [X3]),
     ("max_pool2d_with_indices", lambda m, x: F.max_pool2d_with_indices(x, 2)[0], [X4]),
     ("adaptive_max_pool1d_with_indices", lambda m, x: F.adaptive_max_pool1d_with_indices(x, 4)[0], [X3]),
-    ("multi_margin_loss", lambda m, x, w: F.multi_margin_loss(x, m.tensor([0, 3, 4]), p=2, weight=w),
+    # (the weight is a constant: PyTorch refuses one that requires grad)
+    ("multi_margin_loss", lambda m, x, w: F.multi_margin_loss(x, m.tensor([0, 3, 4]), p=2, weight=w.detach()),
      [RNG.standard_normal((3, 5)), RNG.random(5)]),
     ("multilabel_margin_loss",
      lambda m, x: F.multilabel_margin_loss(x, m.tensor([[3, 0, -1, 1, 2], [1, 1, -1, -1, -1],

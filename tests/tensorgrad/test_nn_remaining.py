@@ -475,7 +475,7 @@ def _channels(name, shape):
 
 def test_lazy_instance_norm_reads_the_channels_of_an_unbatched_input():
     layer = nn.LazyInstanceNorm2d(affine=True)
-    layer(tg.tensor(RNG.standard_normal((3, 4, 5))))
+    layer(tg.tensor(RNG.standard_normal((3, 4, 5)), dtype=tg.float32))  # (the parameters' dtype)
     assert layer.num_features == 3 and layer.weight.shape == (3,) and type(layer) is nn.InstanceNorm2d
 
 

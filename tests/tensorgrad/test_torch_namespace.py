@@ -678,7 +678,8 @@ FOREIGN = [
      lambda m, a, p, n: m.triplet_margin_loss(a, p, n, 1.0, 2.0, 1e-6, True, 0)),
     ("poisson_nll_loss", [(3,), (3,)], lambda m, x, t: m.poisson_nll_loss(x, t.abs(), True, True, 1e-8, 1)),
     ("binary_cross_entropy_with_logits", [(3, 4), (3, 4), (4,)],
-     lambda m, x, t, pw: m.binary_cross_entropy_with_logits(x, t.sigmoid(), None, pw.abs(), 1)),
+     # (pos_weight is a constant: PyTorch refuses one that requires grad)
+     lambda m, x, t, pw: m.binary_cross_entropy_with_logits(x, t.sigmoid(), None, pw.abs().detach(), 1)),
 ]
 
 
