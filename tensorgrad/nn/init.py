@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import no_grad
-from tensorgrad.creation import default_generator
+from tensorgrad.checks import ArgumentValueError, UnsupportedDtypeError
+from tensorgrad.creation import Generator, default_generator
 from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -66,10 +66,11 @@ _LINEAR_LIKE = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "con
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The gain that keeps activations' spread through `nonlinearity`, as in PyTorch:
-    1 for linear, convolutions and sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 +
-    slope**2)) for leaky_relu (slope `param`, default 0.01), 3/4 for selu."""
+    1 (an int, as PyTorch returns it) for linear, convolutions and sigmoid, 5/3 for tanh, sqrt(2)
+    for relu, sqrt(2 / (1 + slope**2)) for leaky_relu (slope `param`: an int or a float, default
+    0.01), 3/4 for selu."""
     if nonlinearity in _LINEAR_LIKE:
-        return 1.0
+        return 1
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
@@ -77,10 +78,11 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     if nonlinearity == "leaky_relu":
         if param is None:
             slope = 0.01
-        elif isinstance(param, numbers.Real) and not isinstance(param, bool):
-            slope = float(param)
+        elif isinstance(param, int | float) and not isinstance(param, bool):
+            slope = param
         else:
-            raise ValueError(f"calculate_gain: negative_slope {param!r} is not a valid number")
+            raise ValueError(f"calculate_gain: negative_slope {param!r} is not a valid number (an int or a "
+                             "float)")
         return math.sqrt(2.0 / (1 + slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4
@@ -96,19 +98,48 @@ def _fill(tensor: Tensor, values: np.ndarray | float, op: str) -> Tensor:
     return tensor
 
 
-def _rng(generator: np.random.Generator | None) -> np.random.Generator:
-    return default_generator() if generator is None else generator
+def _rng(generator: Generator | np.random.Generator | None) -> np.random.Generator:
+    """The numpy stream to draw from: tensorgrad's default one, a `tg.Generator`'s, or the numpy
+    `Generator` given."""
+    if generator is None:
+        return default_generator()
+    if isinstance(generator, Generator):
+        return generator._rng
+    if not isinstance(generator, np.random.Generator):
+        raise TypeError(f"argument 'generator' must be a tg.Generator or a numpy Generator, not "
+                        f"{type(generator).__name__}")
+    return generator
+
+
+def _check_floating(tensor: Tensor, op: str) -> None:
+    """Random values are drawn only into floating tensors: PyTorch's NotImplementedError otherwise."""
+    if isinstance(tensor, Tensor) and tensor.data.dtype.kind not in "fc":
+        raise UnsupportedDtypeError(f"{op}: not implemented for dtype {tensor.dtype}: it draws floating "
+                                    "values")
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
-             generator: np.random.Generator | None = None) -> Tensor:
-    """Fill with samples from the uniform distribution U(a, b)."""
+             generator: Generator | np.random.Generator | None = None) -> Tensor:
+    """Fill with samples from the uniform distribution U(a, b); a > b, or a bound that is not a
+    finite number of the tensor's dtype, is a RuntimeError, as in PyTorch."""
+    _check_floating(tensor, "uniform_")
+    if isinstance(tensor, Tensor):
+        largest = float(np.finfo(tensor.data.dtype).max)
+        for name, bound in (("a", a), ("b", b)):
+            if not -largest <= bound <= largest:
+                raise ArgumentValueError(f"uniform_: {name}={bound} is out of bounds for {tensor.dtype}")
+    if a > b:
+        raise ArgumentValueError(f"uniform_: expects to return a [a, b) range, but found a={a} > b={b}")
     return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape), "uniform_")
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
-            generator: np.random.Generator | None = None) -> Tensor:
-    """Fill with samples from the normal distribution N(mean, std**2)."""
+            generator: Generator | np.random.Generator | None = None) -> Tensor:
+    """Fill with samples from the normal distribution N(mean, std**2) (std >= 0)."""
+    if isinstance(tensor, Tensor) and tensor.numel():
+        _check_floating(tensor, "normal_")
+    if not std >= 0:
+        raise ArgumentValueError(f"normal_: expects std >= 0.0, but found std={std}")
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape), "normal_")
 
 
@@ -137,7 +168,7 @@ def _fans(tensor: Tensor, op: str) -> tuple[int, int]:
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
-                    generator: np.random.Generator | None = None) -> Tensor:
+                    generator: Generator | np.random.Generator | None = None) -> Tensor:
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans(tensor, "xavier_uniform_")
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
@@ -145,25 +176,26 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0,
-                   generator: np.random.Generator | None = None) -> Tensor:
+                   generator: Generator | np.random.Generator | None = None) -> Tensor:
     """Glorot normal: N(0, std**2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans(tensor, "xavier_normal_")
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, op: str) -> float | None:
-    """gain / sqrt(fan) for the Kaiming initialisers; None for a tensor with no elements."""
-    if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"{op}: mode {mode!r} not supported, please use one of fan_in, fan_out")
-    fan_in, fan_out = _fans(tensor, op)
+    """gain / sqrt(fan) for the Kaiming initialisers; None for a tensor with no elements (of any
+    shape, checked first, as PyTorch does). `mode` is matched without regard to case."""
     if 0 in tensor.shape:
         warnings.warn(f"{op}: initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
         return None
-    return calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+    if not isinstance(mode, str) or mode.lower() not in ("fan_in", "fan_out"):
+        raise ValueError(f"{op}: mode {mode!r} not supported, please use one of ['fan_in', 'fan_out']")
+    fan_in, fan_out = _fans(tensor, op)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode.lower() == "fan_in" else fan_out)
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
-                     generator: np.random.Generator | None = None) -> Tensor:
+                     generator: Generator | np.random.Generator | None = None) -> Tensor:
     """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan), fan picked by `mode`.
 
     `a` is the negative slope of the leaky_relu after this layer (used by its gain). PyTorch's
@@ -177,7 +209,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonline
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
-                    generator: np.random.Generator | None = None) -> Tensor:
+                    generator: Generator | np.random.Generator | None = None) -> Tensor:
     """He normal: N(0, std**2) with std = gain / sqrt(fan), fan picked by `mode`."""
     std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_")
     if std is None:
@@ -186,41 +218,37 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
-                  generator: np.random.Generator | None = None) -> Tensor:
+                  generator: Generator | np.random.Generator | None = None) -> Tensor:
     """Fill with samples of N(mean, std**2) truncated to [a, b] (a and b are absolute bounds, as
-    in PyTorch), drawn by inverting the normal's distribution function on the uniform samples
-    between the bounds' probabilities: no rejection loop, so any interval works."""
-    from tensorgrad.elementwise import _erf_array  # the library's double-precision erf
+    in PyTorch), by PyTorch's rejection sampling: normal samples outside [a, b] are drawn again
+    when the interval holds more than 30% of the mass; otherwise uniform samples on [a, b] are
+    kept with probability density / peak density, so a far tail works too (no NaN)."""
+    if isinstance(tensor, Tensor) and tensor.numel():
+        _check_floating(tensor, "trunc_normal_")
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
+                      "values may be incorrect.", UserWarning, stacklevel=2)
+    if a > b:
+        raise ArgumentValueError(f"trunc_normal_: expects a <= b, but found a={a} > b={b}")
 
     def cdf(x: float) -> float:
-        return float((1.0 + _erf_array(np.array((x - mean) / std / math.sqrt(2.0)))) / 2.0)
+        return (1.0 + math.erf((x - mean) / std / math.sqrt(2.0))) / 2.0
 
-    low, high = cdf(a), cdf(b)
-    uniform = _rng(generator).uniform(2 * low - 1, 2 * high - 1, tensor.shape)
-    values = mean + std * math.sqrt(2.0) * _erfinv(uniform)
-    return _fill(tensor, np.clip(values, a, b), "trunc_normal_")
-
-
-def _erfinv(y: np.ndarray) -> np.ndarray:
-    """The inverse of erf on (-1, 1): Giles' single-precision approximation, then two Newton
-    steps on erf (whose derivative is 2/sqrt(pi) e**(-x**2)) for double precision."""
-    from tensorgrad.elementwise import _erf_array
-
-    w = -np.log((1.0 - y) * (1.0 + y))
-    central = w - 2.5
-    p_central = 2.81022636e-08
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-              -0.00417768164, 0.246640727, 1.50140941):
-        p_central = p_central * central + c
-    tail = np.sqrt(np.maximum(w, 5.0)) - 3.0
-    p_tail = -0.000200214257
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-              0.00943887047, 1.00167406, 2.83297682):
-        p_tail = p_tail * tail + c
-    x = np.where(w < 5.0, p_central, p_tail) * y
-    for _ in range(2):
-        x = x - (_erf_array(x) - y) / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
-    return x
+    rng = _rng(generator)
+    values = np.empty(tensor.shape)
+    pending = np.ones(tensor.shape, dtype=bool)
+    if cdf(b) - cdf(a) > 0.3:
+        while pending.any():
+            values[pending] = rng.normal(mean, std, int(pending.sum()))
+            pending = (values < a) | (values > b)
+    else:
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2  # the density's highest point
+        while pending.any():
+            candidates = rng.uniform(a, b, int(pending.sum()))
+            values[pending] = candidates
+            log_density = -0.5 * ((candidates - mean) / std) ** 2 - log_peak
+            pending[pending] = np.log(rng.uniform(size=candidates.size)) > log_density
+    return _fill(tensor, values, "trunc_normal_")
 
 
 def eye_(tensor: Tensor) -> Tensor:
@@ -247,7 +275,8 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     return _fill(tensor, values, "dirac_")
 
 
-def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: np.random.Generator | None = None) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0,
+                generator: Generator | np.random.Generator | None = None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix, the trailing dimensions flattened: the Q of the QR
     decomposition of a normal sample, signs fixed by R's diagonal so Q is uniformly distributed;
     times `gain`."""
@@ -256,6 +285,9 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: np.random.Generato
                          f"{tensor.shape}")
     if tensor.numel() == 0:
         return tensor
+    _check_floating(tensor, "orthogonal_")
+    if tensor.data.dtype == np.float16:  # PyTorch's QR (geqrf) has no half-precision kernel
+        raise UnsupportedDtypeError("orthogonal_: the QR decomposition is not implemented for float16")
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
     flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
     if rows < cols:
@@ -268,13 +300,15 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: np.random.Generato
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
-            generator: np.random.Generator | None = None) -> Tensor:
+            generator: Generator | np.random.Generator | None = None) -> Tensor:
     """Fill a 2-D tensor with N(0, std**2) samples, then zero ceil(sparsity * rows) entries of
     every column, at random rows."""
     if tensor.ndim != 2:
         raise ValueError(f"sparse_: only tensors with 2 dimensions are supported, got shape {tensor.shape}")
     rng = _rng(generator)
     rows, cols = tensor.shape
+    if rows * cols:
+        _check_floating(tensor, "sparse_")
     values = rng.normal(0.0, std, (rows, cols))
     zeros = math.ceil(sparsity * rows)
     for column in range(cols):

@@ -129,8 +129,8 @@ def check_size(op: str, argument: str, value: Any) -> int:
     return int(value)
 
 
-class IncompatibleKeys(NamedTuple):
-    """What `load_state_dict(strict=False)` returns: the keys it could not match."""
+class _IncompatibleKeys(NamedTuple):
+    """What `load_state_dict` returns: the keys it could not match (PyTorch's class name)."""
 
     missing_keys: list[str]
     unexpected_keys: list[str]
@@ -138,10 +138,12 @@ class IncompatibleKeys(NamedTuple):
     def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
-        return f"IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
 
 
-# Where a Module keeps what `__getattr__` finds: its parameters, buffers and sub-modules.
+IncompatibleKeys = _IncompatibleKeys
+
+
 class HookHandle:
     """What registering a hook returns: `handle.remove()` takes the hook off again."""
 
@@ -149,6 +151,7 @@ class HookHandle:
 
     def __init__(self, hooks: dict, key: int) -> None:
         self._hooks, self._key = hooks, key
+        self.id = key
 
     @classmethod
     def add(cls, hooks: dict, entry: Any, prepend: bool) -> HookHandle:
@@ -167,7 +170,14 @@ class HookHandle:
         """Take the hook off (a second call does nothing)."""
         self._hooks.pop(self._key, None)
 
+    def __enter__(self) -> HookHandle:
+        return self
 
+    def __exit__(self, *exc_info: Any) -> None:
+        self.remove()  # `with module.register_forward_hook(hook):` takes it off at the end
+
+
+# Where a Module keeps what `__getattr__` finds: its parameters, buffers and sub-modules.
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
 
 
@@ -197,11 +207,13 @@ class Module:
         # Full backward hooks and backward pre-hooks in one dict ((hook, is_pre) each), so that a
         # module without hooks pays one more check per call, not two.
         object.__setattr__(self, "_backward_hooks", {})
+        # State dict hooks, PyTorch's four kinds, in one dict keyed by kind (most modules have none).
+        object.__setattr__(self, "_state_dict_hooks", {})
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; every subclass defines it (calling a module calls this)."""
-        raise TypeError(f"{type(self).__name__} has no forward() method: a Module subclass defines "
-                        "forward(self, ...) to say what calling it computes")
+        raise NotImplementedError(f"{type(self).__name__} has no forward() method: a Module subclass "
+                                  "defines forward(self, ...) to say what calling it computes")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks:
@@ -222,8 +234,9 @@ class Module:
                               with_kwargs: bool = False, always_call: bool = False) -> HookHandle:
         """Call `hook(module, args, output)` after each forward (`hook(module, args, kwargs,
         output)` with `with_kwargs`); what it returns, if not None, replaces the output. Returns
-        a handle whose `remove()` takes the hook off."""
-        return HookHandle.add(self._forward_hooks, (hook, with_kwargs), prepend)
+        a handle whose `remove()` takes the hook off. With `always_call`, it is called even when
+        the forward (or a hook before it) raises, and the exception then goes on."""
+        return HookHandle.add(self._forward_hooks, (hook, with_kwargs, always_call), prepend)
 
     def register_full_backward_hook(self, hook: Callable[..., Any], *, prepend: bool = False) -> HookHandle:
         """Call `hook(module, grad_input, grad_output)` once per backward pass through a call of
@@ -241,24 +254,32 @@ class Module:
         return HookHandle.add(self._backward_hooks, (hook, True), prepend)
 
     def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
-        for hook, with_kwargs in list(self._forward_pre_hooks.values()):
-            result = hook(self, args, kwargs) if with_kwargs else hook(self, args)
-            if result is not None:
-                if with_kwargs:
-                    args, kwargs = result
-                else:
-                    args = result if isinstance(result, tuple) else (result,)
-        backward_hooks = None
-        if self._backward_hooks:  # identity nodes around the inputs and outputs call them (PyTorch's way)
-            entries = list(self._backward_hooks.values())
-            backward_hooks = BackwardHook(self, [hook for hook, pre in entries if not pre],
-                                          [hook for hook, pre in entries if pre])
-            args = backward_hooks.setup_input_hook(args)
-        output = self.forward(*args, **kwargs)
-        for hook, with_kwargs in list(self._forward_hooks.values()):
-            result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
-            if result is not None:
-                output = result
+        called: set[int] = set()  # the forward hooks already run (an always_call one runs once)
+        try:
+            for hook, with_kwargs in list(self._forward_pre_hooks.values()):
+                result = hook(self, args, kwargs) if with_kwargs else hook(self, args)
+                if result is not None:
+                    if with_kwargs:
+                        args, kwargs = result
+                    else:
+                        args = result if isinstance(result, tuple) else (result,)
+            backward_hooks = None
+            if self._backward_hooks:  # identity nodes around the inputs and outputs call them (PyTorch's way)
+                entries = list(self._backward_hooks.values())
+                backward_hooks = BackwardHook(self, [hook for hook, pre in entries if not pre],
+                                              [hook for hook, pre in entries if pre])
+                args = backward_hooks.setup_input_hook(args)
+            output = self.forward(*args, **kwargs)
+            for key, (hook, with_kwargs, _) in list(self._forward_hooks.items()):
+                called.add(key)
+                result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
+                if result is not None:
+                    output = result
+        except Exception:
+            for key, (hook, with_kwargs, always_call) in list(self._forward_hooks.items()):
+                if always_call and key not in called:  # PyTorch calls them with output None
+                    hook(self, args, kwargs, None) if with_kwargs else hook(self, args, None)
+            raise
         if backward_hooks is not None:
             output = backward_hooks.setup_output_hook(output)
         return output
@@ -277,8 +298,10 @@ class Module:
         self._check_initialised(str(name))
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
-        if "." in name or name == "":
-            raise KeyError(f"{kind} name can't contain \".\" or be empty, got {name!r}")
+        if "." in name:
+            raise KeyError(f"{kind} name can't contain \".\", got: {name}")
+        if name == "":
+            raise KeyError(f"{kind} name can't be empty string \"\"")
         if name not in registry and hasattr(self, name):
             raise KeyError(f"attribute '{name}' already exists")
 
@@ -315,17 +338,20 @@ class Module:
     register_module = add_module
 
     def __setattr__(self, name: str, value: Any) -> None:
-        self._check_initialised(name)
+        if "_parameters" not in self.__dict__:  # before Module.__init__: plain attributes only
+            if isinstance(value, Parameter | Module | Buffer):
+                self._check_initialised(name)
+            return object.__setattr__(self, name, value)
         params, buffers, modules = self._parameters, self._buffers, self._modules
         if isinstance(value, Parameter):
             self._forget(name, keep=params)
             params[name] = value  # a name already there keeps its place, as in PyTorch
+        elif name in params:  # (before the Module case: a module in a parameter's place is refused)
+            self._check_slot_value(name, value, "parameter", "tensorgrad.nn.Parameter")
+            params[name] = value
         elif isinstance(value, Module):
             self._forget(name, keep=modules)
             modules[name] = value
-        elif name in params:
-            self._check_slot_value(name, value, "parameter", "tensorgrad.nn.Parameter")
-            params[name] = value
         elif name in modules:
             self._check_slot_value(name, value, "child module", "tensorgrad.nn.Module")
             modules[name] = value
@@ -379,28 +405,33 @@ class Module:
         module: Module = self
         for name in target.split(".") if target else ():
             child = module._modules.get(name)
-            if child is None:
-                raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+            if child is None:  # PyTorch's two messages: no such name, or not a module
+                if not hasattr(module, name):
+                    raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+                raise AttributeError(f"`{name}` is not an nn.Module")
             module = child
         return module
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at the dotted path `target` (`"encoder.linear1.weight"`)."""
-        return self._registered(target, "_parameters", "parameter")
+        return self._registered(target, "_parameters", "an nn.Parameter")
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at the dotted path `target` (`"norm.running_mean"`)."""
-        return self._registered(target, "_buffers", "buffer")
+        return self._registered(target, "_buffers", "a buffer")
 
     def _registered(self, target: str, registry: str, kind: str) -> Any:
         path, _, name = target.rpartition(".")
         module = self.get_submodule(path)
         if name not in getattr(module, registry):
-            raise AttributeError(f"`{name}` is not a {kind} of {type(module).__name__}")
+            if not hasattr(module, name):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+            raise AttributeError(f"`{name}` is not {kind} of {type(module).__name__}")
         return getattr(module, registry)[name]
 
     def __dir__(self) -> list[str]:
-        return sorted({*super().__dir__(), *self._parameters, *self._buffers, *self._modules})
+        names = {*super().__dir__(), *self._parameters, *self._buffers, *self._modules}
+        return sorted(name for name in names if not name[0].isdigit())  # a container's 0, 1, ... not
 
     # --- walking the tree ---------------------------------------------------------------------
 
@@ -566,6 +597,9 @@ class Module:
         by two names appears under both, as in PyTorch.
         """
         destination = OrderedDict() if destination is None else destination
+        hooks = self._state_dict_hooks
+        for hook in hooks.get("pre", {}).values():
+            hook(self, prefix, keep_vars)
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -575,45 +609,100 @@ class Module:
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination, prefix + name + ".", keep_vars)
+        for hook in hooks.get("post", {}).values():
+            if hook(self, destination, prefix, {}) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
+    # --- state dict hooks: PyTorch's four kinds -------------------------------------------------
+
+    def _add_state_dict_hook(self, kind: str, hook: Callable[..., Any]) -> HookHandle:
+        return HookHandle.add(self._state_dict_hooks.setdefault(kind, {}), hook, prepend=False)
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> HookHandle:
+        """Call `hook(module, prefix, keep_vars)` before `state_dict()` saves this module."""
+        return self._add_state_dict_hook("pre", hook)
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> HookHandle:
+        """Call `hook(module, state_dict, prefix, local_metadata)` after `state_dict()` saved this
+        module and those under it; it may change `state_dict` in place and must return None."""
+        return self._add_state_dict_hook("post", hook)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> HookHandle:
+        """Call `hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)` before `load_state_dict()` loads this module. `state_dict`
+        is the loader's own copy of the whole dict (keys of this module start with `prefix`):
+        renaming or converting entries there changes what is loaded."""
+        return self._add_state_dict_hook("load_pre", hook)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> HookHandle:
+        """Call `hook(module, incompatible_keys)` after `load_state_dict()` loaded; it may clear
+        `incompatible_keys.missing_keys` / `.unexpected_keys` in place (before the strict check)
+        and must return None."""
+        return self._add_state_dict_hook("load_post", hook)
+
     def _state_tensors(self) -> dict[str, Tensor]:
-        """What `state_dict` would hold, as the module's own tensors (to copy into)."""
-        return self.state_dict(keep_vars=True)
+        """What `state_dict` would hold, as the module's own tensors (to copy into), without
+        running its hooks."""
+        own = {}
+        for name, module in self.named_modules(remove_duplicate=False):
+            prefix = name + "." if name else ""
+            for key, tensor in [*module._parameters.items(), *module._buffers.items()]:
+                if tensor is not None and key not in module._non_persistent_buffers_set:
+                    own[prefix + key] = tensor
+        return own
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
                         assign: bool = False) -> IncompatibleKeys:
         """Copy values into the parameters and buffers of the same names, in place.
 
         Values may be Tensors, numpy arrays or anything array-like with the right shape. With
-        `strict`, missing and unexpected keys are an error; shape mismatches always are. Nothing
-        is copied unless everything fits. Returns the missing and unexpected keys.
+        `strict`, missing and unexpected keys are an error; a value of the wrong shape always is.
+        As in PyTorch, the values that fit are loaded first, then the load post-hooks run (they
+        may clear the missing and unexpected keys in place), then the errors are raised. Returns
+        the missing and unexpected keys.
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"load_state_dict: expected state_dict to be dict-like, got "
                             f"{type(state_dict).__name__}")
-        for name, module in self.named_modules():  # lazy layers first take the loaded shapes
-            if isinstance(module, LazyModuleMixin):
-                module._materialize_from(state_dict, name + "." if name else "")
+        state_dict = OrderedDict(state_dict)  # the loader's own copy, which pre-hooks may change
+        modules = list(self.named_modules(remove_duplicate=False))
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        for name, module in modules:
+            prefix = name + "." if name else ""
+            for hook in module._state_dict_hooks.get("load_pre", {}).values():
+                hook(module, state_dict, prefix, {}, strict, missing, unexpected, errors)
+            if isinstance(module, LazyModuleMixin):  # lazy layers first take the loaded shapes
+                module._materialize_from(state_dict, prefix)
         own = self._state_tensors()
-        missing = [key for key in own if key not in state_dict]
-        unexpected = [key for key in state_dict if key not in own]
-        errors = []
-        if strict:
-            errors += [f"Unexpected key(s) in state_dict: {_quoted(unexpected)}."] if unexpected else []
-            errors += [f"Missing key(s) in state_dict: {_quoted(missing)}."] if missing else []
+        missing += [key for key in own if key not in state_dict]
+        unexpected += [key for key in state_dict if key not in own]
         values = {}
         for key, tensor in own.items():
             if key in state_dict:
                 value, error = _state_value(key, state_dict[key], tensor)
                 values[key] = value
                 errors += [error] if error else []
+        post_hooks = [(module, hook) for _, module in reversed(modules)  # children before parents
+                      for hook in module._state_dict_hooks.get("load_post", {}).values()]
+        for key, value in values.items():
+            if value is not None:  # (a value that doesn't fit is reported below, and left out)
+                _copy_into(own[key], value, assign)
+        keys = _IncompatibleKeys(missing, unexpected)
+        for module, hook in post_hooks:
+            if hook(module, keys) is not None:
+                raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` "
+                                     "are not expected to return new values, if incompatible_keys "
+                                     "need to be modified, it should be done inplace.")
+        if strict:  # PyTorch's messages and order: missing, unexpected, then the values that failed
+            errors = ([f"Missing key(s) in state_dict: {_quoted(missing)}. "] if missing else []) + (
+                [f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. "] if unexpected else []) + errors
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))
-        for key, value in values.items():
-            _copy_into(own[key], value, assign)
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # --- printing -----------------------------------------------------------------------------
 
@@ -718,8 +807,8 @@ class Linear(Module):
         self.register_parameter("bias", None if bias_values is None else Parameter(bias_values))
         _place(self, device)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return linear(x, self.weight, self.bias)
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        return linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         has_bias = self.bias is not None
@@ -760,8 +849,8 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return relu(x, inplace=self.inplace)
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        return relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -770,15 +859,15 @@ class ReLU(Module):
 class Tanh(Module):
     """tanh(x), as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return tanh(x)
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        return tanh(input)
 
 
 class Sigmoid(Module):
     """1 / (1 + e**-x), as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return sigmoid(x)
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        return sigmoid(input)
 
 
 class Dropout1d(Module):
@@ -843,8 +932,8 @@ class Dropout(Module):
             raise ValueError(f"Dropout: dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return dropout(x, self.p, self.training, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        return dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
@@ -856,8 +945,8 @@ class Identity(Module):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
 
-    def forward(self, x: Any) -> Any:
-        return x
+    def forward(self, input: Any) -> Any:  # noqa: A002 - PyTorch's name
+        return input
 
 
 class Flatten(Module):
@@ -870,16 +959,16 @@ class Flatten(Module):
                 raise TypeError(f"Flatten: {name} must be an int, got {type(value).__name__} {value!r}")
         self.start_dim, self.end_dim = int(start_dim), int(end_dim)
 
-    def forward(self, x: Tensor) -> Tensor:
-        ndim = x.ndim
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        ndim = input.ndim
         start = self.start_dim + ndim if self.start_dim < 0 else self.start_dim
         end = self.end_dim + ndim if self.end_dim < 0 else self.end_dim
         if not 0 <= start <= end < ndim:
-            return x.flatten(self.start_dim, self.end_dim)  # the checks and errors of Tensor.flatten
+            return input.flatten(self.start_dim, self.end_dim)  # the checks and errors of Tensor.flatten
         # The new shape computed here, with math.prod: this layer sits in every step of a CNN or
         # an embedding model, and Tensor.flatten's general path costs several times a reshape.
-        shape = x.shape
-        out = x.reshape(shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
+        shape = input.shape
+        out = input.reshape(shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
         out.op = "flatten"
         return out
 
@@ -903,22 +992,23 @@ class Unflatten(Module):
         for size in unflattened_size:
             if not isinstance(size, int | np.integer) or isinstance(size, bool):
                 raise TypeError(f"Unflatten: unflattened_size must hold ints, got {unflattened_size!r}")
-        self.dim, self.unflattened_size = int(dim), tuple(unflattened_size)
+        self.dim, self.unflattened_size = int(dim), unflattened_size  # a list stays a list (repr)
 
-    def forward(self, x: Tensor) -> Tensor:
-        ndim = x.ndim
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        ndim = input.ndim
         if not -ndim <= self.dim < ndim:
             raise IndexError(f"Unflatten: dim {self.dim} is out of range for an input of shape "
-                             f"{x.shape} (expected in [{-ndim}, {ndim - 1}])")
+                             f"{input.shape} (expected in [{-ndim}, {ndim - 1}])")
         dim = self.dim % ndim
-        shape = x.shape[:dim] + self.unflattened_size + x.shape[dim + 1:]
+        sizes = tuple(self.unflattened_size)
+        shape = input.shape[:dim] + sizes + input.shape[dim + 1:]
         known = math.prod(size for size in self.unflattened_size if size != -1)
-        if (-1 not in self.unflattened_size and known != x.shape[dim]) or \
-                (-1 in self.unflattened_size and (known == 0 or x.shape[dim] % known)):
+        if (-1 not in self.unflattened_size and known != input.shape[dim]) or \
+                (-1 in self.unflattened_size and (known == 0 or input.shape[dim] % known)):
             raise RuntimeError(f"Unflatten: unflattened_size {self.unflattened_size} does not "
-                               f"multiply to the size {x.shape[dim]} of dim {self.dim} of input "
-                               f"shape {x.shape}")
-        return x.reshape(shape)
+                               f"multiply to the size {input.shape[dim]} of dim {self.dim} of input "
+                               f"shape {input.shape}")
+        return input.reshape(shape)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
@@ -940,10 +1030,10 @@ class Sequential(Module):
         for i, module in enumerate(modules):
             self.add_module(str(i), _checked_module("Sequential", i, module))
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, input: Any) -> Any:  # noqa: A002 - PyTorch's name
         for module in self._modules.values():
-            x = module(x)
-        return x
+            input = module(input)
+        return input
 
     def __getitem__(self, index: int | slice) -> Module:
         if isinstance(index, slice):
@@ -974,6 +1064,59 @@ class Sequential(Module):
     def append(self, module: Module) -> Sequential:
         """Add `module` at the end; returns self."""
         self.add_module(str(len(self)), _checked_module("Sequential", len(self), module))
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> Sequential:
+        """Add each of `modules` at the end; returns self."""
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Insert `module` before position `index` (-len <= index <= len); returns self."""
+        if not isinstance(module, Module):  # PyTorch asserts here
+            raise AssertionError(f"Sequential.insert: module should be of type Module, got "
+                                 f"{type(module).__name__}")
+        if not -len(self) <= index <= len(self):
+            raise IndexError(f"Sequential.insert: index out of range: {index} for {len(self)} modules")
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules.clear()
+        self._modules.update((str(i), module) for i, module in enumerate(modules))
+        return self
+
+    def pop(self, key: int | slice) -> Module:
+        """Remove the module at position `key` and return it (the rest are renumbered)."""
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return self.extend(list(other))
+
+    def __mul__(self, other: int) -> Sequential:
+        """The modules repeated `other` times (the same module objects, as in PyTorch)."""
+        if not isinstance(other, int) or isinstance(other, bool):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return Sequential(*(list(self) * other))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other: int) -> Sequential:
+        repeated = self * other
+        self._modules.clear()
+        self._modules.update(repeated._modules)
         return self
 
 
@@ -1036,6 +1179,27 @@ class ModuleList(Module):
         modules.insert(index, _checked_module("ModuleList", index, module))
         self._modules.clear()
         self.extend(modules)
+
+    def pop(self, key: int | slice) -> Module:
+        """Remove the module at position `key` and return it (the rest are renumbered)."""
+        module = self[key]
+        del self[key]
+        return module
+
+    def __repr__(self) -> str:
+        # PyTorch's: runs of equal reprs in one line, "(0-2): 3 x Linear(...)".
+        if not self._modules:
+            return f"{type(self).__name__}()"
+        runs: list[list[Any]] = []  # [first index, last index, repr]
+        for i, module in enumerate(self._modules.values()):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [(f"({first}): " if first == last else f"({first}-{last}): {last - first + 1} x ")
+                 + text.replace("\n", "\n  ") for first, last, text in runs]
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):
@@ -1148,8 +1312,17 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"({key}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
-                         for key, p in self._parameters.items())
+        return _parameters_repr(self._parameters.items(), lambda p: p.dtype)
+
+    def __iadd__(self, values: Iterable[Tensor]) -> ParameterList:
+        return self.extend(values)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class _MissingKeyError(KeyError, AttributeError):
+    """A key a ParameterDict lacks: a KeyError, and an AttributeError as PyTorch raises."""
 
 
 class ParameterDict(Module):
@@ -1164,8 +1337,8 @@ class ParameterDict(Module):
 
     def __getitem__(self, key: str) -> Parameter:
         if key not in self._parameters:
-            raise KeyError(f"ParameterDict has no key {key!r} "
-                           f"(keys: {', '.join(self._parameters) or 'none'})")
+            raise _MissingKeyError(f"ParameterDict has no key {key!r} "
+                                   f"(keys: {', '.join(self._parameters) or 'none'})")
         return self._parameters[key]
 
     def __setitem__(self, key: str, value: Tensor) -> None:
@@ -1197,9 +1370,75 @@ class ParameterDict(Module):
 
     def update(self, parameters: Mapping[str, Tensor] | Iterable[tuple[str, Tensor]]) -> None:
         """Add or replace parameters from a mapping or from (key, tensor) pairs."""
+        if not isinstance(parameters, Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value "
+                            f"pairs, but got {type(parameters).__name__}")
         pairs = parameters.items() if isinstance(parameters, Mapping | ParameterDict) else parameters
         for key, value in pairs:
             self[key] = value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The parameter under `key`, or `default`."""
+        return self._parameters.get(key, default)
+
+    def pop(self, key: str) -> Parameter:
+        """Remove the parameter under `key` and return it."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self) -> tuple[str, Parameter]:
+        """Remove the last (key, parameter) pair and return it."""
+        return self._parameters.popitem()
+
+    def setdefault(self, key: str, default: Tensor | None = None) -> Parameter:
+        """The parameter under `key`; if there is none, first put `default` there."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        """Remove every parameter."""
+        self._parameters.clear()
+
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same parameters."""
+        return ParameterDict(self.items())
+
+    def fromkeys(self, keys: Iterable[str], default: Tensor | None = None) -> ParameterDict:
+        """A new ParameterDict with `default` under each of `keys`."""
+        return ParameterDict((key, default) for key in keys)
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def extra_repr(self) -> str:
+        return _parameters_repr(self._parameters.items(), lambda p: p.type())
+
+
+def _parameters_repr(items: Iterable[tuple[str, Tensor]], kind: Callable[[Tensor], Any]) -> str:
+    """The lines of ParameterList's and ParameterDict's reprs, as PyTorch writes them (its
+    ParameterList names the dtype, its ParameterDict the tensor type)."""
+    lines = []
+    for key, p in items:
+        device = f" ({p.device})" if p.device.type != "cpu" else ""
+        lines.append(f"  ({key}): Parameter containing: [{kind(p)} of size {'x'.join(map(str, p.shape))}"
+                     f"{device}]")
+    return "\n".join(lines)
 
 
 def _as_parameter(container: str, position: Any, value: Any) -> Parameter:

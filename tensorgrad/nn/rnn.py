@@ -530,11 +530,13 @@ class RNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, device: Any = None, dtype: Any = None) -> None:
+                 bidirectional: bool = False, device: Any = None, dtype: Any = None,
+                 proj_size: int = 0) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: unknown nonlinearity {nonlinearity!r}; select from 'tanh' or 'relu'")
+        # (proj_size is taken only to refuse it, as PyTorch does: it is LSTM's)
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
-                         num_layers, bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
+                         num_layers, bias, batch_first, dropout, bidirectional, proj_size, device, dtype)
         self.nonlinearity = nonlinearity
 
 
@@ -597,7 +599,10 @@ class RNNCellBase(Module):
         return x, states, batched
 
     def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        text = f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        if getattr(self, "nonlinearity", "tanh") != "tanh":  # RNNCell's relu, as PyTorch shows it
+            text += f", nonlinearity={self.nonlinearity}"
+        return text
 
 
 class RNNCell(RNNCellBase):

@@ -43,14 +43,18 @@ class _Block(Module):
     """What the encoder and decoder layers share: the feed-forward block and its options."""
 
     def _feed_forward_parts(self, d_model: int, dim_feedforward: int, dropout: float, activation: Any,
-                            layer_norm_eps: float, bias: bool, norm_first: bool, kwargs: dict) -> None:
+                            layer_norm_eps: float, bias: bool, norm_first: bool, kwargs: dict,
+                            blocks: int = 2) -> None:
+        # PyTorch's registration order (so repr and state_dict order match): every norm, then
+        # every dropout, one pair per residual block (2 in the encoder layer, 3 in the decoder's).
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kwargs)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kwargs)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kwargs)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kwargs)
-        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        for i in range(1, blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kwargs))
+        for i in range(1, blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation = _activation(activation, type(self).__name__)
 
     def _feed_forward(self, x: Tensor, dropout: Dropout) -> Tensor:
@@ -104,9 +108,7 @@ class TransformerDecoderLayer(_Block):
         self.self_attn = MultiheadAttention(d_model, nhead, **options)
         self.multihead_attn = MultiheadAttention(d_model, nhead, **options)
         self._feed_forward_parts(d_model, dim_feedforward, dropout, activation, layer_norm_eps, bias,
-                                 norm_first, kwargs)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kwargs)
-        self.dropout3 = Dropout(dropout)
+                                 norm_first, kwargs, blocks=3)
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,

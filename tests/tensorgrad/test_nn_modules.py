@@ -62,7 +62,7 @@ def test_assigning_before_init_says_to_call_super_init():
 
 
 def test_a_module_without_forward_says_so():
-    with pytest.raises(TypeError, match="Module has no forward"):
+    with pytest.raises(NotImplementedError, match="Module has no forward"):  # PyTorch's class
         nn.Module()(tg.ones(1))
 
 
@@ -270,8 +270,8 @@ def test_assigning_to_a_buffer_name_replaces_the_buffer():
 
 
 @pytest.mark.parametrize(("name", "value", "error", "match"), [
-    ("a.b", tg.zeros(1), KeyError, "contain .* or be empty"),
-    ("", tg.zeros(1), KeyError, "contain .* or be empty"),
+    ("a.b", tg.zeros(1), KeyError, "t contain"),  # PyTorch's two messages
+    ("", tg.zeros(1), KeyError, "t be empty"),
     (3, tg.zeros(1), TypeError, "name should be a string"),
     ("weight", tg.zeros(1), KeyError, "attribute 'weight' already exists"),
     ("fresh", np.zeros(1), TypeError, "cannot assign 'ndarray' object to buffer 'fresh'"),
@@ -483,7 +483,9 @@ def test_load_state_dict_mistakes_name_the_key_and_both_shapes(state, error, wor
         layer.load_state_dict(state)
     for word in words:
         assert word in str(info.value)
-    np.testing.assert_array_equal(layer.weight.data, before)  # nothing loaded when anything is wrong
+    # As in PyTorch, what fits is loaded before the error is raised: a weight of the right shape
+    fits = np.shape(state["weight"]) == (3, 2) if isinstance(state, dict) else False
+    np.testing.assert_array_equal(layer.weight.data, np.asarray(state["weight"]) if fits else before)
 
 
 def test_load_state_dict_reports_what_it_skipped_and_can_assign():

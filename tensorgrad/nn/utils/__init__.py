@@ -22,6 +22,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from tensorgrad import dtypes
+from tensorgrad.checks import ShapeError
 from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -30,6 +31,11 @@ __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_
            "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "clip_grad_norm",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
            "skip_init", "stateless"]
+
+
+class NotATensorError(TypeError, AttributeError):
+    """A parameter that is not a Tensor: PyTorch fails reading its `.grad` (AttributeError), and
+    Python's convention is TypeError; it is both, so code written for either catches it."""
 
 
 def _gradients(parameters: Tensor | Iterable[Tensor], op: str) -> list[np.ndarray]:
@@ -42,23 +48,27 @@ def _gradients(parameters: Tensor | Iterable[Tensor], op: str) -> list[np.ndarra
     parameters = list(parameters)
     for i, p in enumerate(parameters):
         if not isinstance(p, Tensor):
-            raise TypeError(f"{op}: parameters[{i}] is a {type(p).__name__}, not a Tensor")
+            raise NotATensorError(f"{op}: parameters[{i}] is a {type(p).__name__}, not a Tensor")
     return [p.grad for p in parameters if p.grad is not None]
 
 
 def _vector_norm(values: np.ndarray, norm_type: float) -> np.ndarray:
     """The p-norm of all of `values`: max |v| for inf, min |v| for -inf, the non-zero count for 0.
 
-    A 0-d array where `values` live (on a GPU, no number comes back to the host here).
+    A 0-d array where `values` live (on a GPU, no number comes back to the host here), in their
+    dtype; half precision is summed in float32, as PyTorch does. The inf norms of an empty
+    tensor are a RuntimeError (max and min have no identity), as in PyTorch.
     """
-    magnitudes = np.abs(values)
     if norm_type in (math.inf, -math.inf):
-        if not values.size:  # the max of nothing is 0, the min infinity, as in PyTorch
-            return namespace(values).asarray(0.0 if norm_type > 0 else math.inf, values.dtype)
+        if not values.size:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {norm_type} norm on an empty tensor "
+                               "because the operation does not have an identity")
+        magnitudes = np.abs(values)
         return magnitudes.max() if norm_type > 0 else magnitudes.min()
     if norm_type == 0:
         return (values != 0).sum().astype(values.dtype)
-    return np.sum(magnitudes**norm_type) ** (1.0 / norm_type)
+    wide = values.astype(np.float32) if values.dtype.itemsize < 4 else values
+    return (np.sum(np.abs(wide)**norm_type) ** (1.0 / norm_type)).astype(values.dtype)
 
 
 def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
@@ -87,20 +97,31 @@ def _total_norm(arrays: list[np.ndarray], norm_type: float, error_if_nonfinite: 
 
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
-    """Multiply every gradient in place by min(1, max_norm / (total_norm + 1e-6)), in the
-    gradients' dtype, as PyTorch computes it (a nan total gives nan gradients)."""
-    _scale(_gradients(parameters, "clip_grads_with_norm_"), max_norm, total_norm)
+    """Multiply every gradient in place by min(1, max_norm / (total_norm + 1e-6)), computed in
+    the dtype of `total_norm` (a Tensor, as in PyTorch), as PyTorch computes it (a nan total
+    gives nan gradients)."""
+    grads = _gradients(parameters, "clip_grads_with_norm_")
+    if grads and not isinstance(total_norm, Tensor):
+        raise TypeError(f"clip_grads_with_norm_: total_norm must be a Tensor, got "
+                        f"{type(total_norm).__name__}")
+    _scale(grads, max_norm, total_norm)
 
 
 def _scale(grads: list[np.ndarray], max_norm: float, total_norm: Tensor) -> None:
     if not grads:
         return
-    total = total_norm.data if isinstance(total_norm, Tensor) else total_norm
-    dtype = np.result_type(*(g.dtype for g in grads))
-    coefficient = np.minimum(dtype.type(float(max_norm)) / (total + dtype.type(1e-6)), dtype.type(1.0))
+    # PyTorch's steps, each rounded to the total's dtype (half precision computes in float32 in
+    # between, max_norm is not rounded to it): max_norm / t is t.reciprocal() * max_norm.
+    total = total_norm.data
+    dtype = total.dtype.type
+    wide = np.float32 if total.dtype.itemsize < 4 else dtype
+    denominator = (total.astype(wide) + wide(1e-6)).astype(dtype)
+    reciprocal = (1 / denominator.astype(wide)).astype(dtype)
+    coefficient = np.minimum((reciprocal.astype(wide) * wide(float(max_norm))).astype(dtype), 1.0)
     with np.errstate(invalid="ignore"):  # an inf gradient times 0 is nan, silently, as in PyTorch
         for g in grads:
-            g *= coefficient.astype(g.dtype)
+            wide = np.float32 if g.dtype.itemsize < 4 else g.dtype
+            np.multiply(g, coefficient.astype(wide), out=g, casting="unsafe")
 
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
@@ -132,7 +153,11 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     start = 0
     for p in parameters:
         count = p.numel()
-        p.data = vec.data[start:start + count].reshape(p.shape).copy()
+        piece = vec.data[start:start + count]
+        if piece.size != count:
+            raise ShapeError(f"vector_to_parameters: vec of length {vec.numel()} is too short for the "
+                             f"parameters (a parameter of shape {tuple(p.shape)} starts at {start})")
+        p.data = piece.reshape(p.shape).copy()
         start += count
 
 
@@ -155,8 +180,7 @@ def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_
 
 # isort: split
 # The submodules PyTorch code reaches through `nn.utils` (after the functions they may use).
-from tensorgrad.nn import rnn  # noqa: E402, F401 - `nn.utils.rnn.pad_sequence`, as in PyTorch
-from tensorgrad.nn.utils import parametrizations, parametrize, stateless  # noqa: E402
+from tensorgrad.nn.utils import parametrizations, parametrize, rnn, stateless  # noqa: E402
 from tensorgrad.nn.utils.fusion import (  # noqa: E402
     fuse_conv_bn_eval,
     fuse_conv_bn_weights,

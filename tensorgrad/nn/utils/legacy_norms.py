@@ -77,6 +77,11 @@ def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     return module
 
 
+class SpectralNormDimError(IndexError, RuntimeError):
+    """A `dim` that is not a dimension of the weight: PyTorch's hook fails in `permute` with a
+    RuntimeError, and Python's convention for an index out of range is IndexError; it is both."""
+
+
 class SpectralNorm:
     """The forward pre-hook of `spectral_norm`: name = name_orig / sigma, with one step of power
     iteration on the buffers name_u and name_v per forward in training mode."""
@@ -122,6 +127,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         dim = 1 if type(module).__name__ in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d") else 0
     hook = SpectralNorm(name, n_power_iterations, dim, eps)
     weight = module._parameters[name]
+    if not 0 <= dim < weight.ndim:  # PyTorch's older form takes no negative dim either
+        raise SpectralNormDimError(f"spectral_norm: dim {dim} is not a dimension of {name} (expected 0 to "
+                                   f"{weight.ndim - 1} for a tensor of shape {tuple(weight.shape)})")
     with no_grad():
         matrix = hook.as_matrix(weight)
         u = F.normalize(matrix.new_empty(matrix.shape[0]).normal_(0, 1), dim=0, eps=eps)

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from scalargrad.engine import no_grad
+from tensorgrad import checks
 from tensorgrad.nn import functional as F  # noqa: N812 - PyTorch's spelling
 from tensorgrad.nn.modules import Module
 from tensorgrad.nn.utils import parametrize
@@ -24,7 +25,7 @@ def norm_except_dim(v: Tensor, dim: int) -> Tensor:
     norm of all of v, 0-d), PyTorch's `norm_except_dim`."""
     if dim == -1:
         return v.norm()
-    dim = dim % v.ndim
+    dim = checks.dim(dim, v.ndim, "weight_norm")
     return (v * v).sum(tuple(d for d in range(v.ndim) if d != dim), keepdim=True).sqrt()
 
 

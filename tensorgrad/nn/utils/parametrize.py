@@ -239,7 +239,15 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
         original = parametrizations.original
         if leave_parametrized:
             with no_grad():
-                _set_values(original, getattr(module, tensor_name))
+                value = getattr(module, tensor_name)
+                if not isinstance(value, Tensor):
+                    raise TypeError(f"remove_parametrizations: the parametrized {tensor_name} is a "
+                                    f"{type(value).__name__}, not a Tensor")
+                if value.dtype != original.dtype:  # PyTorch's `set_` refuses to change the dtype
+                    raise RuntimeError(f"remove_parametrizations: the parametrized {tensor_name} has dtype "
+                                       f"{value.dtype} and the original {original.dtype}; it cannot be left "
+                                       "parametrized in the original's place (use leave_parametrized=False)")
+                _set_values(original, value)
     elif leave_parametrized:
         value = getattr(module, tensor_name)
         original = Parameter(value.detach()) if value.requires_grad else value.detach()
