@@ -20,6 +20,7 @@ the GPU with `.to("cuda")`.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import numbers
@@ -30,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad.creation import Generator, as_tensor, from_numpy, multinomial, randint, randperm
+from tensorgrad.creation import Generator, as_tensor, from_numpy, multinomial, randint, randperm, tensor
 from tensorgrad.device import is_array, namespace
-from tensorgrad.dtypes import float32, float64, int64
+from tensorgrad.dtypes import float32, float64, int64, promote_types
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["make_moons", "make_spirals", "load_digits", "load_names", "Dataset", "TensorDataset", "Subset",
@@ -112,13 +113,12 @@ class Dataset:
     """A data set: `dataset[i]` is sample i and `len(dataset)` counts them (PyTorch's protocol).
 
     Subclass it and define `__getitem__` and `__len__`; a `DataLoader` batches any such object.
+    As in PyTorch, the base class has no `__len__` (`len()` of a subclass without one is a
+    TypeError, which `list()` and friends expect of an object of unknown length).
     """
 
     def __getitem__(self, index: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
-
-    def __len__(self) -> int:
-        raise NotImplementedError(f"{type(self).__name__} must define __len__")
 
     def __add__(self, other: Any) -> ConcatDataset:
         """`a + b`: the samples of a, then those of b (a `ConcatDataset`)."""
@@ -145,22 +145,26 @@ class SizeMismatchError(ValueError, AssertionError):
     this is also the ValueError the rest of tensorgrad raises for bad values)."""
 
 
+class NoRowsError(IndexError, ValueError):
+    """A 0-d tensor given as a data set's column: it has no first dimension (PyTorch's
+    IndexError; also the ValueError of a bad argument)."""
+
+
 class TensorDataset(Dataset):
     """Samples are rows of tensors: `dataset[i] == (x[i], y[i])` for `TensorDataset(x, y)`.
 
-    Every tensor must have the same first dimension (the number of samples).
+    Every tensor must have the same first dimension (the number of samples). As in PyTorch,
+    `TensorDataset()` with no tensor is allowed, and its `len()` is an IndexError.
     """
 
     def __init__(self, *tensors: Tensor) -> None:
-        if not tensors:
-            raise ValueError("TensorDataset needs at least one tensor")
         for i, t in enumerate(tensors):
             if not isinstance(t, Tensor):
                 raise TypeError(f"TensorDataset: argument {i} must be a Tensor, got {type(t).__name__}")
             if t.ndim == 0:
-                raise ValueError(f"TensorDataset: argument {i} is a 0-d tensor; samples are rows of the "
+                raise NoRowsError(f"TensorDataset: argument {i} is a 0-d tensor; samples are rows of the "
                                  "first dimension")
-        if len({t.shape[0] for t in tensors}) != 1:
+        if len({t.shape[0] for t in tensors}) > 1:
             shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
             raise SizeMismatchError(f"TensorDataset: size mismatch between tensors: the first dimensions "
                                     f"must match, got shapes {shapes}")
@@ -170,6 +174,8 @@ class TensorDataset(Dataset):
         return tuple(t[index] for t in self.tensors)
 
     def __len__(self) -> int:
+        if not self.tensors:
+            raise IndexError("TensorDataset: no tensors, so no samples to count")
         return self.tensors[0].shape[0]
 
 
@@ -288,7 +294,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
 def _split_lengths(lengths: list[Any], n: int) -> list[int]:
     """Counts from `random_split`'s lengths (counts, or fractions summing to 1), checked."""
     for i, length in enumerate(lengths):
-        if isinstance(length, bool) or not isinstance(length, numbers.Real):
+        if not isinstance(length, numbers.Real):  # a bool counts as an int, as in PyTorch
             raise TypeError(f"random_split: lengths must be ints or fractions, got {type(length).__name__} "
                             f"at index {i}")
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:  # fractions (PyTorch's test, even for [0, 1])
@@ -303,12 +309,15 @@ def _split_lengths(lengths: list[Any], n: int) -> list[int]:
                 warnings.warn(f"random_split: length of split at index {i} is 0; this results in an "
                               "empty dataset", stacklevel=3)
         return sizes
-    if not all(isinstance(length, numbers.Integral) for length in lengths):
-        raise ValueError(f"random_split: lengths {lengths} are neither counts nor fractions summing to 1")
     if any(length < 0 for length in lengths):
         raise ValueError(f"random_split: lengths must not be negative, got {lengths}")
+    counts = all(isinstance(length, numbers.Integral) for length in lengths)
     if sum(lengths) != n:
-        raise ValueError(f"random_split: the lengths sum to {sum(lengths)}, but the dataset has {n} samples")
+        hint = "" if counts else f"; lengths {lengths} are neither counts nor fractions summing to 1"
+        raise ValueError(f"random_split: the lengths sum to {sum(lengths)}, but the dataset has {n} "
+                         f"samples{hint}")
+    if not counts:  # floats summing to n: PyTorch's randperm raises TypeError
+        raise TypeError(f"random_split: lengths {lengths} are neither counts nor fractions summing to 1")
     return [int(length) for length in lengths]
 
 
@@ -353,7 +362,7 @@ class RandomSampler(Sampler):
                             f"replacement={replacement!r}")
         self.data_source, self.replacement, self.generator = data_source, replacement, generator
         self._num_samples = num_samples
-        _check_positive("RandomSampler", "num_samples", self.num_samples)
+        _check_positive("RandomSampler", "num_samples", self.num_samples, bool_ok=True)
 
     @property
     def num_samples(self) -> int:
@@ -405,6 +414,8 @@ class WeightedRandomSampler(Sampler):
         self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
 
     def __iter__(self) -> Iterator[int]:
+        if self.weights.shape[0] == 0:
+            raise RuntimeError("WeightedRandomSampler: cannot draw from an empty weights sequence")
         drawn = multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
         return iter(drawn.tolist())
 
@@ -435,9 +446,10 @@ class BatchSampler(Sampler):
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
 
-def _check_positive(op: str, name: str, value: Any) -> None:
-    """A positive int (not a bool), or PyTorch's ValueError naming the argument."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+def _check_positive(op: str, name: str, value: Any, bool_ok: bool = False) -> None:
+    """A positive int (not a bool, unless `bool_ok`: RandomSampler takes True as 1, as in PyTorch),
+    or PyTorch's ValueError naming the argument."""
+    if (isinstance(value, bool) and not bool_ok) or not isinstance(value, numbers.Integral) or value <= 0:
         raise ValueError(f"{op}: {name} should be a positive integer value, but got {name}={value!r}")
 
 
@@ -458,8 +470,9 @@ class DataLoader:
     first dimension, such as `(inputs, labels)`. Samples are collated as PyTorch's default
     does: tensors, arrays and numbers are stacked into a tensor with a new first dimension,
     and tuples, lists and dicts of them batch field by field. `batch_size=None` yields the
-    samples one by one, unbatched; `collate_fn` replaces the default collation (it gets the
-    list of a batch's samples). With `generator` (a `tg.Generator` or a numpy one) or `seed`,
+    samples one by one, unbatched, through `default_convert` (arrays become tensors, tuples
+    lists); `collate_fn` replaces the default collation (it gets the list of a batch's samples,
+    or each sample when unbatched). With `generator` (a `tg.Generator` or a numpy one) or `seed`,
     the loader shuffles from its own generator; without, from tensorgrad's (`tg.manual_seed`).
     Batches live on the device of the data set's tensors. `sampler` (an iterable of indices) or
     `batch_sampler` (an iterable of lists of indices, one per batch) choose the rows instead of
@@ -471,43 +484,47 @@ class DataLoader:
     ([(32, 2), (32, 2), (32, 2), (4, 2)], 4)
     """
 
-    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
-                 drop_last: bool = False, seed: int | None = None,
-                 generator: Generator | np.random.Generator | None = None,
-                 collate_fn: Callable[[list[Any]], Any] | None = None, *, sampler: Any = None,
-                 batch_sampler: Iterable[Sequence[int]] | None = None, num_workers: int = 0,
-                 pin_memory: bool = False, timeout: float = 0,
-                 worker_init_fn: Callable | None = None, prefetch_factor: int | None = None,
-                 persistent_workers: bool = False, **unused: Any) -> None:
-        # PyTorch's worker and memory options are accepted and change nothing: batches are made in
-        # this process (num_workers > 0 gives the same batches, made serially).
-        unknown = set(unused) - {"multiprocessing_context", "pin_memory_device", "in_order"}
-        if unknown:
-            raise TypeError(f"DataLoader.__init__() got an unexpected keyword argument "
-                            f"{sorted(unknown)[0]!r}")
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
+                 sampler: Any = None, batch_sampler: Iterable[Sequence[int]] | None = None,
+                 num_workers: int = 0, collate_fn: Callable[[list[Any]], Any] | None = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable | None = None, multiprocessing_context: Any = None,
+                 generator: Generator | np.random.Generator | None = None, *,
+                 prefetch_factor: int | None = None, persistent_workers: bool = False,
+                 pin_memory_device: str = "", in_order: bool = True, seed: int | None = None) -> None:
+        # PyTorch's worker and memory options are checked as PyTorch does and change nothing: batches
+        # are made in this process (num_workers > 0 gives the same batches, made serially).
         if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral) or num_workers < 0:
             raise ValueError("DataLoader: num_workers option should be non-negative; use num_workers=0 to "
                              "disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError(f"DataLoader: timeout option should be non-negative, got timeout={timeout!r}")
+        if prefetch_factor is not None and (num_workers == 0 or prefetch_factor < 0):
+            raise ValueError(f"DataLoader: prefetch_factor={prefetch_factor!r} needs num_workers > 0 (it "
+                             "could only be specified in multiprocessing) and must be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("DataLoader: persistent_workers option needs num_workers > 0")
         if isinstance(dataset, IterableDataset):
             for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
-                if value:
+                if value not in (False, None):
                     raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, "
                                      f"but got {name}={value!r}")
+        shuffle = bool(shuffle)  # PyTorch takes any truth value (None, its default, is False)
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
                 raise ValueError("DataLoader: batch_sampler option is mutually exclusive with batch_size, "
                                  "shuffle, sampler, and drop_last")
-            batch_size = None  # the batch sampler decides each batch's size, as in PyTorch
+            batch_size, drop_last = None, False  # the batch sampler decides each batch's size, as in PyTorch
+        elif batch_size is None and drop_last:
+            raise ValueError("DataLoader: batch_size=None (no batching) is incompatible with drop_last")
         self.sampler, self.batch_sampler = sampler, batch_sampler
         self.num_workers, self.pin_memory = num_workers, pin_memory
         _check_batch_size(batch_size)
-        for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
-            if not isinstance(flag, bool | np.bool_):
-                raise TypeError(f"DataLoader: {name} must be True or False, got {flag!r}")
-        if batch_size is None and drop_last:
-            raise ValueError("DataLoader: batch_size=None (no batching) is incompatible with drop_last")
+        if batch_size is not None and not isinstance(drop_last, bool):  # PyTorch's BatchSampler check
+            raise ValueError(f"DataLoader: drop_last should be a boolean value, but got "
+                             f"drop_last={drop_last!r}")
         if seed is not None and generator is not None:
             raise ValueError("DataLoader: give seed or generator, not both")
         if generator is not None and not isinstance(generator, Generator | np.random.Generator):
@@ -547,8 +564,9 @@ class DataLoader:
         else:
             order = _permutation(n, self._rng) if self.shuffle else np.arange(n)
         if self.batch_size is None:
+            convert = self.collate_fn or default_convert
             for i in order.tolist():
-                yield self._sample(i)
+                yield convert(self._sample(i))
             return
         stop = n - n % self.batch_size if self.drop_last else n
         for start in range(0, stop, self.batch_size):
@@ -558,7 +576,7 @@ class DataLoader:
         """An `IterableDataset`'s samples in the order it gives them, `batch_size` at a time."""
         samples = iter(self.dataset)
         if self.batch_size is None:
-            yield from samples
+            yield from map(self.collate_fn or default_convert, samples)
             return
         while batch := list(itertools.islice(samples, self.batch_size)):
             if len(batch) < self.batch_size and self.drop_last:
@@ -625,21 +643,33 @@ def collate(samples: Sequence[Any]) -> Any:
     Tensors, arrays and numbers are stacked into a tensor with a new first dimension; tuples,
     lists and dicts are collated per field (a tuple, as in PyTorch, into a list; a named tuple
     and a dict keep their kind); strings stay as they come (the list of a batch, or a field's
-    tuple).
+    tuple). The first sample decides, as in PyTorch: Python floats give a float64 tensor, Python
+    ints (and bools) the dtype `tg.tensor` infers for the whole batch (`[1, 2.5]` is float32);
+    tensors of several dtypes stack to their promoted dtype. Anything else is a TypeError.
     """
     first = samples[0]
     if isinstance(first, Mapping):
         return {key: collate([sample[key] for sample in samples]) for key in first}
     if isinstance(first, str | bytes):
         return samples  # as given: a list at the top, a tuple within a field, as in PyTorch
-    if isinstance(first, tuple | list):
+    if isinstance(first, Sequence):
         if any(len(sample) != len(first) for sample in samples):
-            raise RuntimeError("DataLoader: each sample of a batch should have the same number of fields")
+            raise RuntimeError("default_collate: each element in list of batch should be of equal size")
         fields = [collate(field) for field in zip(*samples, strict=True)]
         if isinstance(first, tuple) and hasattr(first, "_fields"):  # a named tuple keeps its kind
             return type(first)(*fields)
-        return fields  # a tuple of fields batches into a list, as PyTorch's default_collate
-    return _stack(samples)
+        return fields  # a tuple (or range) of fields batches into a list, as PyTorch's default_collate
+    if isinstance(first, Tensor | np.generic) or is_array(first):
+        if getattr(first, "dtype", None) is not None and first.dtype.kind in "OSUV":
+            raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
+                            f"lists; found {first.dtype}")
+        return _stack(samples)
+    if isinstance(first, float):
+        return tensor(samples, dtype=float64)
+    if isinstance(first, int):
+        return tensor(samples)
+    raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+                    f"found {type(first)}")
 
 
 default_collate = collate  # PyTorch's name for the default collation
@@ -658,8 +688,8 @@ def default_convert(data: Any) -> Any:
         return type(data)({key: default_convert(value) for key, value in data.items()})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return type(data)(*(default_convert(value) for value in data))
-    if isinstance(data, tuple | list):
-        return [default_convert(value) for value in data]
+    if isinstance(data, Sequence) and not isinstance(data, str | bytes):
+        return [default_convert(value) for value in data]  # a tuple or range too, as in PyTorch
     return data
 
 
@@ -680,6 +710,10 @@ def _stack(values: Sequence[Any]) -> Tensor:
         shapes = sorted({str(a.shape) for a in arrays})
         raise RuntimeError(f"DataLoader: the samples of a batch must have equal shapes to be stacked, got "
                            f"{', '.join(shapes)}")
+    dtypes = {a.dtype for a in arrays}
+    if len(dtypes) > 1:  # PyTorch's stack promotes (int32 with float32 is float32, where numpy says float64)
+        dtype = functools.reduce(promote_types, dtypes)
+        arrays = [a.astype(dtype, copy=False) for a in arrays]
     return new_leaf(namespace(arrays[0]).stack(arrays))
 
 

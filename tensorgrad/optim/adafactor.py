@@ -76,7 +76,7 @@ class Adafactor(Optimizer):
                 state["variance"] = new_leaf(np.zeros_like(grad))
         state["step"].data += 1
         step = float(state["step"].data)
-        lr = float(hyper(group["lr"]))
+        lr = hyper(group["lr"])  # a Tensor lr keeps its dtype: alpha rounds as in PyTorch
         eps1, eps2 = group["eps"]
         if eps1 is None:
             eps1 = float(np.finfo(param.dtype).eps)

@@ -65,7 +65,7 @@ class SGD(Optimizer):
         grad = decayed_gradient(param, grad, group)
         if momentum != 0:
             if "momentum_buffer" not in state:
-                buf = grad.copy()
+                buf = np.copy(grad)  # an array even where grad is a 0-d result (a numpy scalar)
                 state["momentum_buffer"] = new_leaf(buf)
             else:
                 buf = state["momentum_buffer"].data
