@@ -23,6 +23,7 @@ by reference counting the moment the last reference to its root is dropped.
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import threading
 from collections.abc import Callable
@@ -322,17 +323,28 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class set_grad_enabled:  # noqa: N801 (PyTorch's lower-case names)
-    """Turn graph recording on or off in this thread: a context manager and a decorator.
+    """Turn graph recording on or off in this thread: a call, a context manager and a decorator.
 
-    `no_grad()` and `enable_grad()` are this class with the flag fixed. On exit the previous
-    mode comes back, so the managers nest.
+    As in PyTorch, a plain call `set_grad_enabled(False)` switches the mode at once; a `with` block
+    restores the mode from before it. `no_grad()` and `enable_grad()` are this class with the flag
+    fixed, switching only when entered. On exit the previous mode comes back, so the managers nest.
+    A decorated generator function runs its body (not the code it yields to) in the mode.
     """
 
     def __init__(self, mode: bool) -> None:
-        self.mode = bool(mode)
+        if not isinstance(mode, bool):  # (PyTorch refuses 0 and 1 too)
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+        self.mode = mode
         self._previous: list[bool] = []
+        self._switched = type(self) is set_grad_enabled  # a plain call switches now; no_grad() waits
+        if self._switched:
+            self._previous.append(_thread_modes.enabled)
+            _set_thread_mode(mode)
 
     def __enter__(self) -> None:
+        if self._switched:  # the call switched already, and saved the mode to come back to
+            self._switched = False
+            return
         self._previous.append(_thread_modes.enabled)
         _set_thread_mode(self.mode)
 
@@ -340,9 +352,35 @@ class set_grad_enabled:  # noqa: N801 (PyTorch's lower-case names)
         _set_thread_mode(self._previous.pop())
 
     def __call__(self, func: F) -> F:
+        if self._switched:  # `@set_grad_enabled(False)`: the decoration itself changes nothing
+            self._switched = False
+            _set_thread_mode(self._previous.pop())
+        mode = self.mode
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def generator(*args: Any, **kwargs: Any) -> Any:
+                gen = func(*args, **kwargs)
+                step, value = gen.send, None
+                try:
+                    while True:
+                        with _Mode(mode):
+                            value = step(value)
+                        try:
+                            value, step = (yield value), gen.send
+                        except GeneratorExit:
+                            with _Mode(mode):
+                                gen.close()
+                            raise
+                        except BaseException as error:  # thrown in: into the body, in the mode
+                            value, step = error, gen.throw
+                except StopIteration as stop:
+                    return stop.value
+
+            return generator  # type: ignore[return-value]
+
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(self.mode):
+            with _Mode(mode):
                 return func(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]
@@ -362,6 +400,13 @@ class _FixedMode(set_grad_enabled):
 
     def __init__(self, func: Callable | None = None) -> None:
         super().__init__(self._fixed_mode)
+
+
+class _Mode(_FixedMode):
+    """The manager a decorated function runs in: `mode` set on entry, not before."""
+
+    def __init__(self, mode: bool) -> None:
+        set_grad_enabled.__init__(self, mode)
 
 
 class no_grad(_FixedMode):  # noqa: N801

@@ -35,9 +35,9 @@ from tensorgrad.device import is_array
 
 __all__ = [
     "record", "CROSSED", "unbroadcast", "bump_version", "is_view", "history_moved", "refresh_view",
-    "is_custom_function_view", "InplaceModifiedError", "VJP", "register_hook", "RemovableHandle",
-    "run_backward", "hooked_grad", "grad", "backward", "detect_anomaly", "set_detect_anomaly",
-    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
+    "is_custom_function_view", "InplaceModifiedError", "GradDtypeError", "VJP", "register_hook",
+    "RemovableHandle", "run_backward", "hooked_grad", "grad", "backward", "detect_anomaly",
+    "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
     "register_post_accumulate_grad_hook",
 ]
 
@@ -55,6 +55,10 @@ _creation_numbers = itertools.count()
 
 class InplaceModifiedError(RuntimeError):
     """A tensor that backward needs was changed by an in-place op after it was used."""
+
+
+class GradDtypeError(RuntimeError, TypeError):
+    """A gradient of another dtype assigned to `.grad`: PyTorch's RuntimeError, Python's TypeError."""
 
 
 def bump_version(t: Tensor) -> None:
@@ -613,10 +617,12 @@ def hooked_grad(t: Any, grad: Any) -> Any:
         if out is None:
             continue
         out = out.data if isinstance(out, Tensor) else out
-        if not is_array(out) or out.shape != grad.shape:
-            raise RuntimeError(f"hook: a gradient hook must return a tensor of the gradient's shape "
-                               f"{grad.shape} or None, got {getattr(out, 'shape', type(out).__name__)}")
-        grad = out.astype(grad.dtype, copy=False)
+        if not is_array(out):
+            raise TypeError(f"hook: a gradient hook must return a tensor or None, got {type(out).__name__}")
+        if out.shape != grad.shape or out.dtype != grad.dtype:  # PyTorch refuses either change
+            raise RuntimeError(f"hook: a gradient hook changed the gradient's shape or dtype: it was "
+                               f"{grad.shape} {grad.dtype}, the hook returned {out.shape} {out.dtype}")
+        grad = out
     return grad
 
 
@@ -624,7 +630,7 @@ def hooked_grad(t: Any, grad: Any) -> Any:
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool | None = None,
+         create_graph: bool = False, allow_unused: bool | None = None, is_grads_batched: bool = False,
          materialize_grads: bool = False) -> tuple[Any, ...]:
     """The gradients of `outputs` (a tensor or a sequence; each times its `grad_outputs`, which a
     scalar output may leave out) with respect to `inputs`, as a tuple of tensors, one per input.
@@ -634,11 +640,23 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 
     With `create_graph=True` the gradients are themselves graph nodes, so they can be
     differentiated again (a gradient penalty, a Hessian-vector product); the graph is then kept
-    unless `retain_graph=False`. See `tensorgrad.higher_order`."""
+    unless `retain_graph=False`. See `tensorgrad.higher_order`.
+
+    With `is_grads_batched`, the first dimension of every `grad_outputs` entry is a batch: the
+    result holds one gradient per batch entry, stacked along a new first dimension (rows of a
+    Jacobian at once, in PyTorch with vmap; here one pass per row)."""
     from tensorgrad.tensor import Tensor, new_leaf  # (tensor imports this module)
 
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError("autograd.grad: the `inputs` argument can't be empty")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("autograd.grad: expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False")
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     seeds = _grad_seeds(outputs, grad_outputs)
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t._requires_grad:
@@ -647,8 +665,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         return _grad_with_graph(outputs, seeds, grad_outputs, inputs, retain_graph, allow_unused,
                                 materialize_grads)
     captured: list[Any] = [None] * len(inputs)
-    # A leaf's gradient is returned after its hooks, an inner tensor's before them, as PyTorch's.
-    handles = [register_hook(t, _capture(captured, i), first=t._backward is not None)
+    # As PyTorch's: a gradient is returned after the tensor's hooks, except an inner tensor's whose
+    # op must run on towards another input: that one is returned before them.
+    handles = [register_hook(t, _capture(captured, i), first=_leads_to_another(t, inputs))
                for i, t in enumerate(inputs)]
     saved = _saved_gradients(outputs)
     accumulating, _accumulating.on = _accumulating.on, False
@@ -669,6 +688,29 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                  for i, (t, g) in enumerate(zip(inputs, captured, strict=True)))
 
 
+def _batched_grad(outputs: list, inputs: tuple, grad_outputs: Any, retain_graph: bool | None,
+                  create_graph: bool, allow_unused: bool | None, materialize: bool) -> tuple[Any, ...]:
+    """`grad(..., is_grads_batched=True)`: one `grad` per entry of grad_outputs' first dimension, stacked."""
+    from tensorgrad import stack  # (tensorgrad imports this module)
+
+    given = _given_seeds(outputs, grad_outputs)
+    if any(g is None for g in given):
+        raise RuntimeError("autograd.grad: is_grads_batched=True needs a grad_outputs tensor for every "
+                           "output")
+    sizes = {len(g) for g in given}
+    if len(sizes) != 1:
+        raise RuntimeError(f"autograd.grad: with is_grads_batched=True every grad_outputs entry must have "
+                           f"the same batch size (first dimension), got sizes {sorted(sizes)}")
+    (batch,) = sizes
+    if batch == 0:
+        raise IndexError("autograd.grad: is_grads_batched=True needs a batch of at least one grad_outputs "
+                         "entry")
+    rows = [grad(outputs, inputs, [g[b] for g in given], retain_graph=bool(retain_graph) or b < batch - 1,
+                 create_graph=create_graph, allow_unused=allow_unused, materialize_grads=materialize)
+            for b in range(batch)]
+    return tuple(None if column[0] is None else stack(column) for column in zip(*rows, strict=True))
+
+
 def _grad_with_graph(outputs: list, seeds: list, grad_outputs: Any, inputs: tuple, retain_graph: bool | None,
                      allow_unused: bool | None, materialize: bool) -> tuple[Any, ...]:
     """`grad(..., create_graph=True)`: the gradients as tensors with a graph (`higher_order`). A
@@ -680,7 +722,8 @@ def _grad_with_graph(outputs: list, seeds: list, grad_outputs: Any, inputs: tupl
     seed_tensors = [(g if g.dtype == seed.dtype else g.to(seed.dtype))
                     if isinstance(g, Tensor) and g._requires_grad else new_leaf(seed)
                     for g, seed in zip(given, seeds, strict=True)]
-    grads = higher_order.graph_gradients(outputs, seed_tensors, retain_graph is not False)
+    after_hooks = {id(t) for t in inputs if t._backward is not None and not _leads_to_another(t, inputs)}
+    grads = higher_order.graph_gradients(outputs, seed_tensors, retain_graph is not False, after_hooks)
     found = [higher_order.leaf_gradient(t, grads) for t in inputs]
     return tuple(g if g is not None else _as_result(t, None, allow_unused, materialize, i, new_leaf)
                  for i, (t, g) in enumerate(zip(inputs, found, strict=True)))
@@ -733,6 +776,14 @@ def _given_seeds(outputs: list, grad_outputs: Any) -> list:
     if grad_outputs is None:
         return [None] * len(outputs)
     return list(grad_outputs) if isinstance(grad_outputs, list | tuple) else [grad_outputs]
+
+
+def _leads_to_another(t: Any, inputs: tuple) -> bool:
+    """Whether t is an inner tensor with another of `inputs` in the graph under it."""
+    if t._backward is None or len(inputs) == 1:
+        return False
+    others = {id(x) for x in inputs if x is not t}
+    return any(id(p) in others for node in engine.creation_order(t) for p in node.parents)
 
 
 def _capture(captured: list, i: int) -> Callable[[Any], None]:

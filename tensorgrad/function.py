@@ -820,6 +820,10 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
     return jacobian(gradient, inputs, create_graph, strict, vectorize, outer_jacobian_strategy)
 
 
+class StrategyError(ValueError, AssertionError):
+    """An unknown `strategy` for `jacobian` (PyTorch asserts: an AssertionError there)."""
+
+
 def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """The Jacobian of `func` at `inputs`, as `torch.autograd.functional.jacobian`: for output i and
@@ -827,10 +831,15 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
     one input, a tuple over the inputs (or over the outputs) where one side is a tuple, and a tuple
     of tuples (outputs, then inputs) where both are. One backward pass per output element, reverse
     mode (`vectorize` only changes how PyTorch batches the passes, so it is accepted and ignored).
-    With `create_graph`, the Jacobian can be differentiated again (`hessian` is built so)."""
-    if strategy != "reverse-mode":
-        raise NotImplementedError(f"jacobian: strategy={strategy!r} (forward-mode AD) is not supported; use "
-                                  "'reverse-mode'")
+    `strategy="forward-mode"` gives the same Jacobian (here also in reverse mode) and, as in
+    PyTorch, needs `vectorize=True`. With `create_graph`, the Jacobian can be differentiated
+    again (`hessian` is built so)."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise StrategyError(f'jacobian: expected strategy to be either "forward-mode" or "reverse-mode", '
+                            f"got {strategy!r}")
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError("jacobian: computing the Jacobian with strategy='forward-mode' is only "
+                                  "implemented for vectorize=True (as in PyTorch)")
     inputs_tuple, inputs = _prepared(inputs, "jacobian", create_graph)
     outputs_tuple, outputs = _outputs_of(func, inputs, "jacobian")
     rows = []

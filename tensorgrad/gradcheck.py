@@ -12,7 +12,9 @@ the numbers compared come back to the host.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,36 +24,83 @@ from tensorgrad.movement import cat
 from tensorgrad.tensor import Tensor, new_leaf
 
 
-class GradcheckError(AssertionError):
-    """Backward's gradient and the finite-difference estimate disagree."""
+class GradcheckError(RuntimeError, AssertionError):
+    """Backward's gradient and the finite-difference estimate disagree (PyTorch's RuntimeError; an
+    AssertionError too, as a failed check)."""
 
 
-def gradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6,
+# PyTorch's gradcheck options that change nothing here: tensorgrad's backward is deterministic
+# (`nondet_tol`), the random directions are already PyTorch's `fast_mode`, and the other checks are
+# of features tensorgrad has not (batched gradients, dtype-changing gradients, undefined gradients).
+_ACCEPTED_OPTIONS = frozenset({
+    "nondet_tol", "check_undefined_grad", "check_grad_dtypes", "check_batched_grad", "check_backward_ad",
+    "fast_mode", "masked", "gen_non_contig_grad_outputs", "check_rev_over_rev",
+})
+# Forward-mode AD, which tensorgrad has not: asking for its check is an error, not a silent pass.
+_FORWARD_OPTIONS = frozenset({"check_forward_ad", "check_batched_forward_grad", "check_fwd_over_rev"})
+
+
+def _checked_options(caller: str, options: dict) -> None:
+    for name, value in options.items():
+        if name in _FORWARD_OPTIONS:
+            if value:
+                raise NotImplementedError(f"{caller}: {name}=True needs forward-mode AD, which tensorgrad "
+                                          "does not have")
+        elif name not in _ACCEPTED_OPTIONS:
+            raise TypeError(f"{caller}() got an unexpected keyword argument '{name}'")
+
+
+def _outputs(func: Callable[..., Any], inputs: list[Tensor]) -> list[Tensor]:
+    """func's result as a list of tensors (PyTorch's gradcheck takes a tensor or a tuple of them)."""
+    out = func(*inputs)
+    return [out] if isinstance(out, Tensor) else [o for o in out if isinstance(o, Tensor)]
+
+
+def gradcheck(func: Callable[..., Any], inputs: Sequence[Tensor] | Tensor, eps: float = 1e-6,
               atol: float = 1e-5, rtol: float = 1e-4, directions: int = 3, elementwise: bool = False,
-              seed: int = 0) -> bool:
-    """Check func's gradients with respect to every input that requires grad.
+              seed: int = 0, *, raise_exception: bool = True, **options: Any) -> bool:
+    """Check func's gradients (func returns a tensor or a tuple of them) with respect to every input
+    that requires grad.
 
-    The inputs should be float64 (float32's rounding swamps eps). Returns True, or raises
-    `GradcheckError` naming the input and both numbers.
+    The inputs should be float64 (float32's rounding swamps eps; PyTorch warns about it too).
+    Returns True, or raises `GradcheckError` naming the input and both numbers (returns False
+    instead with `raise_exception=False`). PyTorch's other options are accepted; see
+    `_ACCEPTED_OPTIONS`.
 
     >>> import tensorgrad as tg
     >>> x = tg.tensor([0.5, -1.5], dtype=tg.float64, requires_grad=True)
     >>> tg.gradcheck(lambda t: (t * t).tanh(), [x])
     True
     """
-    inputs = list(inputs)
+    _checked_options("gradcheck", options)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of "
+                         "them have requires_grad=True.")
     for i, t in enumerate(inputs):
-        if t.requires_grad and t.dtype != np.float64:
-            raise TypeError(f"gradcheck: input {i} has dtype {t.dtype}; use float64 inputs")
+        if isinstance(t, Tensor) and t.requires_grad and t.dtype != np.float64:
+            warnings.warn(f"gradcheck: input {i} requires gradient and is not a double precision floating "
+                          f"point ({t.dtype}): the check is likely to fail; use float64 inputs", stacklevel=2)
+    try:
+        return _gradcheck(func, inputs, eps, atol, rtol, directions, elementwise, seed)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+
+
+def _gradcheck(func: Callable[..., Any], inputs: list[Tensor], eps: float, atol: float, rtol: float,
+               directions: int, elementwise: bool, seed: int) -> bool:
     rng = np.random.default_rng(seed)
     weights, analytic = _backward_gradients(func, inputs, rng)
 
     def weighted_output() -> float:
         with no_grad():
-            return float(np.sum(np.asarray(to_numpy(func(*inputs).data), dtype=np.float64) * weights))
+            return float(sum(np.sum(np.asarray(to_numpy(o.data), dtype=np.float64) * w)
+                             for o, w in zip(_outputs(func, inputs), weights, strict=True)))
 
     for i, t in enumerate(inputs):
-        if not t.requires_grad:
+        if not (isinstance(t, Tensor) and t.requires_grad):
             continue
         probes = [rng.standard_normal(t.shape) for _ in range(directions)]
         if elementwise:
@@ -67,9 +116,10 @@ def gradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float 
     return True
 
 
-def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], grad_outputs: Tensor | None = None,
-                  eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, directions: int = 3,
-                  elementwise: bool = False, seed: int = 0) -> bool:
+def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor] | Tensor,
+                  grad_outputs: Tensor | None = None, eps: float = 1e-6, atol: float = 1e-5,
+                  rtol: float = 1e-3, directions: int = 3, elementwise: bool = False, seed: int = 0, *,
+                  raise_exception: bool = True, **options: Any) -> bool:
     """Check func's second derivatives: `gradcheck` of its gradient, computed with `create_graph=True`.
 
     The gradient is that of sum(func(*inputs) * grad_outputs) (random float64 weights unless
@@ -77,7 +127,7 @@ def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], grad_ou
     linearly, as `torch.autograd.gradgradcheck` does. An op's recorded gradient comes from
     formulas of its own (`graph_vjp`), so it is first compared with the usual pass's gradient:
     finite differences of a wrong first derivative would agree with its own derivative. Returns
-    True or raises `GradcheckError`.
+    True or raises `GradcheckError` (returns False instead with `raise_exception=False`).
 
     >>> import tensorgrad as tg
     >>> x = tg.tensor([0.5, -1.5], dtype=tg.float64, requires_grad=True)
@@ -86,11 +136,14 @@ def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], grad_ou
     """
     from tensorgrad import autograd  # (autograd imports this module)
 
-    inputs = list(inputs)
+    _checked_options("gradgradcheck", options)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     with no_grad():
         shape = func(*inputs).shape
     if grad_outputs is None:
         grad_outputs = new_leaf(np.random.default_rng(seed + 1).standard_normal(shape))
+    elif not isinstance(grad_outputs, Tensor):  # PyTorch's form: a tuple, one per output
+        (grad_outputs,) = grad_outputs
     weights = grad_outputs.detach().requires_grad_()
     wanted = [i for i, t in enumerate(inputs) if t.requires_grad]
 
@@ -102,8 +155,13 @@ def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor], grad_ou
                                   materialize_grads=True)
         return cat([g.reshape(-1) for g in grads])
 
-    _same_first_derivative(gradient(*inputs, weights), func, inputs, wanted, weights, atol, rtol)
-    return gradcheck(gradient, [*inputs, weights], eps, atol, rtol, directions, elementwise, seed)
+    try:
+        _same_first_derivative(gradient(*inputs, weights), func, inputs, wanted, weights, atol, rtol)
+        return _gradcheck(gradient, [*inputs, weights], eps, atol, rtol, directions, elementwise, seed)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
 
 
 def _same_first_derivative(recorded: Tensor, func: Callable[..., Tensor], inputs: list[Tensor],
@@ -126,19 +184,23 @@ def _same_first_derivative(recorded: Tensor, func: Callable[..., Tensor], inputs
                                  f"backward gives {expected[worst]:.8g}")
 
 
-def _backward_gradients(func: Callable[..., Tensor], inputs: list[Tensor],
-                        rng: np.random.Generator) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Run backward once with a random output weighting; return it and each input's gradient."""
-    saved = [t.grad for t in inputs]
-    for t in inputs:
+def _backward_gradients(func: Callable[..., Any], inputs: list[Tensor],
+                        rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    """Run backward once with a random weighting of each output; return them and each input's gradient."""
+    from tensorgrad import autograd  # (autograd imports this module)
+
+    tensors = [t for t in inputs if isinstance(t, Tensor)]
+    saved = [t.grad for t in tensors]
+    for t in tensors:
         t.grad = None
-    out = func(*inputs)
-    weights = rng.standard_normal(out.shape)
-    if out.requires_grad:
-        out.backward(array_like(weights, out.data))
-    grads = [np.zeros(t.shape) if t.grad is None else np.asarray(to_numpy(t.grad), dtype=np.float64)
-             for t in inputs]
-    for t, g in zip(inputs, saved, strict=True):
+    outs = _outputs(func, inputs)
+    weights = [rng.standard_normal(o.shape) for o in outs]
+    roots = [(o, array_like(w, o.data)) for o, w in zip(outs, weights, strict=True) if o.requires_grad]
+    if roots:
+        autograd.backward([o for o, _ in roots], [w for _, w in roots])
+    grads = [None if not isinstance(t, Tensor) else np.zeros(t.shape) if t.grad is None
+             else np.asarray(to_numpy(t.grad), dtype=np.float64) for t in inputs]
+    for t, g in zip(tensors, saved, strict=True):
         t.grad = g
     return weights, grads
 

@@ -30,11 +30,13 @@ from tensorgrad import autograd
 from tensorgrad.tensor import Tensor, new_leaf
 
 
-def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bool) -> dict[int, Tensor]:
+def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bool,
+                    after_hooks: set[int] = frozenset()) -> dict[int, Tensor]:
     """The gradient of sum(output * seed) with respect to every node under the outputs, as tensors
     that carry their own graph, keyed by the node's id (a node with no path to the outputs is
     absent). Tensor hooks run on what each inner node passes on, as in the usual pass; the
-    gradient kept for it is the one before them, as PyTorch's autograd.grad returns for it."""
+    gradient kept for an inner node is the one before them, or, for the ids in `after_hooks`, the
+    one after them (PyTorch's autograd.grad returns each, by `autograd._leads_to_another`)."""
     grads: dict[int, Tensor] = {}
     for out, seed in zip(outputs, seeds, strict=True):
         _accumulate(grads, out, seed)
@@ -46,8 +48,11 @@ def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bo
             grad = grads.get(id(node))
             if type(grad) is _Mail:  # a Function's hub: its outputs' gradients
                 _step(node, grad, grads)
-            elif grad is not None:  # (kept as it is: an inner input's gradient is the one before its hooks)
-                _step(node, _hooked(node, grad), grads)
+            elif grad is not None:
+                hooked = _hooked(node, grad)
+                if id(node) in after_hooks:  # (no op adds to a node after its own step)
+                    grads[id(node)] = hooked
+                _step(node, hooked, grads)
             if not retain_graph:
                 node._backward = engine._graph_freed
                 node.parents = ()
@@ -55,7 +60,7 @@ def graph_gradients(outputs: list[Tensor], seeds: list[Tensor], retain_graph: bo
 
 
 def leaf_gradient(t: Tensor, grads: dict[int, Tensor]) -> Tensor | None:
-    """A node's gradient from `graph_gradients`: a leaf's through its hooks, an inner node's before them."""
+    """A node's gradient from `graph_gradients`: a leaf's through its hooks, an inner node's as kept."""
     grad = grads.get(id(t))
     return grad if grad is None or t._backward is not None else _hooked(t, grad)
 

@@ -72,8 +72,8 @@ def test_a_wrong_gradient_formula_is_caught_by_gradcheck():
 
 
 def test_gradcheck_wants_float64_inputs():
-    with pytest.raises(TypeError, match="float64"):
-        tg.gradcheck(cube, [tg.tensor([1.0], requires_grad=True)])
+    with pytest.warns(UserWarning, match="float64"):  # PyTorch warns too, and checks anyway
+        tg.gradcheck(cube, [tg.tensor([1.0], requires_grad=True)], raise_exception=False)
 
 
 def test_record_skips_the_vjp_of_an_input_that_needs_no_gradient():
