@@ -65,6 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = expression.build(args.expr, expression.parse_values(args.values))
     except expression.ExpressionError as error:
         p.error(str(error))
+    except ZeroDivisionError as error:  # 1/a with a=0: Python's floats raise, so does Value
+        p.error(f"{error} (in {args.expr!r}): give the divisor a non-zero value")
     if not root.label:
         root.label = "out"
     if args.backprop:

@@ -389,11 +389,22 @@ def _grad_notes(scene: Scene) -> list[str]:
     """What the caption says about the gradients: not computed yet, or not kept by inner tensors."""
     if scene.freed:
         return []
-    if all(style.is_zero(shown.node.grad) for shown in scene.nodes):
+    if all(style.is_zero(shown.node.grad) for shown in scene.nodes) or _fresh_value_graph(scene):
         return [NOT_COMPUTED]
     if any(shown.node.op and shown.node.grad is None for shown in scene.nodes):
         return [NOT_KEPT]
     return []
+
+
+def _fresh_value_graph(scene: Scene) -> bool:
+    """A Value graph not backpropagated yet, though its leaves hold grads from an earlier graph.
+
+    A Value's backward seeds the root with 1.0 and inner nodes keep their grads, so inner nodes
+    that all hold 0.0 mean no pass ran here: the leaves' grads (say, parameters not zeroed after
+    the last training step) are stale, not this graph's.
+    """
+    inner = [shown.node for shown in scene.nodes if shown.node.op]
+    return bool(inner) and all(type(node.grad) is float and node.grad == 0 for node in inner)
 
 
 # --- laying out and writing -----------------------------------------------------------------------------

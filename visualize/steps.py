@@ -215,6 +215,11 @@ class _Frames:
     def _explain(self, number: int, step: Step, deltas: dict, grads: dict, was_known: set) -> str:
         """Step `number` in words: which node ran and what it added to each parent."""
         node, out = step.node, self._name(step.node)
+        if id(node) not in self.names:  # cut at max_nodes: its formula would name only unseen nodes
+            last = number == len(self.steps)
+            return (f"Step {number} of {len(self.steps)}: a node not shown (op '{node.op}'; the picture is "
+                    f"cut at max_nodes) sends its gradient to its inputs."
+                    + (" Done: every leaf now holds the gradient backward() gives." if last else ""))
         words = [f"Step {number} of {len(self.steps)}: {out} = {self._formula(node)}."]
         for parent, delta in deltas.values():
             words.append(self._flow(node, step.grad, parent, delta, grads, id(parent) in was_known))
