@@ -632,3 +632,13 @@ __all__ += [
 from tensorgrad import func  # noqa: E402
 
 __all__ += ["func"]
+
+# Memory formats (`clone`, the `*_like` functions and `to` keep a dense input's layout by default).
+from tensorgrad.creation import (  # noqa: E402
+    clone,  # noqa: F811 - with memory_format=, replaces movement's
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
+
+__all__ += ["memory_format", "preserve_format", "contiguous_format"]

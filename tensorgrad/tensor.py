@@ -158,7 +158,10 @@ class Tensor:
         """Steps through storage per dimension, in elements (0 for a broadcast dimension)."""
         itemsize = self._data.itemsize
         strides = tuple(s // itemsize for s in self._data.strides)
-        return strides if dim is None else strides[dim]
+        if not self._data.size and self._base is None:  # a new empty tensor: PyTorch's row-major
+            # strides, sizes 0 counted as 1 (an empty view keeps its base's, as PyTorch's does)
+            strides = tuple(int(np.prod([max(n, 1) for n in self.shape[i + 1:]])) for i in range(self.ndim))
+        return strides if dim is None else strides[checks.dim(dim, self.ndim, "stride")]
 
     def storage_offset(self) -> int:
         """Where this view starts in its storage buffer, in elements."""
@@ -173,8 +176,11 @@ class Tensor:
         """Whether the elements sit in storage in row-major order without gaps."""
         return self._data.flags.c_contiguous
 
-    def numpy(self) -> np.ndarray:
-        """The data as a numpy array, sharing memory. Refuses a tensor that requires grad."""
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as a numpy array, sharing memory. Refuses a tensor that requires grad, unless
+        `force` (then a copy on the host, as PyTorch's `numpy(force=True)`)."""
+        if force:
+            return device_module.to_numpy(self._data).copy()
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on a tensor that requires grad. Use tensor.detach().numpy()."
@@ -403,10 +409,21 @@ class Tensor:
         return elementwise.ge(self, other)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if other is None or isinstance(other, str):  # `t == None` is False, as in PyTorch
+            return False  # type: ignore[return-value]
         return elementwise.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if other is None or isinstance(other, str):
+            return True  # type: ignore[return-value]
         return elementwise.ne(self, other)
+
+    def __contains__(self, element: Any) -> bool:
+        """`element in t`: whether any element of t equals `element` (a number or a tensor), as PyTorch."""
+        if not isinstance(element, Tensor | bool | int | float | complex):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element).__name__}")
+        return bool((self == element).any().item())
 
     def eq(self, other: Any) -> Tensor:
         """self == other, elementwise: a bool tensor."""
@@ -1093,9 +1110,9 @@ class Tensor:
         """All dimensions reversed (a view)."""
         return movement.T(self)
 
-    def permute(self, *dims: int) -> Tensor:
-        """Reorder the dimensions (a view)."""
-        return movement.permute(self, *dims)
+    def permute(self, *dims: int, **keyword: Sequence[int]) -> Tensor:
+        """Reorder the dimensions (a view); `dims=` by keyword too."""
+        return movement.permute(self, *dims, **keyword)
 
     def expand(self, *sizes: int) -> Tensor:
         """Broadcast size-1 dimensions with stride 0 (a view)."""
@@ -1274,13 +1291,38 @@ class Tensor:
         """Merge dimensions start_dim..end_dim."""
         return movement.flatten(self, start_dim, end_dim)
 
-    def contiguous(self) -> Tensor:
-        """self if row-major already, else a row-major copy."""
+    def contiguous(self, memory_format: Any = None) -> Tensor:
+        """self if row-major already, else a row-major copy (`memory_format` may only be
+        `tg.contiguous_format`, as PyTorch without channels_last)."""
+        if memory_format is not None and creation.check_memory_format(memory_format, "contiguous") \
+                is not creation.contiguous_format and not self._data.flags.c_contiguous:
+            raise RuntimeError(f"contiguous(): memory_format={memory_format} is unsupported by the "
+                               "contiguous operator; only tg.contiguous_format is")
         return movement.contiguous(self)
 
-    def clone(self) -> Tensor:
-        """A copy with its own storage, still in the graph."""
-        return movement.clone(self)
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        """A copy with its own storage, still in the graph; laid out in storage as self is (a
+        transposed (3, 4) tensor's clone has strides (1, 3)) unless `memory_format=tg.contiguous_format`."""
+        out = movement.clone(self)
+        if memory_format is not None:
+            creation.check_memory_format(memory_format, "clone")
+        if not self._data.flags.c_contiguous:
+            out._data = creation.laid_out(out._data, self._data, memory_format or creation.preserve_format)
+        return out
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """`copy.deepcopy`: a leaf's copy keeps its class, grad, dtype, layout and requires_grad; a
+        tensor made by an op is refused, as PyTorch."""
+        if self._backward is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment. For a copy of a tensor made by an op, use "
+                               "t.detach().clone()")
+        return creation.deep_copied(self, memo)
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        """`pickle.dumps(t)`: the values, the class and requires_grad, not the graph or grad (as
+        PyTorch). `tg.save` writes files without pickle."""
+        return creation.rebuild_tensor, (type(self), self._data, self._requires_grad)
 
     def __getitem__(self, key: Any) -> Tensor:
         return indexing.getitem(self, key)
@@ -1288,6 +1330,8 @@ class Tensor:
     def __setitem__(self, key: Any, value: Any) -> None:
         if isinstance(value, Tensor) and value._base is not None and inplace.is_part(self, key, value):
             return  # `t[key] += v` writes back the view it has just changed: the values are there
+        if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
+            indexing.check_put_dtype(self, key, value)
         inplace.setitem(self, key, ensure_tensor(value, self))
 
     def __iter__(self):
@@ -1300,21 +1344,31 @@ class Tensor:
         """Where the data lives: `tg.device("cpu")` for a numpy array, `"cuda:N"` for a CuPy one."""
         return device_module.device_of(self._data)
 
-    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    def to(self, *args: Any, dtype: Any = None, device: Any = None, non_blocking: bool = False,
+           copy: bool = False, memory_format: Any = None) -> Tensor:
         """This tensor in another dtype and/or on another device: `to(tg.float64)`, `to("cuda")`,
-        `to("cpu", tg.float64)`, `to(other)` (other's dtype and device). Self if nothing changes.
+        `to("cpu", tg.float64)`, `to(other)` (other's dtype and device). Self if nothing changes,
+        unless `copy=True`; a new tensor keeps self's layout in storage, as `clone`. After the
+        dtype, PyTorch's positional `non_blocking` and `copy` (booleans).
 
         Floating casts and moves keep the gradient flowing back; integer casts cut it.
         """
+        flags = []
         for arg in args:
             if isinstance(arg, Tensor):
                 dtype, device = arg.dtype, arg.device
+            elif isinstance(arg, bool):
+                flags.append(arg)  # non_blocking, then copy
             elif isinstance(arg, str | device_module.device):
                 device = arg
             else:
                 dtype = arg
+        copy = flags[1] if len(flags) > 1 else copy
+        layout = creation.check_memory_format(
+            creation.preserve_format if memory_format is None else memory_format, "to")
         out = self if device is None else _move(self, device_module.as_device(device))
-        return out if dtype is None else _cast(out, np.dtype(dtype))
+        out = out if dtype is None else _cast(out, np.dtype(dtype), layout)
+        return out.clone(memory_format=layout) if copy and out is self else out
 
     def cpu(self) -> Tensor:
         """This tensor on the CPU (itself if it is there)."""
@@ -1325,41 +1379,41 @@ class Tensor:
         target = "cuda" if device is None else device if isinstance(device, str) else f"cuda:{device}"
         return _move(self, device_module.as_device(target))
 
-    def float(self) -> Tensor:
+    def float(self, memory_format: Any = None) -> Tensor:
         """A float32 copy (or self, if already float32)."""
-        return _cast(self, float32)
+        return _cast(self, float32, memory_format and creation.check_memory_format(memory_format, "float"))
 
-    def double(self) -> Tensor:
+    def double(self, memory_format: Any = None) -> Tensor:
         """A float64 copy (or self, if already float64)."""
-        return _cast(self, float64)
+        return _cast(self, float64, memory_format and creation.check_memory_format(memory_format, "double"))
 
-    def half(self) -> Tensor:
+    def half(self, memory_format: Any = None) -> Tensor:
         """A float16 copy (or self, if already float16)."""
-        return _cast(self, float16)
+        return _cast(self, float16, memory_format and creation.check_memory_format(memory_format, "half"))
 
-    def long(self) -> Tensor:
+    def long(self, memory_format: Any = None) -> Tensor:
         """An int64 copy, cut from the graph (or self, if already int64)."""
-        return _cast(self, int64)
+        return _cast(self, int64, memory_format and creation.check_memory_format(memory_format, "long"))
 
-    def int(self) -> Tensor:
+    def int(self, memory_format: Any = None) -> Tensor:
         """An int32 copy, cut from the graph (or self, if already int32); floats are truncated."""
-        return _cast(self, int32)
+        return _cast(self, int32, memory_format and creation.check_memory_format(memory_format, "int"))
 
-    def short(self) -> Tensor:
+    def short(self, memory_format: Any = None) -> Tensor:
         """An int16 copy, cut from the graph (or self, if already int16)."""
-        return _cast(self, int16)
+        return _cast(self, int16, memory_format and creation.check_memory_format(memory_format, "short"))
 
-    def char(self) -> Tensor:
+    def char(self, memory_format: Any = None) -> Tensor:
         """An int8 copy, cut from the graph (or self, if already int8)."""
-        return _cast(self, int8)
+        return _cast(self, int8, memory_format and creation.check_memory_format(memory_format, "char"))
 
-    def byte(self) -> Tensor:
+    def byte(self, memory_format: Any = None) -> Tensor:
         """A uint8 copy, cut from the graph (or self, if already uint8)."""
-        return _cast(self, uint8)
+        return _cast(self, uint8, memory_format and creation.check_memory_format(memory_format, "byte"))
 
-    def bool(self) -> Tensor:
+    def bool(self, memory_format: Any = None) -> Tensor:
         """A bool copy (True where nonzero), cut from the graph (or self, if already bool)."""
-        return _cast(self, bool_)
+        return _cast(self, bool_, memory_format and creation.check_memory_format(memory_format, "bool"))
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         """With no argument, the type's name as PyTorch writes it ("torch.FloatTensor"); else this
@@ -1387,6 +1441,8 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Cut this tensor from the graph in place: it becomes a leaf that does not require grad."""
+        if self._base is not None:
+            raise RuntimeError("detach_(): can't detach views in-place; use detach() instead")
         self._backward = None
         self.parents = ()
         self.op = ""
@@ -1417,20 +1473,21 @@ class Tensor:
                                **self._new_options(dtype, device, requires_grad))
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
-        """Zeros of `size` (`new_zeros(2, 3)` or `new_zeros((2, 3))`), in this tensor's dtype and on
-        its device unless given."""
-        return creation.zeros(*size, **self._new_options(dtype, device, requires_grad))
+                  requires_grad: bool = False, **named: Any) -> Tensor:
+        """Zeros of `size` (`new_zeros(2, 3)`, `new_zeros((2, 3))` or `new_zeros(size=(2, 3))`), in
+        this tensor's dtype and on its device unless given."""
+        return creation.zeros(*size, **self._new_options(dtype, device, requires_grad), **named)
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:
-        """Ones of `size`, in this tensor's dtype and on its device unless given."""
-        return creation.ones(*size, **self._new_options(dtype, device, requires_grad))
+                 requires_grad: bool = False, **named: Any) -> Tensor:
+        """Ones of `size` (as `new_zeros`), in this tensor's dtype and on its device unless given."""
+        return creation.ones(*size, **self._new_options(dtype, device, requires_grad), **named)
 
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
-        """An uninitialised tensor of `size`, in this tensor's dtype and on its device unless given."""
-        return creation.empty(*size, **self._new_options(dtype, device, requires_grad))
+                  requires_grad: bool = False, **named: Any) -> Tensor:
+        """An uninitialised tensor of `size` (as `new_zeros`), in this tensor's dtype and on its
+        device unless given."""
+        return creation.empty(*size, **self._new_options(dtype, device, requires_grad), **named)
 
     def new_full(self, size: Sequence[int], fill_value: Any, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
@@ -1472,9 +1529,9 @@ class Tensor:
         """Swap two dimensions (a view)."""
         return movement.swapaxes(self, axis0, axis1)
 
-    def flip(self, dims: Any) -> Tensor:
-        """Reversed along `dims` (a copy)."""
-        return movement.flip(self, dims)
+    def flip(self, *dims: Any) -> Tensor:
+        """Reversed along `dims` (a copy); `t.flip(0, 1)` or `t.flip((0, 1))`."""
+        return movement.flip(self, dims[0] if len(dims) == 1 else dims)
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Shifted cyclically along `dims`."""
@@ -1484,13 +1541,14 @@ class Tensor:
         """Tiled `sizes` times along each dimension."""
         return movement.repeat(self, *sizes)
 
-    def tile(self, dims: Any) -> Tensor:
-        """Tiled, fewer sizes than dims meaning 1 for the leading ones."""
-        return movement.tile(self, dims)
+    def tile(self, *dims: Any) -> Tensor:
+        """Tiled, fewer sizes than dims meaning 1 for the leading ones; `t.tile(2, 1)` or `t.tile((2, 1))`."""
+        return movement.tile(self, dims[0] if len(dims) == 1 else dims)
 
-    def repeat_interleave(self, repeats: Any, dim: int | None = None) -> Tensor:
+    def repeat_interleave(self, repeats: Any = None, dim: int | None = None, *,
+                          output_size: int | None = None) -> Tensor:
         """Each element repeated `repeats` times along `dim`."""
-        return movement.repeat_interleave(self, repeats, dim)
+        return movement.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def diag(self, diagonal: int = 0) -> Tensor:
         """A vector on a matrix's diagonal, or a matrix's diagonal as a vector."""
@@ -1516,7 +1574,7 @@ class Tensor:
         """A view with the given sizes and strides over this tensor's storage."""
         return movement.as_strided(self, size, stride, storage_offset)
 
-    def gather(self, dim: int, index: Any) -> Tensor:
+    def gather(self, dim: int, index: Any, *, sparse_grad: bool = False) -> Tensor:
         """Values picked along `dim` by `index`."""
         return indexing.gather(self, dim, index)
 
@@ -2744,8 +2802,8 @@ def _checked_grad(t: Tensor, value: Any) -> np.ndarray:
         raise RuntimeError(f"grad: assigned grad has shape {value.shape}, but the tensor has shape "
                            f"{t._data.shape}")
     if value.dtype != t._data.dtype:
-        raise TypeError(f"grad: assigned grad has dtype {value.dtype}, but the tensor has dtype "
-                        f"{t._data.dtype}")
+        raise autograd.GradDtypeError(f"grad: assigned grad has dtype {value.dtype}, but the tensor has "
+                                      f"dtype {t._data.dtype}")
     return value
 
 
@@ -2786,11 +2844,14 @@ def _moved_back(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (_move(grad, x.device),)
 
 
-def _cast(x: Tensor, dtype: np.dtype) -> Tensor:
-    """x in another dtype; the gradient flows back (cast to x's dtype) between float types."""
+def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
+    """x in another dtype, laid out as x unless `layout` is tg.contiguous_format; the gradient
+    flows back (cast to x's dtype) between float types."""
     if x.data.dtype == dtype:
         return x
-    data = x.data.astype(dtype)
+    data = x.data.astype(dtype, order="C")
+    if not x.data.flags.c_contiguous:
+        data = creation.laid_out(data, x.data, layout or creation.preserve_format)
     if dtype.kind not in "fc" or x.data.dtype.kind not in "fc":
         return new_leaf(data)
     source = x.data.dtype
