@@ -109,14 +109,14 @@ def _floating(x: Tensor) -> np.ndarray:
 # --- arithmetic ---------------------------------------------------------------------------------
 
 
-def add(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
+def add(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
     """a + b (a + alpha * b), broadcasting. d/da = 1, d/db = 1 (alpha)."""
     if alpha != 1:
-        _check_alpha("add", a, b, alpha)
-        return add(a, mul(b, alpha) if isinstance(b, Tensor) else b * alpha)
-    if type(a) is not Tensor or type(b) is not Tensor:
-        a, b = _operands(a, b)
-    return record(_binary(np.add, a, b, "+"), "+", (a, b),
+        _check_alpha("add", input, other, alpha)
+        return add(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = _operands(input, other)
+    return record(_binary(np.add, input, other, "+"), "+", (input, other),
                   lambda grad: grad,
                   lambda grad: grad, saved=(), graph_vjp=_add_graph)
 
@@ -125,16 +125,16 @@ def _add_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor,
     return grad, grad
 
 
-def sub(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
+def sub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
     """a - b (a - alpha * b), broadcasting. d/da = 1, d/db = -1 (-alpha)."""
     if alpha != 1:
-        _check_alpha("sub", a, b, alpha)
-        return sub(a, mul(b, alpha) if isinstance(b, Tensor) else b * alpha)
-    if type(a) is not Tensor or type(b) is not Tensor:
-        if isinstance(a, bool) or isinstance(b, bool):  # PyTorch refuses `x - True` as `x - mask`
-            _raise_bool_subtraction(*_operands(a, b))
-        a, b = _operands(a, b)
-    return record(_binary(np.subtract, a, b, "-"), "-", (a, b),
+        _check_alpha("sub", input, other, alpha)
+        return sub(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
+    if type(input) is not Tensor or type(other) is not Tensor:
+        if isinstance(input, bool) or isinstance(other, bool):  # PyTorch refuses `x - True` as `x - mask`
+            _raise_bool_subtraction(*_operands(input, other))
+        input, other = _operands(input, other)
+    return record(_binary(np.subtract, input, other, "-"), "-", (input, other),
                   lambda grad: grad,
                   lambda grad: -grad, saved=(), graph_vjp=_sub_graph)
 
@@ -164,33 +164,34 @@ def _check_alpha(op: str, a: Operand, b: Operand, alpha: Any) -> None:
                            f"number, got alpha={alpha}")
 
 
-def mul(a: Operand, b: Operand) -> Tensor:
+def mul(input: Operand, other: Operand) -> Tensor:
     """a * b, broadcasting. d/da = b, d/db = a."""
-    if type(a) is not Tensor or type(b) is not Tensor:
-        a, b = _operands(a, b)
-    return record(_binary(np.multiply, a, b, "*"), "*", (a, b),
-                  lambda grad: grad * b._data,
-                  lambda grad: grad * a._data, saved=CROSSED, graph_vjp=_mul_graph)
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = _operands(input, other)
+    return record(_binary(np.multiply, input, other, "*"), "*", (input, other),
+                  lambda grad: grad * other._data,
+                  lambda grad: grad * input._data, saved=CROSSED, graph_vjp=_mul_graph)
 
 
 def _mul_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     return grad * b, grad * a
 
 
-def div(a: Operand, b: Operand, *, rounding_mode: str | None = None) -> Tensor:
+def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
     """a / b, broadcasting. d/da = 1 / b, d/db = -a / b**2.
 
     With `rounding_mode` 'trunc' or 'floor', the quotient rounded (`div_rounded`).
     """
     if rounding_mode is not None:
-        return div_rounded(a, b, rounding_mode)
-    if type(a) is not Tensor or type(b) is not Tensor:
-        a, b = _operands(a, b)
+        return div_rounded(input, other, rounding_mode)
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = _operands(input, other)
     with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently, as in PyTorch
-        out = _binary(np.true_divide, a, b, "/", floating=True)
-    return record(out, "/", (a, b),
-                  lambda grad: _quiet_divide(grad, b.data),
-                  lambda grad: _quiet_divide(-grad * a.data, b.data * b.data), graph_vjp=_div_graph)
+        out = _binary(np.true_divide, input, other, "/", floating=True)
+    return record(out, "/", (input, other),
+                  lambda grad: _quiet_divide(grad, other.data),
+                  lambda grad: _quiet_divide(-grad * input.data, other.data * other.data),
+                  graph_vjp=_div_graph)
 
 
 def _div_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -203,15 +204,15 @@ def _quiet_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return x / y
 
 
-def neg(x: Tensor) -> Tensor:
+def neg(input: Tensor) -> Tensor:
     """-x. Derivative: -1."""
-    data = _array(x, "neg")
+    data = _array(input, "neg")
     try:
         out = -data
     except TypeError:  # numpy refuses `-` on bool, as PyTorch does: say so in PyTorch's terms
-        raise UnsupportedDtypeError(f"neg (-): not supported on a bool tensor (shape {x.shape}), as in "
+        raise UnsupportedDtypeError(f"neg (-): not supported on a bool tensor (shape {input.shape}), as in "
                                     "PyTorch; `~` or logical_not() inverts a mask") from None
-    return record(out, "neg", (x,),
+    return record(out, "neg", (input,),
                   lambda grad: -grad, saved=(), graph_vjp=_neg_graph)
 
 
@@ -219,29 +220,30 @@ def _neg_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (-grad,)
 
 
-def pow(a: Operand, b: Operand) -> Tensor:  # noqa: A001 - the op's name, as in torch.pow
+def pow(input: Operand, exponent: Operand) -> Tensor:  # noqa: A001 - the op's name, as in torch.pow
     """a ** b. d/da = b * a**(b - 1) (0 where b == 0); d/db = log(a) * a**b (0 where a == 0 and b >= 0)."""
-    if isinstance(a, Tensor) and isinstance(b, int | float) and not isinstance(b, bool):
-        return _pow_scalar(a, b)
-    if _is_bool(b, tensor_only=True) and _is_bool(a):
+    if isinstance(input, Tensor) and isinstance(exponent, int | float) and not isinstance(exponent, bool):
+        return _pow_scalar(input, exponent)
+    if _is_bool(exponent, tensor_only=True) and _is_bool(input):
         raise UnsupportedDtypeError("**: pow is not implemented for a bool base with a bool tensor exponent, "
                                     "as in PyTorch")
-    if type(a) is not Tensor or type(b) is not Tensor:
-        a, b = _operands(a, b)
+    if type(input) is not Tensor or type(exponent) is not Tensor:
+        input, exponent = _operands(input, exponent)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = _binary(_power, a, b, "**")
+        out = _binary(_power, input, exponent, "**")
 
     def vjp_base(grad: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            g = grad * b.data * np.power(a.data, b.data - 1)
-        return np.where(b.data == 0, 0, g)
+            g = grad * exponent.data * np.power(input.data, exponent.data - 1)
+        return np.where(exponent.data == 0, 0, g)
 
     def vjp_exponent(grad: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            g = grad * out * np.log(a.data)
-        return np.where((a.data == 0) & (b.data >= 0), 0, g)
+            g = grad * out * np.log(input.data)
+        return np.where((input.data == 0) & (exponent.data >= 0), 0, g)
 
-    return record(out, "**", (a, b), vjp_base, vjp_exponent, saves_output=True, graph_vjp=_pow_graph)
+    return record(out, "**", (input, exponent), vjp_base, vjp_exponent, saves_output=True,
+                  graph_vjp=_pow_graph)
 
 
 def _pow_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -299,10 +301,10 @@ def _pow_scalar_graph(exponent: float, grad: Tensor, out: Tensor, x: Tensor) -> 
 # --- unary math ---------------------------------------------------------------------------------
 
 
-def exp(x: Tensor) -> Tensor:
+def exp(input: Tensor) -> Tensor:
     """e ** x. Derivative: e ** x."""
-    out = np.exp(_floating(x))
-    return record(out, "exp", (x,),
+    out = np.exp(_floating(input))
+    return record(out, "exp", (input,),
                   lambda grad: grad * out, saved=(), saves_output=True, graph_vjp=_exp_graph)
 
 
@@ -310,12 +312,12 @@ def _exp_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * out,)
 
 
-def log(x: Tensor) -> Tensor:
+def log(input: Tensor) -> Tensor:
     """Natural log of x. Derivative: 1 / x."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(_floating(x))
-    return record(out, "log", (x,),
-                  _quiet(lambda grad: grad / x.data), graph_vjp=_log_graph)
+        out = np.log(_floating(input))
+    return record(out, "log", (input,),
+                  _quiet(lambda grad: grad / input.data), graph_vjp=_log_graph)
 
 
 def _log_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -323,16 +325,16 @@ def _log_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / x,)
 
 
-def sqrt(x: Tensor) -> Tensor:
+def sqrt(input: Tensor) -> Tensor:
     """Square root of x. Derivative: 1 / (2 * sqrt(x))."""
     with np.errstate(invalid="ignore"):
-        out = np.sqrt(_floating(x))
+        out = np.sqrt(_floating(input))
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):  # at 0: inf, or nan where grad is 0 too
             return grad / (2 * out)
 
-    return record(out, "sqrt", (x,), vjp, saved=(), saves_output=True, graph_vjp=_sqrt_graph)
+    return record(out, "sqrt", (input,), vjp, saved=(), saves_output=True, graph_vjp=_sqrt_graph)
 
 
 def _sqrt_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -340,21 +342,21 @@ def _sqrt_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (2 * out),)
 
 
-def abs(x: Tensor) -> Tensor:  # noqa: A001 - the op's name, as in torch.abs
+def abs(input: Tensor) -> Tensor:  # noqa: A001 - the op's name, as in torch.abs
     """|x|. Derivative: sign(x) (0 at 0 and at nan, as in PyTorch)."""
-    _require_dtype(x, "iuf", "abs", "integer or floating")
-    return record(np.abs(x.data), "abs", (x,),
-                  lambda grad: grad * _sign_array(x.data, grad.dtype), graph_vjp=_abs_graph)
+    _require_dtype(input, "iuf", "abs", "integer or floating")
+    return record(np.abs(input.data), "abs", (input,),
+                  lambda grad: grad * _sign_array(input.data, grad.dtype), graph_vjp=_abs_graph)
 
 
 def _abs_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * held_constant(x, _sign_array(x.data, grad.dtype)),)
 
 
-def tanh(x: Tensor) -> Tensor:
+def tanh(input: Tensor) -> Tensor:
     """tanh(x). Derivative: 1 - tanh(x)**2."""
-    out = np.tanh(_floating(x))
-    return record(out, "tanh", (x,),
+    out = np.tanh(_floating(input))
+    return record(out, "tanh", (input,),
                   lambda grad: grad * (1 - out * out), saved=(), saves_output=True, graph_vjp=_tanh_graph)
 
 
@@ -362,10 +364,10 @@ def _tanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * (1 - out * out),)
 
 
-def sigmoid(x: Tensor) -> Tensor:
+def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + e**-x). Derivative: sigmoid(x) * (1 - sigmoid(x))."""
-    out = sigmoid_array(_floating(x))
-    return record(out, "sigmoid", (x,),
+    out = sigmoid_array(_floating(input))
+    return record(out, "sigmoid", (input,),
                   lambda grad: grad * out * (1 - out), saved=(), saves_output=True, graph_vjp=_sigmoid_graph)
 
 
@@ -380,16 +382,16 @@ def sigmoid_array(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
-def relu(x: Tensor, inplace: bool = False) -> Tensor:
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0). Derivative: 0 where x <= 0, else 1 (at nan too, as in PyTorch: the mask `out != 0`
     is one comparison that says both). `inplace=True` (F.relu's) writes into x."""
     if inplace:
-        return x.relu_()
+        return input.relu_()
     try:
-        out = np.maximum(x._data, 0)
+        out = np.maximum(input._data, 0)
     except AttributeError:
-        raise not_a_tensor(x, "relu") from None
-    return record(out, "relu", (x,),
+        raise not_a_tensor(input, "relu") from None
+    return record(out, "relu", (input,),
                   lambda grad: grad * (out != 0), saved=(), saves_output=True, graph_vjp=_relu_graph)
 
 
@@ -403,6 +405,8 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = Fa
     Outside training (or with p = 0) it is x itself. Draws from tensorgrad's generator
     (`tg.manual_seed`). `inplace=True` writes the result into x.
     """
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(x, "dropout")
     if not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be between 0 and 1, got {p}")
     if not training or p == 0:
@@ -416,6 +420,9 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = Fa
 
 def _dropped(x: Tensor, p: float, mask_shape: tuple[int, ...], op: str) -> Tensor:
     """x times a mask of `mask_shape` (broadcast over x): 0 with probability p, else 1 / (1 - p)."""
+    if x.data.dtype.kind not in "fc":  # (PyTorch: the float mask can't be cast to an integer result)
+        raise RuntimeError(f"{op}: result type Float can't be cast to the desired output type {x.dtype} "
+                           f"(input of shape {x.shape}); dropout takes floating point tensors")
     keep = creation.default_generator().random(mask_shape) >= p
     scale = (keep / (1 - p) if p < 1 else keep * 0.0).astype(x.dtype)  # p = 1 drops everything
     if type(x.data) is not np.ndarray:  # the mask was drawn on the host: moved to x's device
@@ -491,33 +498,33 @@ def _channel_dropout(x: Tensor, p: float, training: bool, spatial: int, op: str,
     return _dropped(x, p, mask_shape, op)
 
 
-def clamp(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:  # noqa: A002
+def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:  # noqa: A002
     """x limited to [min, max]. Derivative: 1 where min <= x <= max, else 0 (see `clip`)."""
     if min is None and max is None:
         raise ArgumentValueError("clamp: at least one of 'min' and 'max' must not be None")
-    return clip(x, min, max)
+    return clip(input, min, max)
 
 
-def maximum(a: Operand, b: Operand) -> Tensor:
+def maximum(input: Operand, other: Operand) -> Tensor:
     """Elementwise max(a, b). The gradient goes to the larger input, split evenly on ties."""
-    if type(a) is not Tensor or type(b) is not Tensor:
-        a, b = _operands(a, b)
-    return record(_binary(np.maximum, a, b, "maximum"), "maximum", (a, b),
-                  lambda grad: grad * _share(a.data, b.data),
-                  lambda grad: grad * _share(b.data, a.data), graph_vjp=_maximum_graph)
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = _operands(input, other)
+    return record(_binary(np.maximum, input, other, "maximum"), "maximum", (input, other),
+                  lambda grad: grad * _share(input.data, other.data),
+                  lambda grad: grad * _share(other.data, input.data), graph_vjp=_maximum_graph)
 
 
 def _maximum_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     return _shared_graph(grad, a, b)
 
 
-def minimum(a: Operand, b: Operand) -> Tensor:
+def minimum(input: Operand, other: Operand) -> Tensor:
     """Elementwise min(a, b). The gradient goes to the smaller input, split evenly on ties."""
-    if type(a) is not Tensor or type(b) is not Tensor:
-        a, b = _operands(a, b)
-    return record(_binary(np.minimum, a, b, "minimum"), "minimum", (a, b),
-                  lambda grad: grad * _share(b.data, a.data),
-                  lambda grad: grad * _share(a.data, b.data), graph_vjp=_minimum_graph)
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = _operands(input, other)
+    return record(_binary(np.minimum, input, other, "minimum"), "minimum", (input, other),
+                  lambda grad: grad * _share(other.data, input.data),
+                  lambda grad: grad * _share(input.data, other.data), graph_vjp=_minimum_graph)
 
 
 def _minimum_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -536,25 +543,25 @@ def _shared_graph(grad: Tensor, winner: Tensor, loser: Tensor) -> tuple[Tensor, 
             grad * new_leaf(_share(loser.data, winner.data).astype(dtype)))
 
 
-def where(condition: Any, a: Operand | None = None, b: Operand | None = None) -> Any:
-    """a where condition is true, else b (broadcasting all three). The gradient follows.
+def where(condition: Any, input: Operand | None = None, other: Operand | None = None) -> Any:
+    """input where condition is true, else other (broadcasting all three). The gradient follows.
 
     `where(condition)` alone is `nonzero(condition, as_tuple=True)`, as in PyTorch.
     """
     cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
-    if a is None and b is None:
+    if input is None and other is None:
         from tensorgrad.indexing import nonzero
 
         return nonzero(condition if isinstance(condition, Tensor) else new_leaf(cond), as_tuple=True)
-    if a is None or b is None:
+    if input is None or other is None:
         raise TypeError("where(): give both input and other, or neither")
     if cond.dtype != np.bool_:
         raise RuntimeError(f"where(): condition must be a bool tensor, got dtype {cond.dtype}")
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # two numbers keep their kinds: 1 is int64
-        a, b = creation.tensor(a), creation.tensor(b)
-    if type(a) is not Tensor or type(b) is not Tensor:
-        a, b = _operands(a, b)
-    x, y = a.data, b.data
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # two numbers: 1 is int64
+        input, other = creation.tensor(input), creation.tensor(other)
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = _operands(input, other)
+    x, y = input.data, other.data
     if type(x) is not np.ndarray:  # a condition given as a list or a numpy array: where the operands are
         cond = array_like(cond, x)
     if x.dtype is not y.dtype:
@@ -563,9 +570,9 @@ def where(condition: Any, a: Operand | None = None, b: Operand | None = None) ->
         out = np.where(cond, x, y)
     except ValueError:
         raise ShapeError(
-            f"where: shapes {cond.shape}, {a.shape} and {b.shape} can't be broadcast together"
+            f"where: shapes {cond.shape}, {input.shape} and {other.shape} can't be broadcast together"
         ) from None
-    return record(out, "where", (a, b),
+    return record(out, "where", (input, other),
                   lambda grad: np.where(cond, grad, 0),
                   lambda grad: np.where(cond, 0, grad), saved=(), graph_vjp=partial(_where_graph, cond))
 
@@ -579,9 +586,9 @@ def _where_graph(cond: np.ndarray, grad: Tensor, out: Tensor, a: Tensor, b: Tens
 
 
 def _compare(ufunc: np.ufunc, name: str) -> Callable[[Operand, Operand], Tensor]:
-    def compare(a: Operand, b: Operand) -> Tensor:
-        a, b = _operands(a, b)
-        x, y = a.data, b.data
+    def compare(input: Operand, other: Operand) -> Tensor:
+        input, other = _operands(input, other)
+        x, y = input.data, other.data
         if x.dtype != y.dtype:  # compared in PyTorch's result dtype: -3 next to uint8 wraps to 253
             x, y = _promoted(x, y, floating=False)
         try:
@@ -589,7 +596,8 @@ def _compare(ufunc: np.ufunc, name: str) -> Callable[[Operand, Operand], Tensor]
             return new_leaf(out if is_array(out) else np.asarray(out))  # numpy's 0-d result is a scalar
         except ValueError:
             raise ShapeError(
-                f"{name} ({ufunc.__name__}): shapes {a.shape} and {b.shape} can't be broadcast together"
+                f"{name} ({ufunc.__name__}): shapes {input.shape} and {other.shape} can't be broadcast "
+                "together"
             ) from None
 
     compare.__name__ = compare.__qualname__ = ufunc.__name__
@@ -651,30 +659,30 @@ def _no_slope_graph(grad: Tensor, out: Tensor, *inputs: Tensor) -> tuple[Tensor,
 # Floating ops: an integer or bool tensor is computed in the default float dtype (`_floating`).
 
 
-def sin(x: Tensor) -> Tensor:
+def sin(input: Tensor) -> Tensor:
     """sin(x). Derivative: cos(x)."""
-    return record(_quietly(np.sin, _floating(x)), "sin", (x,),
-                  _quiet(lambda grad: grad * np.cos(x.data)), graph_vjp=_sin_graph)
+    return record(_quietly(np.sin, _floating(input)), "sin", (input,),
+                  _quiet(lambda grad: grad * np.cos(input.data)), graph_vjp=_sin_graph)
 
 
 def _sin_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * cos(x),)
 
 
-def cos(x: Tensor) -> Tensor:
+def cos(input: Tensor) -> Tensor:
     """cos(x). Derivative: -sin(x)."""
-    return record(_quietly(np.cos, _floating(x)), "cos", (x,),
-                  _quiet(lambda grad: -grad * np.sin(x.data)), graph_vjp=_cos_graph)
+    return record(_quietly(np.cos, _floating(input)), "cos", (input,),
+                  _quiet(lambda grad: -grad * np.sin(input.data)), graph_vjp=_cos_graph)
 
 
 def _cos_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (-grad * sin(x),)
 
 
-def tan(x: Tensor) -> Tensor:
+def tan(input: Tensor) -> Tensor:
     """tan(x). Derivative: 1 + tan(x)**2."""
-    out = _quietly(np.tan, _floating(x))
-    return record(out, "tan", (x,),
+    out = _quietly(np.tan, _floating(input))
+    return record(out, "tan", (input,),
                   _quiet(lambda grad: grad * (1 + out * out)), saved=(), saves_output=True,
                   graph_vjp=_tan_graph)
 
@@ -683,10 +691,10 @@ def _tan_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * (1 + out * out),)
 
 
-def asin(x: Tensor) -> Tensor:
+def asin(input: Tensor) -> Tensor:
     """arcsin(x) (nan outside [-1, 1]). Derivative: 1 / sqrt(1 - x**2)."""
-    return record(_quietly(np.arcsin, _floating(x)), "asin", (x,),
-                  _quiet(lambda grad: grad / np.sqrt(1 - x.data * x.data)), graph_vjp=_asin_graph)
+    return record(_quietly(np.arcsin, _floating(input)), "asin", (input,),
+                  _quiet(lambda grad: grad / np.sqrt(1 - input.data * input.data)), graph_vjp=_asin_graph)
 
 
 def _asin_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -694,10 +702,10 @@ def _asin_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / sqrt(1 - x * x),)
 
 
-def acos(x: Tensor) -> Tensor:
+def acos(input: Tensor) -> Tensor:
     """arccos(x) (nan outside [-1, 1]). Derivative: -1 / sqrt(1 - x**2)."""
-    return record(_quietly(np.arccos, _floating(x)), "acos", (x,),
-                  _quiet(lambda grad: -grad / np.sqrt(1 - x.data * x.data)), graph_vjp=_acos_graph)
+    return record(_quietly(np.arccos, _floating(input)), "acos", (input,),
+                  _quiet(lambda grad: -grad / np.sqrt(1 - input.data * input.data)), graph_vjp=_acos_graph)
 
 
 def _acos_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -705,10 +713,10 @@ def _acos_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (-grad / sqrt(1 - x * x),)
 
 
-def atan(x: Tensor) -> Tensor:
+def atan(input: Tensor) -> Tensor:
     """arctan(x). Derivative: 1 / (1 + x**2)."""
-    return record(_quietly(np.arctan, _floating(x)), "atan", (x,),
-                  _quiet(lambda grad: grad / (1 + x.data * x.data)), graph_vjp=_atan_graph)
+    return record(_quietly(np.arctan, _floating(input)), "atan", (input,),
+                  _quiet(lambda grad: grad / (1 + input.data * input.data)), graph_vjp=_atan_graph)
 
 
 def _atan_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -716,10 +724,10 @@ def _atan_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (1 + x * x),)
 
 
-def sinh(x: Tensor) -> Tensor:
+def sinh(input: Tensor) -> Tensor:
     """sinh(x). Derivative: cosh(x)."""
-    return record(_quietly(np.sinh, _floating(x)), "sinh", (x,),
-                  _quiet(lambda grad: grad * np.cosh(x.data)), graph_vjp=_sinh_graph)
+    return record(_quietly(np.sinh, _floating(input)), "sinh", (input,),
+                  _quiet(lambda grad: grad * np.cosh(input.data)), graph_vjp=_sinh_graph)
 
 
 def _sinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -727,10 +735,10 @@ def _sinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * cosh(x),)
 
 
-def cosh(x: Tensor) -> Tensor:
+def cosh(input: Tensor) -> Tensor:
     """cosh(x). Derivative: sinh(x)."""
-    return record(_quietly(np.cosh, _floating(x)), "cosh", (x,),
-                  _quiet(lambda grad: grad * np.sinh(x.data)), graph_vjp=_cosh_graph)
+    return record(_quietly(np.cosh, _floating(input)), "cosh", (input,),
+                  _quiet(lambda grad: grad * np.sinh(input.data)), graph_vjp=_cosh_graph)
 
 
 def _cosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -738,10 +746,10 @@ def _cosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * sinh(x),)
 
 
-def asinh(x: Tensor) -> Tensor:
+def asinh(input: Tensor) -> Tensor:
     """arsinh(x). Derivative: 1 / sqrt(x**2 + 1)."""
-    return record(_quietly(np.arcsinh, _floating(x)), "asinh", (x,),
-                  _quiet(lambda grad: grad / np.sqrt(x.data * x.data + 1)), graph_vjp=_asinh_graph)
+    return record(_quietly(np.arcsinh, _floating(input)), "asinh", (input,),
+                  _quiet(lambda grad: grad / np.sqrt(input.data * input.data + 1)), graph_vjp=_asinh_graph)
 
 
 def _asinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -749,10 +757,10 @@ def _asinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / sqrt(x * x + 1),)
 
 
-def acosh(x: Tensor) -> Tensor:
+def acosh(input: Tensor) -> Tensor:
     """arcosh(x) (nan below 1). Derivative: 1 / sqrt(x**2 - 1)."""
-    return record(_quietly(np.arccosh, _floating(x)), "acosh", (x,),
-                  _quiet(lambda grad: grad / np.sqrt(x.data * x.data - 1)), graph_vjp=_acosh_graph)
+    return record(_quietly(np.arccosh, _floating(input)), "acosh", (input,),
+                  _quiet(lambda grad: grad / np.sqrt(input.data * input.data - 1)), graph_vjp=_acosh_graph)
 
 
 def _acosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -760,10 +768,10 @@ def _acosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / sqrt(x * x - 1),)
 
 
-def atanh(x: Tensor) -> Tensor:
+def atanh(input: Tensor) -> Tensor:
     """artanh(x) (+-inf at +-1, nan beyond). Derivative: 1 / (1 - x**2)."""
-    return record(_quietly(np.arctanh, _floating(x)), "atanh", (x,),
-                  _quiet(lambda grad: grad / (1 - x.data * x.data)), graph_vjp=_atanh_graph)
+    return record(_quietly(np.arctanh, _floating(input)), "atanh", (input,),
+                  _quiet(lambda grad: grad / (1 - input.data * input.data)), graph_vjp=_atanh_graph)
 
 
 def _atanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -778,10 +786,10 @@ _LN10 = float(np.log(10.0))
 _TWO_OVER_SQRT_PI = 2 / float(np.sqrt(np.pi))
 
 
-def erf(x: Tensor) -> Tensor:
+def erf(input: Tensor) -> Tensor:
     """erf(x) = 2/sqrt(pi) * integral from 0 to x of e**(-t**2) dt. Derivative: 2/sqrt(pi) * e**(-x**2)."""
-    return record(_erf_array(_floating(x)), "erf", (x,),
-                  _quiet(lambda grad: grad * _TWO_OVER_SQRT_PI * np.exp(-x.data * x.data)),
+    return record(_erf_array(_floating(input)), "erf", (input,),
+                  _quiet(lambda grad: grad * _TWO_OVER_SQRT_PI * np.exp(-input.data * input.data)),
                   graph_vjp=_erf_graph)
 
 
@@ -851,10 +859,10 @@ def _rational(coefficients: tuple[tuple[float, ...], tuple[float, ...]], z: np.n
     return numerator / denominator
 
 
-def erfc(x: Tensor) -> Tensor:
+def erfc(input: Tensor) -> Tensor:
     """1 - erf(x), accurate where erf(x) is close to 1. Derivative: -2/sqrt(pi) * e**(-x**2)."""
-    return record(_erfc_array(_floating(x)), "erfc", (x,),
-                  _quiet(lambda grad: -grad * _TWO_OVER_SQRT_PI * np.exp(-x.data * x.data)),
+    return record(_erfc_array(_floating(input)), "erfc", (input,),
+                  _quiet(lambda grad: -grad * _TWO_OVER_SQRT_PI * np.exp(-input.data * input.data)),
                   graph_vjp=_erfc_graph)
 
 
@@ -863,10 +871,10 @@ def _erfc_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (-grad * _TWO_OVER_SQRT_PI * exp(-x * x),)
 
 
-def exp2(x: Tensor) -> Tensor:
+def exp2(input: Tensor) -> Tensor:
     """2 ** x. Derivative: 2 ** x * ln(2)."""
-    out = _quietly(np.exp2, _floating(x))
-    return record(out, "exp2", (x,),
+    out = _quietly(np.exp2, _floating(input))
+    return record(out, "exp2", (input,),
                   _quiet(lambda grad: grad * out * _LN2), saved=(), saves_output=True, graph_vjp=_exp2_graph)
 
 
@@ -875,10 +883,10 @@ def _exp2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * out * _LN2,)
 
 
-def expm1(x: Tensor) -> Tensor:
+def expm1(input: Tensor) -> Tensor:
     """e ** x - 1, accurate near 0. Derivative: e ** x."""
-    out = _quietly(np.expm1, _floating(x))
-    return record(out, "expm1", (x,),
+    out = _quietly(np.expm1, _floating(input))
+    return record(out, "expm1", (input,),
                   _quiet(lambda grad: grad * (out + 1)), saved=(), saves_output=True, graph_vjp=_expm1_graph)
 
 
@@ -887,10 +895,10 @@ def _expm1_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * (out + 1),)
 
 
-def log2(x: Tensor) -> Tensor:
+def log2(input: Tensor) -> Tensor:
     """log2(x). Derivative: 1 / (x * ln(2))."""
-    return record(_quietly(np.log2, _floating(x)), "log2", (x,),
-                  _quiet(lambda grad: grad / (x.data * _LN2)), graph_vjp=_log2_graph)
+    return record(_quietly(np.log2, _floating(input)), "log2", (input,),
+                  _quiet(lambda grad: grad / (input.data * _LN2)), graph_vjp=_log2_graph)
 
 
 def _log2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -898,10 +906,10 @@ def _log2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (x * _LN2),)
 
 
-def log10(x: Tensor) -> Tensor:
+def log10(input: Tensor) -> Tensor:
     """log10(x). Derivative: 1 / (x * ln(10))."""
-    return record(_quietly(np.log10, _floating(x)), "log10", (x,),
-                  _quiet(lambda grad: grad / (x.data * _LN10)), graph_vjp=_log10_graph)
+    return record(_quietly(np.log10, _floating(input)), "log10", (input,),
+                  _quiet(lambda grad: grad / (input.data * _LN10)), graph_vjp=_log10_graph)
 
 
 def _log10_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -909,10 +917,10 @@ def _log10_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (x * _LN10),)
 
 
-def log1p(x: Tensor) -> Tensor:
+def log1p(input: Tensor) -> Tensor:
     """ln(1 + x), accurate near 0. Derivative: 1 / (1 + x)."""
-    return record(_quietly(np.log1p, _floating(x)), "log1p", (x,),
-                  _quiet(lambda grad: grad / (x.data + 1)), graph_vjp=_log1p_graph)
+    return record(_quietly(np.log1p, _floating(input)), "log1p", (input,),
+                  _quiet(lambda grad: grad / (input.data + 1)), graph_vjp=_log1p_graph)
 
 
 def _log1p_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -920,10 +928,10 @@ def _log1p_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (x + 1),)
 
 
-def rsqrt(x: Tensor) -> Tensor:
+def rsqrt(input: Tensor) -> Tensor:
     """1 / sqrt(x). Derivative: -1 / (2 * x ** 1.5), that is -rsqrt(x)**3 / 2."""
-    out = _quietly(lambda data: 1 / np.sqrt(data), _floating(x))
-    return record(out, "rsqrt", (x,),
+    out = _quietly(lambda data: 1 / np.sqrt(data), _floating(input))
+    return record(out, "rsqrt", (input,),
                   _quiet(lambda grad: -0.5 * grad * out * out * out), saved=(), saves_output=True,
                   graph_vjp=_rsqrt_graph)
 
@@ -933,11 +941,13 @@ def _rsqrt_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (-0.5 * grad * out * out * out,)
 
 
-def square(x: Tensor) -> Tensor:
+def square(input: Tensor) -> Tensor:
     """x ** 2 (an integer tensor stays integer; bool becomes int64). Derivative: 2 * x."""
-    data = x.data.astype(np.int64) if x.data.dtype.kind == "b" else x.data
-    return record(_quietly(np.square, data), "square", (x,),
-                  _quiet(lambda grad: grad * 2 * x.data), graph_vjp=_square_graph)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "square")
+    data = input.data.astype(np.int64) if input.data.dtype.kind == "b" else input.data
+    return record(_quietly(np.square, data), "square", (input,),
+                  _quiet(lambda grad: grad * 2 * input.data), graph_vjp=_square_graph)
 
 
 def _square_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -945,10 +955,10 @@ def _square_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * 2 * x,)
 
 
-def reciprocal(x: Tensor) -> Tensor:
+def reciprocal(input: Tensor) -> Tensor:
     """1 / x. Derivative: -1 / x**2."""
-    out = _quietly(np.reciprocal, _floating(x))
-    return record(out, "reciprocal", (x,),
+    out = _quietly(np.reciprocal, _floating(input))
+    return record(out, "reciprocal", (input,),
                   _quiet(lambda grad: -grad * out * out), saved=(), saves_output=True,
                   graph_vjp=_reciprocal_graph)
 
@@ -961,11 +971,11 @@ def _reciprocal_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 # --- sign and rounding: step functions, whose gradient PyTorch defines as 0 ---------------------
 
 
-def sign(x: Tensor) -> Tensor:
+def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of x (0 for 0, -0.0 and nan, as in PyTorch). Derivative: 0."""
-    data = _array(x, "sign")
+    data = _array(input, "sign")
     out = data.copy() if data.dtype.kind == "b" else _sign_array(data, data.dtype)
-    return record(out, "sign", (x,), _no_slope, saved=(), graph_vjp=_no_slope_graph)
+    return record(out, "sign", (input,), _no_slope, saved=(), graph_vjp=_no_slope_graph)
 
 
 def _sign_array(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -973,32 +983,32 @@ def _sign_array(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.subtract(data > 0, data < 0, dtype=dtype)
 
 
-def floor(x: Tensor) -> Tensor:
+def floor(input: Tensor) -> Tensor:
     """The largest integer <= x (an integer tensor is returned as a copy). Derivative: 0."""
-    return record(_rounded(np.floor, x, "floor"), "floor", (x,), _no_slope, saved=(),
+    return record(_rounded(np.floor, input, "floor"), "floor", (input,), _no_slope, saved=(),
                   graph_vjp=_no_slope_graph)
 
 
-def ceil(x: Tensor) -> Tensor:
+def ceil(input: Tensor) -> Tensor:
     """The smallest integer >= x (an integer tensor is returned as a copy). Derivative: 0."""
-    return record(_rounded(np.ceil, x, "ceil"), "ceil", (x,), _no_slope, saved=(),
+    return record(_rounded(np.ceil, input, "ceil"), "ceil", (input,), _no_slope, saved=(),
                   graph_vjp=_no_slope_graph)
 
 
-def trunc(x: Tensor) -> Tensor:
+def trunc(input: Tensor) -> Tensor:
     """x rounded toward zero (an integer tensor is returned as a copy). Derivative: 0."""
-    return record(_rounded(np.trunc, x, "trunc"), "trunc", (x,), _no_slope, saved=(),
+    return record(_rounded(np.trunc, input, "trunc"), "trunc", (input,), _no_slope, saved=(),
                   graph_vjp=_no_slope_graph)
 
 
-def round(x: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - the op's name, as in torch.round
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - the op's name, as in torch.round
     """x rounded to `decimals` places, halves to even (round(2.5) is 2). Derivative: 0."""
     if decimals == 0:
-        return record(_rounded(np.rint, x, "round"), "round", (x,), _no_slope, saved=(),
+        return record(_rounded(np.rint, input, "round"), "round", (input,), _no_slope, saved=(),
                       graph_vjp=_no_slope_graph)
-    _require_dtype(x, "f", "round(decimals=)", "floating")
+    _require_dtype(input, "f", "round(decimals=)", "floating")
     # x * 10**decimals rounded, then divided back: numpy's and PyTorch's algorithm alike.
-    return record(_quietly(np.round, x.data, decimals), "round", (x,), _no_slope, saved=(),
+    return record(_quietly(np.round, input.data, decimals), "round", (input,), _no_slope, saved=(),
                   graph_vjp=_no_slope_graph)
 
 
@@ -1008,10 +1018,10 @@ def _rounded(ufunc: np.ufunc, x: Tensor, op: str) -> np.ndarray:
     return x.data.copy() if x.data.dtype.kind in "iu" else _quietly(ufunc, x.data)
 
 
-def frac(x: Tensor) -> Tensor:
+def frac(input: Tensor) -> Tensor:
     """x - trunc(x), the fractional part with x's sign. Derivative: 1."""
-    _require_dtype(x, "f", "frac", "floating")
-    return record(_quietly(lambda data: data - np.trunc(data), x.data), "frac", (x,),
+    _require_dtype(input, "f", "frac", "floating")
+    return record(_quietly(lambda data: data - np.trunc(data), input.data), "frac", (input,),
                   lambda grad: grad, saved=(), graph_vjp=_identity_graph)
 
 
@@ -1022,24 +1032,25 @@ def _identity_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 # --- division family: integer tensors stay integer --------------------------------------------
 
 
-def fmod(a: Operand, b: Operand) -> Tensor:
+def fmod(input: Operand, other: Operand) -> Tensor:
     """C's fmod: a - trunc(a / b) * b, with the sign of a. d/da = 1, d/db = -trunc(a / b)."""
-    a, b = _operands(a, b)
-    return record(_dividing(np.fmod, a, b, "fmod"), "fmod", (a, b),
+    input, other = _operands(input, other)
+    return record(_dividing(np.fmod, input, other, "fmod"), "fmod", (input, other),
                   lambda grad: grad,
-                  _quiet(lambda grad: -grad * np.trunc(a.data / b.data)), graph_vjp=_fmod_graph)
+                  _quiet(lambda grad: -grad * np.trunc(input.data / other.data)), graph_vjp=_fmod_graph)
 
 
 def _fmod_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     return grad, -grad * new_leaf(_quietly(lambda x, y: np.trunc(x / y), a.data, b.data))
 
 
-def remainder(a: Operand, b: Operand) -> Tensor:
+def remainder(input: Operand, other: Operand) -> Tensor:
     """Python's a % b: a - floor(a / b) * b, with the sign of b. d/da = 1, d/db = -floor(a / b)."""
-    a, b = _operands(a, b)
-    return record(_dividing(_remainder, a, b, "remainder"), "remainder", (a, b),
+    input, other = _operands(input, other)
+    return record(_dividing(_remainder, input, other, "remainder"), "remainder", (input, other),
                   lambda grad: grad,
-                  _quiet(lambda grad: -grad * np.floor_divide(a.data, b.data)), graph_vjp=_remainder_graph)
+                  _quiet(lambda grad: -grad * np.floor_divide(input.data, other.data)),
+                  graph_vjp=_remainder_graph)
 
 
 def _remainder_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -1052,12 +1063,12 @@ def _remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
-def floor_divide(a: Operand, b: Operand) -> Tensor:
+def floor_divide(input: Operand, other: Operand) -> Tensor:
     """a // b, the quotient rounded down. No derivative: backward raises, as in PyTorch."""
-    a, b = _operands(a, b)
+    input, other = _operands(input, other)
     no_slope = _not_differentiable("floor_divide", "; div(a, b, rounding_mode='floor') computes the same "
                                                    "with a zero gradient")
-    return record(_dividing(np.floor_divide, a, b, "floor_divide"), "floor_divide", (a, b),
+    return record(_dividing(np.floor_divide, input, other, "floor_divide"), "floor_divide", (input, other),
                   no_slope, no_slope, saved=())
 
 
@@ -1106,15 +1117,15 @@ def _not_differentiable(op: str, instead: str = "") -> Callable[[np.ndarray], np
 # --- more binary math -------------------------------------------------------------------------
 
 
-def copysign(a: Operand, b: Operand) -> Tensor:
+def copysign(input: Operand, other: Operand) -> Tensor:
     """|a| with the sign of b. d/da = copysign(a, b) / a (0 at a = 0), d/db = 0.
 
     Integer and bool operands give the default float dtype, as in PyTorch.
     """
-    a, b = _operands(a, b)
-    out = _binary(np.copysign, a, b, "copysign", floating=True)
-    return record(out, "copysign", (a, b),
-                  _quiet(lambda grad: grad * np.where(a.data == 0, 0, out / a.data)),
+    input, other = _operands(input, other)
+    out = _binary(np.copysign, input, other, "copysign", floating=True)
+    return record(out, "copysign", (input, other),
+                  _quiet(lambda grad: grad * np.where(input.data == 0, 0, out / input.data)),
                   _no_slope, saves_output=True, graph_vjp=_copysign_graph)
 
 
@@ -1125,9 +1136,9 @@ def _copysign_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Te
     return grad * new_leaf(ratio), grad * 0
 
 
-def logaddexp(a: Operand, b: Operand) -> Tensor:
+def logaddexp(input: Operand, other: Operand) -> Tensor:
     """ln(e**a + e**b), without overflow. d/da = 1 / (1 + e**(b - a)), d/db = 1 / (1 + e**(a - b))."""
-    return _log_of_sum(a, b, np.logaddexp, np.exp, "logaddexp")
+    return _log_of_sum(input, other, np.logaddexp, np.exp, "logaddexp")
 
 
 def _log_of_sum(a: Operand, b: Operand, ufunc: np.ufunc, power: np.ufunc, op: str) -> Tensor:
@@ -1151,28 +1162,28 @@ def _logaddexp2_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[
         return grad / (1 + exp2(b - a)), grad / (1 + exp2(a - b))
 
 
-def lerp(start: Tensor, end: Tensor, weight: Tensor | float) -> Tensor:
+def lerp(input: Tensor, end: Tensor, weight: Tensor | float) -> Tensor:
     """start + weight * (end - start). d/dstart = 1 - weight, d/dend = weight, d/dweight = end - start.
 
     All three broadcast; the result has start's dtype, which end (and a weight tensor with
     dimensions) must share, as in PyTorch.
     """
-    operands = (start, end) if not isinstance(weight, Tensor) else (start, end, weight)
+    operands = (input, end) if not isinstance(weight, Tensor) else (input, end, weight)
     for name, t in zip(("start", "end", "weight"), operands, strict=False):
         if not isinstance(t, Tensor):
             raise TypeError(f"lerp: {name} must be a Tensor, got {type(t).__name__}")
         _require_dtype(t, "f", f"lerp ({name})", "floating")
-        if t.dtype != start.dtype and t.ndim > 0:
-            raise UnsupportedDtypeError(f"lerp: expected dtype {start.dtype} for {name}, got {t.dtype}")
-    w = weight.data.astype(start.dtype, copy=False) if isinstance(weight, Tensor) else weight
+        if t.dtype != input.dtype and t.ndim > 0:
+            raise UnsupportedDtypeError(f"lerp: expected dtype {input.dtype} for {name}, got {t.dtype}")
+    w = weight.data.astype(input.dtype, copy=False) if isinstance(weight, Tensor) else weight
     try:
-        out = _lerp_array(start.data, end.data, w)
+        out = _lerp_array(input.data, end.data, w)
     except ValueError:
         shapes = " and ".join(str(t.shape) for t in operands)
         raise ShapeError(f"lerp: shapes {shapes} (start, end, weight) can't be broadcast together") from None
     vjps = (_quiet(lambda grad: grad * (1 - w)),
             _quiet(lambda grad: grad * w),
-            _quiet(lambda grad: grad * (end.data - start.data)))
+            _quiet(lambda grad: grad * (end.data - input.data)))
     graph_vjp = _lerp_graph if isinstance(weight, Tensor) else partial(_lerp_number_graph, weight)
     return record(out, "lerp", operands, *vjps[:len(operands)], graph_vjp=graph_vjp)
 
@@ -1194,7 +1205,7 @@ def _lerp_array(s: np.ndarray, e: np.ndarray, w: np.ndarray | float) -> np.ndarr
         return np.where(np.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
 
 
-def clip(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:  # noqa: A002
+def clip(input: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:  # noqa: A002
     """x limited to [min, max] (bounds: numbers or tensors, broadcasting; where min > max, max).
 
     d/dx = 1 where min <= x <= max, d/dmin = 1 where x < min (and min < max),
@@ -1202,18 +1213,18 @@ def clip(x: Tensor, min: Operand | None = None, max: Operand | None = None) -> T
     """
     if min is None and max is None:
         raise ArgumentValueError("clip: at least one of 'min' and 'max' must not be None")
-    lo = None if min is None else ensure_tensor(min, x)
-    hi = None if max is None else ensure_tensor(max, x)
-    if all(t.data.dtype.kind == "b" for t in (x, lo, hi) if t is not None):
-        _require_dtype(x, "iuf", "clip", "integer or floating")  # bool bounds keep a bool tensor bool
-    out = x
+    lo = None if min is None else ensure_tensor(min, input)
+    hi = None if max is None else ensure_tensor(max, input)
+    if all(t.data.dtype.kind == "b" for t in (input, lo, hi) if t is not None):
+        _require_dtype(input, "iuf", "clip", "integer or floating")  # bool bounds keep a bool tensor bool
+    out = input
     if lo is not None:
         out = new_leaf(_binary(np.maximum, out, lo, "clip"))
     if hi is not None:
         out = new_leaf(_binary(np.minimum, out, hi, "clip"))
-    inputs = (x,) + tuple(t for t in (lo, hi) if t is not None)
+    inputs = (input,) + tuple(t for t in (lo, hi) if t is not None)
     names = ("x",) + (("min",) if lo is not None else ()) + (("max",) if hi is not None else ())
-    return record(out.data, "clip", inputs, *[partial(_clip_vjp, name, x, lo, hi) for name in names],
+    return record(out.data, "clip", inputs, *[partial(_clip_vjp, name, input, lo, hi) for name in names],
                   graph_vjp=partial(_clip_graph, names))
 
 
@@ -1243,22 +1254,22 @@ def _clip_graph(names: tuple[str, ...], grad: Tensor, out: Tensor, x: Tensor,
 # --- more two-argument math: atan2, hypot, fmax, fmin, xlogy, logaddexp2, float_power -----------
 
 
-def atan2(a: Operand, b: Operand) -> Tensor:
+def atan2(input: Operand, other: Operand) -> Tensor:
     """The angle of the point (b, a), in (-pi, pi]. d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
 
     Integer operands give the default float dtype, as in PyTorch (`arctan2` is the same op).
     """
-    a, b = _operands(a, b)
-    out = _quietly(_binary, np.arctan2, a, b, "atan2", True)
+    input, other = _operands(input, other)
+    out = _quietly(_binary, np.arctan2, input, other, "atan2", True)
 
     def inverse_square_radius() -> np.ndarray:
         """1 / (a^2 + b^2), 0 at the origin (where PyTorch's gradient is 0)."""
-        square = a.data * a.data + b.data * b.data
+        square = input.data * input.data + other.data * other.data
         return np.where(square == 0, 0, 1 / np.where(square == 0, 1, square))
 
-    return record(out, "atan2", (a, b),
-                  lambda grad: grad * b.data * inverse_square_radius(),
-                  lambda grad: -grad * a.data * inverse_square_radius(), graph_vjp=_atan2_graph)
+    return record(out, "atan2", (input, other),
+                  lambda grad: grad * other.data * inverse_square_radius(),
+                  lambda grad: -grad * input.data * inverse_square_radius(), graph_vjp=_atan2_graph)
 
 
 def _atan2_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -1272,13 +1283,13 @@ def _atan2_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tenso
 arctan2 = atan2
 
 
-def hypot(a: Operand, b: Operand) -> Tensor:
+def hypot(input: Operand, other: Operand) -> Tensor:
     """sqrt(a^2 + b^2), without overflow. d/da = a / out, d/db = b / out. Floating tensors only."""
-    a, b = _operands(a, b)
-    _require_floating_result(a, b, "hypot")
-    out = _binary(np.hypot, a, b, "hypot")
-    return record(out, "hypot", (a, b),
-                  _quiet(lambda grad: grad * a.data / out), _quiet(lambda grad: grad * b.data / out),
+    input, other = _operands(input, other)
+    _require_floating_result(input, other, "hypot")
+    out = _binary(np.hypot, input, other, "hypot")
+    return record(out, "hypot", (input, other),
+                  _quiet(lambda grad: grad * input.data / out), _quiet(lambda grad: grad * other.data / out),
                   saves_output=True, graph_vjp=_hypot_graph)
 
 
@@ -1287,23 +1298,23 @@ def _hypot_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tenso
         return grad * a / out, grad * b / out
 
 
-def fmax(a: Operand, b: Operand) -> Tensor:
+def fmax(input: Operand, other: Operand) -> Tensor:
     """Elementwise max that ignores nan (nan only where both are). The gradient goes to a where
     a >= b or b is nan, else to b (all of it to a on ties, as PyTorch's formula)."""
-    a, b = _operands(a, b)
-    return record(_binary(np.fmax, a, b, "fmax"), "fmax", (a, b),
-                  lambda grad: np.where((a.data >= b.data) | _nan(b.data), grad, 0),
-                  lambda grad: np.where((a.data >= b.data) | _nan(b.data), 0, grad),
+    input, other = _operands(input, other)
+    return record(_binary(np.fmax, input, other, "fmax"), "fmax", (input, other),
+                  lambda grad: np.where((input.data >= other.data) | _nan(other.data), grad, 0),
+                  lambda grad: np.where((input.data >= other.data) | _nan(other.data), 0, grad),
                   graph_vjp=partial(_fmax_graph, np.greater_equal))
 
 
-def fmin(a: Operand, b: Operand) -> Tensor:
+def fmin(input: Operand, other: Operand) -> Tensor:
     """Elementwise min that ignores nan (nan only where both are). The gradient goes to a where
     a <= b or b is nan, else to b."""
-    a, b = _operands(a, b)
-    return record(_binary(np.fmin, a, b, "fmin"), "fmin", (a, b),
-                  lambda grad: np.where((a.data <= b.data) | _nan(b.data), grad, 0),
-                  lambda grad: np.where((a.data <= b.data) | _nan(b.data), 0, grad),
+    input, other = _operands(input, other)
+    return record(_binary(np.fmin, input, other, "fmin"), "fmin", (input, other),
+                  lambda grad: np.where((input.data <= other.data) | _nan(other.data), grad, 0),
+                  lambda grad: np.where((input.data <= other.data) | _nan(other.data), 0, grad),
                   graph_vjp=partial(_fmax_graph, np.less_equal))
 
 
@@ -1324,19 +1335,20 @@ def _nan(data: np.ndarray) -> np.ndarray | bool:
     return np.isnan(data) if data.dtype.kind in "fc" else False
 
 
-def xlogy(a: Operand, b: Operand) -> Tensor:
+def xlogy(input: Operand, other: Operand) -> Tensor:
     """a * log(b), 0 where a is 0 (even where b is 0), nan where b is nan.
 
     d/da = log(b) (0 where a = 0 and b <= 0), d/db = a / b. Integers give the default float dtype.
     """
-    a, b = _operands(a, b)
-    x, y = _promoted(a.data, b.data, floating=True)
+    input, other = _operands(input, other)
+    x, y = _promoted(input.data, other.data, floating=True)
     with np.errstate(all="ignore"):
         try:
             out = np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(x.dtype, copy=False)
         except ValueError:
-            raise ShapeError(f"xlogy: shapes {a.shape} and {b.shape} can't be broadcast together") from None
-    return record(out, "xlogy", (a, b),
+            raise ShapeError(f"xlogy: shapes {input.shape} and {other.shape} can't be broadcast "
+                             "together") from None
+    return record(out, "xlogy", (input, other),
                   _quiet(lambda grad: np.where(((grad == 0) & ~np.isnan(y)) | ((x == 0) & (y <= 0)),
                                                0, grad * np.log(y))),
                   _quiet(lambda grad: grad * x / y), graph_vjp=partial(_xlogy_graph, xlogy, 0))
@@ -1351,24 +1363,24 @@ def _xlogy_graph(op: Callable[[Tensor, Tensor], Tensor], pole: float, grad: Tens
         return where(no_slope, 0.0, op(grad, b)), grad * a / (b - pole)
 
 
-def logaddexp2(a: Operand, b: Operand) -> Tensor:
+def logaddexp2(input: Operand, other: Operand) -> Tensor:
     """log2(2**a + 2**b), without overflow. d/da = 1 / (1 + 2**(b - a)), d/db = 1 / (1 + 2**(a - b))."""
-    return _log_of_sum(a, b, np.logaddexp2, np.exp2, "logaddexp2")
+    return _log_of_sum(input, other, np.logaddexp2, np.exp2, "logaddexp2")
 
 
-def float_power(a: Operand, b: Operand) -> Tensor:
+def float_power(input: Operand, exponent: Operand) -> Tensor:
     """a ** b computed in float64 whatever the operands' dtypes (PyTorch's double precision power).
     Gradient: as `pow`'s, cast back to each operand's dtype."""
-    a, b = _operands(a, b)
-    return pow(a.double(), b.double())
+    input, exponent = _operands(input, exponent)
+    return pow(input.double(), exponent.double())
 
 
 # --- unary math: sinc, logit, nan_to_num, angle conversions, and PyTorch's alias names ----------
 
 
-def sinc(x: Tensor) -> Tensor:
+def sinc(input: Tensor) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0. Derivative: (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0."""
-    data = _floating(x)
+    data = _floating(input)
     with np.errstate(invalid="ignore"):  # sinc(+-inf) is nan, silently as in PyTorch
         # float16 in float32, as PyTorch computes it: pi x rounded to float16 misses sin's zeros
         wide = data.astype(np.float32) if data.dtype == np.float16 else data
@@ -1382,7 +1394,7 @@ def sinc(x: Tensor) -> Tensor:
             # 0 where pi x^2 is 0, x = 0 or so small that it underflows (0 / 0 there), as PyTorch.
             return grad * np.where(denominator == 0, 0, slope)
 
-    return record(out, "sinc", (x,), vjp, graph_vjp=_sinc_graph)
+    return record(out, "sinc", (input,), vjp, graph_vjp=_sinc_graph)
 
 
 def _sinc_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -1393,12 +1405,12 @@ def _sinc_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * where(new_leaf(denominator.data == 0), 0.0, slope),)
 
 
-def logit(x: Tensor, eps: float | None = None) -> Tensor:
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given (a negative eps is none).
 
     Derivative: 1 / (x (1 - x)); with eps, 0 where x was clamped; without, nan outside [0, 1].
     """
-    data = _floating(x)
+    data = _floating(input)
     # PyTorch's clamp order: below eps is eps, else above 1 - eps is 1 - eps (so eps > 0.5 is defined)
     z = data if eps is None or eps < 0 else np.where(data < eps, eps, np.where(data > 1 - eps, 1 - eps, data))
     with np.errstate(all="ignore"):
@@ -1411,7 +1423,7 @@ def logit(x: Tensor, eps: float | None = None) -> Tensor:
             return np.where((data < 0) | (data > 1), np.nan, slope)
         return np.where((data < eps) | (data > 1 - eps), 0, slope)
 
-    return record(out, "logit", (x,), vjp, graph_vjp=partial(_logit_graph, eps))
+    return record(out, "logit", (input,), vjp, graph_vjp=partial(_logit_graph, eps))
 
 
 def _logit_graph(eps: float | None, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -1423,15 +1435,18 @@ def _logit_graph(eps: float | None, grad: Tensor, out: Tensor, x: Tensor) -> tup
     return (where(new_leaf(np.asarray((data < eps) | (data > 1 - eps))), 0.0, slope),)
 
 
-def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> Tensor:
     """x with nan, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values
     unless given). Derivative: 1 where x is finite, 0 where it was replaced."""
-    data = x.data
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "nan_to_num")
+    data = input.data
     if data.dtype.kind not in "fc":
-        return record(data.copy(), "nan_to_num", (x,), lambda grad: grad, saved=(), graph_vjp=_identity_graph)
+        return record(data.copy(), "nan_to_num", (input,), lambda grad: grad, saved=(),
+                      graph_vjp=_identity_graph)
     out = np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf)
-    return record(out, "nan_to_num", (x,), lambda grad: np.where(np.isfinite(data), grad, 0),
+    return record(out, "nan_to_num", (input,), lambda grad: np.where(np.isfinite(data), grad, 0),
                   graph_vjp=_nan_to_num_graph)
 
 
@@ -1439,42 +1454,48 @@ def _nan_to_num_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (where(new_leaf(np.asarray(np.isfinite(x.data))), grad, 0.0),)
 
 
-def deg2rad(x: Tensor) -> Tensor:
+def deg2rad(input: Tensor) -> Tensor:
     """Degrees to radians: x * pi / 180 (integers give the default float dtype)."""
-    return mul(x, np.pi / 180)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "deg2rad")
+    return mul(input, np.pi / 180)
 
 
-def rad2deg(x: Tensor) -> Tensor:
+def rad2deg(input: Tensor) -> Tensor:
     """Radians to degrees: x * 180 / pi (integers give the default float dtype)."""
-    return mul(x, 180 / np.pi)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "rad2deg")
+    return mul(input, 180 / np.pi)
 
 
-def sgn(x: Tensor) -> Tensor:
+def sgn(input: Tensor) -> Tensor:
     """The sign of x (for real tensors, `sign`). Derivative: 0."""
-    return sign(x)
+    return sign(input)
 
 
-def negative(x: Tensor) -> Tensor:
+def negative(input: Tensor) -> Tensor:
     """-x (`neg` by its NumPy name)."""
-    return neg(x)
+    return neg(input)
 
 
-def positive(x: Tensor) -> Tensor:
+def positive(input: Tensor) -> Tensor:
     """x itself (unary +); a bool tensor is refused, as in PyTorch."""
-    if x.data.dtype.kind == "b":
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "positive")
+    if input.data.dtype.kind == "b":
         raise UnsupportedDtypeError("positive: the + operator on a bool tensor is not supported; "
                                     "use logical ops instead")
-    return x
+    return input
 
 
-def absolute(x: Tensor) -> Tensor:
+def absolute(input: Tensor) -> Tensor:
     """|x| (`abs` by its NumPy name)."""
-    return abs(x)
+    return abs(input)
 
 
-def true_divide(a: Operand, b: Operand) -> Tensor:
+def true_divide(input: Operand, other: Operand) -> Tensor:
     """a / b in floating point (`div` without a rounding mode)."""
-    return div(a, b)
+    return div(input, other)
 
 
 # NumPy's names for ops above, which PyTorch also has (`torch.arccos`, `torch.divide`, `torch.fix`),
@@ -1556,48 +1577,48 @@ def not_equal(input: Operand, other: Operand) -> Tensor:  # noqa: A002 - PyTorch
     return ne(input, other)
 
 
-def clamp_min(x: Tensor, min: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+def clamp_min(input: Tensor, min: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
     """max(x, min): `clamp(x, min=min)`."""
-    return clamp(x, min=min)
+    return clamp(input, min=min)
 
 
-def clamp_max(x: Tensor, max: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
+def clamp_max(input: Tensor, max: Operand) -> Tensor:  # noqa: A002 - PyTorch's name
     """min(x, max): `clamp(x, max=max)`."""
-    return clamp(x, max=max)
+    return clamp(input, max=max)
 
 
 # --- bitwise ops: integer and bool tensors, no gradient ----------------------------------------
 
 
-def bitwise_and(a: Operand, b: Operand) -> Tensor:
+def bitwise_and(input: Operand, other: Operand) -> Tensor:
     """a & b, bit by bit (logical and on bool tensors). No gradient."""
-    return _bitwise(np.bitwise_and, a, b, "bitwise_and (&)")
+    return _bitwise(np.bitwise_and, input, other, "bitwise_and (&)")
 
 
-def bitwise_or(a: Operand, b: Operand) -> Tensor:
+def bitwise_or(input: Operand, other: Operand) -> Tensor:
     """a | b, bit by bit (logical or on bool tensors). No gradient."""
-    return _bitwise(np.bitwise_or, a, b, "bitwise_or (|)")
+    return _bitwise(np.bitwise_or, input, other, "bitwise_or (|)")
 
 
-def bitwise_xor(a: Operand, b: Operand) -> Tensor:
+def bitwise_xor(input: Operand, other: Operand) -> Tensor:
     """a ^ b, bit by bit (logical xor on bool tensors). No gradient."""
-    return _bitwise(np.bitwise_xor, a, b, "bitwise_xor (^)")
+    return _bitwise(np.bitwise_xor, input, other, "bitwise_xor (^)")
 
 
-def bitwise_left_shift(a: Operand, b: Operand) -> Tensor:
+def bitwise_left_shift(input: Operand, other: Operand) -> Tensor:
     """a << b, that is a * 2**b wrapped to the dtype (0 for a shift past the width). No gradient."""
-    return _bitwise(np.left_shift, a, b, "bitwise_left_shift (<<)", bools=False)
+    return _bitwise(np.left_shift, input, other, "bitwise_left_shift (<<)", bools=False)
 
 
-def bitwise_right_shift(a: Operand, b: Operand) -> Tensor:
+def bitwise_right_shift(input: Operand, other: Operand) -> Tensor:
     """a >> b, that is floor(a / 2**b) (0 or -1 for a shift past the width). No gradient."""
-    return _bitwise(np.right_shift, a, b, "bitwise_right_shift (>>)", bools=False)
+    return _bitwise(np.right_shift, input, other, "bitwise_right_shift (>>)", bools=False)
 
 
-def bitwise_not(x: Tensor) -> Tensor:
+def bitwise_not(input: Tensor) -> Tensor:
     """~x: every bit flipped (logical not on a bool tensor). No gradient."""
-    _require_dtype(x, "iub", "bitwise_not (~)", "integer or bool")
-    return new_leaf(np.logical_not(x.data) if x.data.dtype.kind == "b" else np.invert(x.data))
+    _require_dtype(input, "iub", "bitwise_not (~)", "integer or bool")
+    return new_leaf(np.logical_not(input.data) if input.data.dtype.kind == "b" else np.invert(input.data))
 
 
 def _bitwise(ufunc: np.ufunc, a: Operand, b: Operand, op: str, bools: bool = True) -> Tensor:
@@ -1616,73 +1637,82 @@ logical_or = _compare(np.logical_or, "or")
 logical_xor = _compare(np.logical_xor, "xor")
 
 
-def logical_not(x: Tensor) -> Tensor:
+def logical_not(input: Tensor) -> Tensor:
     """not x, elementwise (nonzero is true): a bool tensor that carries no gradient."""
-    return new_leaf(np.logical_not(x.data))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "logical_not")
+    return new_leaf(np.logical_not(input.data))
 
 
-def heaviside(x: Tensor, values: Operand) -> Tensor:
+def heaviside(input: Tensor, values: Operand) -> Tensor:
     """0 where x < 0, 1 where x > 0, `values` where x == 0 (broadcast), in their common dtype.
     No derivative: backward raises, as in PyTorch."""
-    x, values = _operands(x, values)
-    if x.dtype != values.dtype:
-        raise UnsupportedDtypeError(f"heaviside: input ({x.dtype}) and values ({values.dtype}) must have "
+    input, values = _operands(input, values)
+    if input.dtype != values.dtype:
+        raise UnsupportedDtypeError(f"heaviside: input ({input.dtype}) and values ({values.dtype}) must have "
                                     "the same dtype, as in PyTorch")
     out = _binary(lambda a, v: np.where(a == 0, v, (a > 0).astype(a.dtype)).astype(a.dtype, copy=False),
-                  x, values, "heaviside")
+                  input, values, "heaviside")
     no_slope = _not_differentiable("heaviside")
-    return record(out, "heaviside", (x, values), no_slope, no_slope, saved=())
+    return record(out, "heaviside", (input, values), no_slope, no_slope, saved=())
 
 
-def signbit(x: Tensor) -> Tensor:
+def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (negative numbers and -0.0): a bool tensor without gradient."""
-    return new_leaf(np.signbit(_array(x, "signbit")))
+    return new_leaf(np.signbit(_array(input, "signbit")))
 
 
-def isposinf(x: Tensor) -> Tensor:
+def isposinf(input: Tensor) -> Tensor:
     """True where x is +inf: a bool tensor without gradient."""
-    return new_leaf(np.isposinf(x.data) if x.data.dtype.kind == "f" else np.zeros_like(x.data, dtype=bool))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "isposinf")
+    data = input.data
+    return new_leaf(np.isposinf(data) if data.dtype.kind == "f" else np.zeros_like(data, dtype=bool))
 
 
-def isneginf(x: Tensor) -> Tensor:
+def isneginf(input: Tensor) -> Tensor:
     """True where x is -inf: a bool tensor without gradient."""
-    return new_leaf(np.isneginf(x.data) if x.data.dtype.kind == "f" else np.zeros_like(x.data, dtype=bool))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "isneginf")
+    data = input.data
+    return new_leaf(np.isneginf(data) if data.dtype.kind == "f" else np.zeros_like(data, dtype=bool))
 
 
-def isnan(x: Tensor) -> Tensor:
+def isnan(input: Tensor) -> Tensor:
     """True where x is nan: a bool tensor that carries no gradient."""
-    return new_leaf(np.isnan(_array(x, "isnan")))
+    return new_leaf(np.isnan(_array(input, "isnan")))
 
 
-def isinf(x: Tensor) -> Tensor:
+def isinf(input: Tensor) -> Tensor:
     """True where x is +inf or -inf: a bool tensor that carries no gradient."""
-    return new_leaf(np.isinf(_array(x, "isinf")))
+    return new_leaf(np.isinf(_array(input, "isinf")))
 
 
-def isfinite(x: Tensor) -> Tensor:
+def isfinite(input: Tensor) -> Tensor:
     """True where x is neither inf nor nan: a bool tensor that carries no gradient."""
-    return new_leaf(np.isfinite(_array(x, "isfinite")))
+    return new_leaf(np.isfinite(_array(input, "isfinite")))
 
 
-def isclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,
+def isclose(input: Tensor, other: Operand, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|a - b| <= atol + rtol * |b|, elementwise (equal infinities are close): a bool tensor.
 
     Both tensors have one dtype, as PyTorch requires; `equal_nan` makes nan close to nan.
     """
-    a, b = _operands(a, b)
-    if a.dtype != b.dtype:
-        raise UnsupportedDtypeError(f"isclose: both tensors must have the same dtype, got {a.dtype} "
-                                    f"and {b.dtype}")
+    input, other = _operands(input, other)
+    if input.dtype != other.dtype:
+        raise UnsupportedDtypeError(f"isclose: both tensors must have the same dtype, got {input.dtype} "
+                                    f"and {other.dtype}")
     if rtol < 0 or atol < 0:
         raise ArgumentValueError(f"isclose: rtol and atol must be >= 0, got rtol={rtol}, atol={atol}")
-    x, y = a.data, b.data
+    x, y = input.data, other.data
     if x.dtype.kind == "b":  # PyTorch measures bools' distance as floats
         x, y = x.astype(float_dtype(x.dtype)), y.astype(float_dtype(y.dtype))
     try:
         close = x == y
     except ValueError:
-        raise ShapeError(f"isclose: shapes {a.shape} and {b.shape} can't be broadcast together") from None
+        raise ShapeError(f"isclose: shapes {input.shape} and {other.shape} can't be broadcast "
+                         "together") from None
     if equal_nan:
         close = close | (np.isnan(x) & np.isnan(y))
     with np.errstate(all="ignore"):  # inf - inf is nan: not close, unless equal above
@@ -1692,17 +1722,17 @@ def isclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,
     return new_leaf(out if is_array(out) else np.asarray(out))
 
 
-def allclose(a: Tensor, b: Operand, rtol: float = 1e-05, atol: float = 1e-08,
+def allclose(input: Tensor, other: Operand, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """Whether `isclose(a, b, ...)` holds for every element: a Python bool."""
-    return bool(isclose(a, b, rtol, atol, equal_nan).data.all())
+    return bool(isclose(input, other, rtol, atol, equal_nan).data.all())
 
 
-def equal(a: Tensor, b: Tensor) -> bool:
+def equal(input: Tensor, other: Tensor) -> bool:
     """Whether a and b have the same shape and the same values (nan is never equal): a Python bool."""
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(f"equal: expected two Tensors, got {type(a).__name__} and {type(b).__name__}")
-    return a.shape == b.shape and bool((a.data == b.data).all())
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError(f"equal: expected two Tensors, got {type(input).__name__} and {type(other).__name__}")
+    return input.shape == other.shape and bool((input.data == other.data).all())
 
 
 # --- special functions: the gamma, error-function and Bessel families (also `tg.special`) ----------
@@ -1951,32 +1981,32 @@ def _polygamma_array(n: int, x: np.ndarray) -> np.ndarray:
                     np.where(x == np.inf, 0.0 if n == 1 else np.nan, out))
 
 
-def lgamma(x: Tensor) -> Tensor:
+def lgamma(input: Tensor) -> Tensor:
     """ln|Gamma(x)|: inf at 0 and the negative integers. Derivative: digamma(x)."""
-    return record(_special(_lgamma_array, _floating(x)), "lgamma", (x,),
-                  _quiet(lambda grad: grad * _special(_digamma_array, x.data)), graph_vjp=_lgamma_graph)
+    return record(_special(_lgamma_array, _floating(input)), "lgamma", (input,),
+                  _quiet(lambda grad: grad * _special(_digamma_array, input.data)), graph_vjp=_lgamma_graph)
 
 
 def _lgamma_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * digamma(x),)
 
 
-def digamma(x: Tensor) -> Tensor:
+def digamma(input: Tensor) -> Tensor:
     """psi(x) = Gamma'(x) / Gamma(x): -inf at +0, +inf at -0, nan at the negative integers.
     Derivative: polygamma(1, x)."""
-    return record(_special(_digamma_array, _floating(x)), "digamma", (x,),
-                  _quiet(lambda grad: grad * _special(_trigamma_array, x.data)),
+    return record(_special(_digamma_array, _floating(input)), "digamma", (input,),
+                  _quiet(lambda grad: grad * _special(_trigamma_array, input.data)),
                   graph_vjp=partial(_polygamma_graph, 0))
 
 
-def polygamma(n: int, x: Tensor) -> Tensor:
+def polygamma(n: int, input: Tensor) -> Tensor:
     """The n-th derivative of digamma (n >= 0): polygamma(0, x) = digamma(x); for n >= 2,
     (-1)**(n+1) n! zeta(n + 1, x). Derivative: polygamma(n + 1, x); none with respect to n."""
     n = _order(n, "polygamma", "n")
     if n < 0:
         raise ArgumentValueError(f"polygamma(n, x) does not support negative n (got n={n})")
-    return record(_special(lambda data: _polygamma_array(n, data), _floating(x)), "polygamma", (x,),
-                  _quiet(lambda grad: grad * _special(lambda data: _polygamma_array(n + 1, data), x.data)),
+    return record(_special(lambda data: _polygamma_array(n, data), _floating(input)), "polygamma", (input,),
+                  _quiet(lambda grad: grad * _special(partial(_polygamma_array, n + 1), input.data)),
                   graph_vjp=partial(_polygamma_graph, n))
 
 
@@ -1995,22 +2025,22 @@ def _order(value: Any, op: str, argument: str) -> int:
     return int(value)
 
 
-def mvlgamma(x: Tensor, p: int) -> Tensor:
+def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension p:
     sum over j < p of lgamma(x - j/2), plus p (p - 1) / 4 ln(pi).
     Derivative: the sum over j of digamma(x - j/2)."""
     p = _order(p, "mvlgamma", "p")
     if p < 1:
         raise ArgumentValueError(f"mvlgamma: p has to be greater than or equal to 1, got p={p}")
-    if x.data.dtype.kind == "b":
-        raise UnsupportedDtypeError(f"mvlgamma: the input may not be a bool tensor (shape {x.shape}), "
+    if input.data.dtype.kind == "b":
+        raise UnsupportedDtypeError(f"mvlgamma: the input may not be a bool tensor (shape {input.shape}), "
                                     "as in PyTorch")
-    data = _floating(x)
+    data = _floating(input)
     halves = namespace(data).arange(p, dtype=data.dtype) * 0.5 - (p - 1) * 0.5
     args = data[..., None] + halves
     out = _special(_lgamma_array, args).sum(-1) + p * (p - 1) * 0.25 * math.log(math.pi)
-    return record(out, "mvlgamma", (x,),
-                  _quiet(lambda grad: grad * _special(_digamma_array, x.data[..., None] + halves).sum(-1)),
+    return record(out, "mvlgamma", (input,),
+                  _quiet(lambda grad: grad * _special(_digamma_array, data[..., None] + halves).sum(-1)),
                   graph_vjp=partial(_mvlgamma_graph, halves))
 
 
@@ -2048,11 +2078,11 @@ def _erfinv_array(y: np.ndarray) -> np.ndarray:
     return np.where(a > 1.0, np.nan, x)
 
 
-def erfinv(x: Tensor) -> Tensor:
+def erfinv(input: Tensor) -> Tensor:
     """The inverse of erf on [-1, 1] (+-inf at +-1, nan outside), to full precision also near +-1.
     Derivative: sqrt(pi) / 2 * exp(erfinv(x)**2)."""
-    out = _special(_erfinv_array, _floating(x))
-    return record(out, "erfinv", (x,),
+    out = _special(_erfinv_array, _floating(input))
+    return record(out, "erfinv", (input,),
                   _quiet(lambda grad: grad * (0.5 * math.sqrt(math.pi)) * np.exp(out * out)),
                   saved=(), saves_output=True, graph_vjp=_erfinv_graph)
 
@@ -2099,18 +2129,18 @@ def _erfcx_array(x: np.ndarray) -> np.ndarray:
     return np.where(y < 0.46875, small, out)
 
 
-def erfcx(x: Tensor) -> Tensor:
+def erfcx(input: Tensor) -> Tensor:
     """The scaled complementary error function exp(x**2) erfc(x), finite where erfc underflows.
     Derivative: 2 x erfcx(x) - 2 / sqrt(pi).
 
     For large negative x it is accurate to double precision, where PyTorch's 2 exp(x*x) is off
     by about x**2 ulps (1e-13 relative at x = -20).
     """
-    data = _floating(x)
-    _refuse_half(data.dtype, x.shape, "erfcx")
+    data = _floating(input)
+    _refuse_half(data.dtype, input.shape, "erfcx")
     out = _special(_erfcx_array, data)
-    return record(out, "erfcx", (x,),
-                  _quiet(lambda grad: grad * (2.0 * x.data * out - _TWO_OVER_SQRT_PI)),
+    return record(out, "erfcx", (input,),
+                  _quiet(lambda grad: grad * (2.0 * input.data * out - _TWO_OVER_SQRT_PI)),
                   graph_vjp=_erfcx_graph)
 
 
@@ -2135,13 +2165,13 @@ def _ndtr_array(x: np.ndarray) -> np.ndarray:
     return np.where(np.abs(t) < 0.46875, 0.5 + 0.5 * t * _rational(_ERF_SMALL, t * t), out)
 
 
-def ndtr(x: Tensor) -> Tensor:
+def ndtr(input: Tensor) -> Tensor:
     """The standard normal CDF, (1 + erf(x / sqrt(2))) / 2. Derivative: exp(-x**2 / 2) / sqrt(2 pi).
 
     The lower tail keeps its digits (ndtr(-10) is 7.6e-24, where PyTorch's 1 + erf rounds it to 0).
     """
-    return record(_special(_ndtr_array, _floating(x)), "ndtr", (x,),
-                  _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-0.5 * x.data * x.data)),
+    return record(_special(_ndtr_array, _floating(input)), "ndtr", (input,),
+                  _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-0.5 * input.data * input.data)),
                   graph_vjp=_ndtr_graph)
 
 
@@ -2187,13 +2217,13 @@ def _ndtri_array(p: np.ndarray) -> np.ndarray:
     return np.where((p < 0) | (p > 1), np.nan, out)
 
 
-def ndtri(x: Tensor) -> Tensor:
+def ndtri(input: Tensor) -> Tensor:
     """The standard normal quantile, the inverse of ndtr (-inf at 0, inf at 1, nan outside [0, 1]).
     Derivative: sqrt(2 pi) exp(ndtri(x)**2 / 2)."""
-    data = _floating(x)
-    _refuse_half(data.dtype, x.shape, "ndtri")
+    data = _floating(input)
+    _refuse_half(data.dtype, input.shape, "ndtri")
     out = _special(_ndtri_array, data)
-    return record(out, "ndtri", (x,),
+    return record(out, "ndtri", (input,),
                   _quiet(lambda grad: grad * math.sqrt(2 * math.pi) * np.exp(0.5 * out * out)),
                   saved=(), saves_output=True, graph_vjp=_ndtri_graph)
 
@@ -2211,14 +2241,14 @@ def _log_ndtr_array(x: np.ndarray) -> np.ndarray:
     return np.where(x < -1.0, lower, np.log1p(-_ndtr_array(-x)))
 
 
-def log_ndtr(x: Tensor) -> Tensor:
+def log_ndtr(input: Tensor) -> Tensor:
     """log of the standard normal CDF, accurate in both tails.
     Derivative: exp(-(log_ndtr(x) + x**2 / 2)) / sqrt(2 pi)."""
-    data = _floating(x)
-    _refuse_half(data.dtype, x.shape, "log_ndtr")
+    data = _floating(input)
+    _refuse_half(data.dtype, input.shape, "log_ndtr")
     out = _special(_log_ndtr_array, data)
-    return record(out, "log_ndtr", (x,),
-                  _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-(out + 0.5 * x.data * x.data))),
+    return record(out, "log_ndtr", (input,),
+                  _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-(out + 0.5 * input.data * input.data))),
                   saves_output=True, graph_vjp=_log_ndtr_graph)
 
 
@@ -2302,21 +2332,21 @@ def _i1_array(x: np.ndarray) -> np.ndarray:
     return np.exp(np.abs(x)) * _i1e_array(x)
 
 
-def i0(x: Tensor) -> Tensor:
+def i0(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind of order 0, I0(x). Derivative: I1(x)."""
-    return record(_special(_i0_array, _floating(x)), "i0", (x,),
-                  _quiet(lambda grad: grad * _special(_i1_array, x.data)), graph_vjp=_i0_graph)
+    return record(_special(_i0_array, _floating(input)), "i0", (input,),
+                  _quiet(lambda grad: grad * _special(_i1_array, input.data)), graph_vjp=_i0_graph)
 
 
 def _i0_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * i1(x),)
 
 
-def i0e(x: Tensor) -> Tensor:
+def i0e(input: Tensor) -> Tensor:
     """exp(-|x|) I0(x), which does not overflow. Derivative: i1e(x) - sgn(x) i0e(x)."""
-    out = _special(_i0e_array, _floating(x))
-    return record(out, "i0e", (x,),
-                  _quiet(lambda grad: grad * (_special(_i1e_array, x.data) - np.sign(x.data) * out)),
+    out = _special(_i0e_array, _floating(input))
+    return record(out, "i0e", (input,),
+                  _quiet(lambda grad: grad * (_special(_i1e_array, input.data) - np.sign(input.data) * out)),
                   saves_output=True, graph_vjp=_i0e_graph)
 
 
@@ -2335,21 +2365,21 @@ def _i1_slope(x: np.ndarray, out: np.ndarray, lead: Callable[[np.ndarray], np.nd
     return np.where(tiny, 0.5, slope)
 
 
-def i1(x: Tensor) -> Tensor:
+def i1(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind of order 1, I1(x).
     Derivative: I0(x) - I1(x) / x (1/2 at 0)."""
-    out = _special(_i1_array, _floating(x))
-    return record(out, "i1", (x,),
-                  _quiet(lambda grad: grad * _i1_slope(x.data, out, _i0_array, scaled=False)),
+    out = _special(_i1_array, _floating(input))
+    return record(out, "i1", (input,),
+                  _quiet(lambda grad: grad * _i1_slope(input.data, out, _i0_array, scaled=False)),
                   saves_output=True, graph_vjp=partial(_i1_graph, False))
 
 
-def i1e(x: Tensor) -> Tensor:
+def i1e(input: Tensor) -> Tensor:
     """exp(-|x|) I1(x), which does not overflow.
     Derivative: i0e(x) - i1e(x) (sgn(x) + 1 / x) (1/2 at 0)."""
-    out = _special(_i1e_array, _floating(x))
-    return record(out, "i1e", (x,),
-                  _quiet(lambda grad: grad * _i1_slope(x.data, out, _i0e_array, scaled=True)),
+    out = _special(_i1e_array, _floating(input))
+    return record(out, "i1e", (input,),
+                  _quiet(lambda grad: grad * _i1_slope(input.data, out, _i0e_array, scaled=True)),
                   saves_output=True, graph_vjp=partial(_i1_graph, True))
 
 
@@ -2366,31 +2396,33 @@ def _i1_graph(scaled: bool, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tenso
     return (grad * where(tiny, 0.5, slope),)
 
 
-def xlog1py(a: Operand, b: Operand) -> Tensor:
+def xlog1py(input: Operand, other: Operand) -> Tensor:
     """a * log1p(b), 0 where a is 0 (even where b is -1), nan where b is nan.
 
     d/da = log1p(b) (0 where a = 0 and b <= -1), d/db = a / (1 + b). Integers give the default float dtype.
     """
-    a, b = _operands(a, b)
-    x, y = _promoted(a.data, b.data, floating=True)
+    input, other = _operands(input, other)
+    x, y = _promoted(input.data, other.data, floating=True)
     with np.errstate(all="ignore"):
         try:
             out = np.where((x == 0) & ~np.isnan(y), 0, x * np.log1p(y)).astype(x.dtype, copy=False)
         except ValueError:
-            raise ShapeError(f"xlog1py: shapes {a.shape} and {b.shape} can't be broadcast together") from None
-    return record(out, "xlog1py", (a, b),
+            raise ShapeError(f"xlog1py: shapes {input.shape} and {other.shape} can't be broadcast "
+                             "together") from None
+    return record(out, "xlog1py", (input, other),
                   _quiet(lambda grad: np.where(((grad == 0) & ~np.isnan(y)) | ((x == 0) & (y <= -1)),
                                                0, grad * np.log1p(y))),
                   _quiet(lambda grad: grad * x / (y + 1)), graph_vjp=partial(_xlogy_graph, xlog1py, -1))
 
 
-def entr(x: Tensor) -> Tensor:
+def entr(input: Tensor) -> Tensor:
     """The entropy term -x ln(x): 0 at 0, -inf below 0. Derivative: -(1 + ln(x))."""
-    data = _floating(x)
+    data = _floating(input)
     with np.errstate(all="ignore"):
         out = np.where(data > 0, -data * np.log(data), np.where(data == 0, 0.0, -np.inf))
         out = np.where(np.isnan(data), data, out).astype(data.dtype, copy=False)
-    return record(out, "entr", (x,), _quiet(lambda grad: grad * -(1 + np.log(x.data))), graph_vjp=_entr_graph)
+    return record(out, "entr", (input,), _quiet(lambda grad: grad * -(1 + np.log(input.data))),
+                  graph_vjp=_entr_graph)
 
 
 def _entr_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -2403,21 +2435,22 @@ def _zeta_first_argument(grad: np.ndarray) -> np.ndarray:
                               "implemented (as in PyTorch); detach() x, or pass a number")
 
 
-def zeta(a: Operand, b: Operand) -> Tensor:
+def zeta(input: Operand, other: Operand) -> Tensor:
     """Hurwitz's zeta function, the sum over k >= 0 of (b + k)**-a (Riemann's at b = 1).
 
     d/db = -a zeta(a + 1, b); d/da is not implemented, as in PyTorch (backward raises).
     """
-    a, b = _operands(a, b)
-    s, q = _promoted(a.data, b.data, floating=True)
-    _refuse_half(s.dtype, a.shape, "zeta")
+    input, other = _operands(input, other)
+    s, q = _promoted(input.data, other.data, floating=True)
+    _refuse_half(s.dtype, input.shape, "zeta")
     try:
         shape = np.broadcast_shapes(s.shape, q.shape)
     except ValueError:
-        raise ShapeError(f"zeta: shapes {a.shape} and {b.shape} can't be broadcast together") from None
+        raise ShapeError(f"zeta: shapes {input.shape} and {other.shape} can't be broadcast "
+                         "together") from None
     with np.errstate(all="ignore"):
         out = _zeta_array(s.astype(np.float64), q.astype(np.float64)).astype(s.dtype, copy=False)
-    return record(out.reshape(shape), "zeta", (a, b),
+    return record(out.reshape(shape), "zeta", (input, other),
                   _zeta_first_argument,
                   _quiet(lambda grad: grad * -s * _special(lambda v: _zeta_array(s + 1.0, v), q)),
                   graph_vjp=_zeta_graph)
@@ -2497,16 +2530,16 @@ def _both_tensors(op: str, a: Any, b: Any) -> None:
             raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(t).__name__}")
 
 
-def gcd(a: Tensor, b: Tensor) -> Tensor:
+def gcd(input: Tensor, other: Tensor) -> Tensor:
     """The greatest common divisor of |a| and |b| (0 where both are 0), broadcasting: integer
     tensors only, in their promoted dtype. No gradient (an integer result)."""
-    return new_leaf(_integral(np.gcd, a, b, "gcd"))
+    return new_leaf(_integral(np.gcd, input, other, "gcd"))
 
 
-def lcm(a: Tensor, b: Tensor) -> Tensor:
+def lcm(input: Tensor, other: Tensor) -> Tensor:
     """The least common multiple of |a| and |b| (0 where either is 0), broadcasting: integer
     tensors only, in their promoted dtype. No gradient (an integer result)."""
-    return new_leaf(_integral(_lcm, a, b, "lcm"))
+    return new_leaf(_integral(_lcm, input, other, "lcm"))
 
 
 def _integral(ufunc: Callable[..., np.ndarray], a: Tensor, b: Tensor, op: str) -> np.ndarray:
@@ -2523,18 +2556,18 @@ def _lcm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(divisor == 0, 0, np.abs(x // np.where(divisor == 0, 1, divisor) * y))
 
 
-def ldexp(a: Tensor, b: Tensor) -> Tensor:
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """a * 2**b, in the operands' promoted floating dtype (integers give the default float).
     d/da = 2**b, d/db = a * 2**b * ln 2."""
-    _both_tensors("ldexp", a, b)
-    x, y = _promoted(a.data, b.data, floating=True)
+    _both_tensors("ldexp", input, other)
+    x, y = _promoted(input.data, other.data, floating=True)
     with np.errstate(all="ignore"):
         scale = np.exp2(y)
         try:
             out = x * scale
         except ValueError as error:
-            _raise_binary_error("ldexp", np.multiply, a, b, error)
-    return record(out, "ldexp", (a, b),
+            _raise_binary_error("ldexp", np.multiply, input, other, error)
+    return record(out, "ldexp", (input, other),
                   lambda grad: grad * scale,
                   _quiet(lambda grad: grad * out * math.log(2)), saved=(), saves_output=True,
                   graph_vjp=_ldexp_graph)
@@ -2545,19 +2578,20 @@ def _ldexp_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tenso
         return grad * exp2(b), grad * out * _LN2
 
 
-def frexp(x: Tensor) -> Any:
+def frexp(input: Tensor) -> Any:
     """(mantissa, exponent) with x = mantissa * 2**exponent and 0.5 <= |mantissa| < 1 (0, inf and
     nan give themselves and exponent 0); exponent is int32. Floating tensors only.
 
     d/dx of the mantissa = 2**-exponent; the exponent has no gradient.
     """
-    if not isinstance(x, Tensor):
-        raise TypeError(f"frexp(): argument 'input' must be a Tensor, not {type(x).__name__}")
-    if x.data.dtype.kind != "f":
-        raise RuntimeError(f"frexp: only supports floating-point dtypes, got {x.dtype} (shape {x.shape})")
-    mantissa, exponent = np.frexp(x.data)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"frexp(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    if input.data.dtype.kind != "f":
+        raise RuntimeError(f"frexp: only supports floating-point dtypes, got {input.dtype} "
+                           f"(shape {input.shape})")
+    mantissa, exponent = np.frexp(input.data)
     exponent = exponent.astype(np.int32, copy=False)
-    mantissa = record(mantissa, "frexp", (x,), lambda grad: np.ldexp(grad, -exponent), saved=(),
+    mantissa = record(mantissa, "frexp", (input,), lambda grad: np.ldexp(grad, -exponent), saved=(),
                       graph_vjp=partial(_frexp_graph, exponent))
     return return_types.frexp(mantissa, new_leaf(exponent))
 
@@ -2566,12 +2600,12 @@ def _frexp_graph(exponent: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> 
     return (grad * new_leaf(np.ldexp(np.ones_like(out.data), -exponent)),)
 
 
-def nextafter(a: Tensor, b: Tensor) -> Tensor:
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
     """The next floating-point value after a in the direction of b (a where they are equal), in
     the promoted dtype. d/da = 1, d/db = 0 (PyTorch's choice for this step function)."""
-    _both_tensors("nextafter", a, b)
-    _require_floating_result(a, b, "nextafter")
-    return record(_binary(np.nextafter, a, b, "nextafter"), "nextafter", (a, b),
+    _both_tensors("nextafter", input, other)
+    _require_floating_result(input, other, "nextafter")
+    return record(_binary(np.nextafter, input, other, "nextafter"), "nextafter", (input, other),
                   lambda grad: grad, _no_slope, saved=(), graph_vjp=_nextafter_graph)
 
 
@@ -2579,7 +2613,9 @@ def _nextafter_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[T
     return grad, grad * 0
 
 
-def isreal(x: Tensor) -> Tensor:
+def isreal(input: Tensor) -> Tensor:
     """Where x's imaginary part is 0: all True for a real tensor. A bool tensor, no gradient."""
-    data = x.data
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "isreal")
+    data = input.data
     return new_leaf(data.imag == 0 if data.dtype.kind == "c" else np.ones_like(data, dtype=bool))

@@ -18,6 +18,7 @@ import numpy as np
 
 from tensorgrad import checks, elementwise
 from tensorgrad.autograd import record
+from tensorgrad.checks import not_a_tensor
 from tensorgrad.device import array_like, data_address, is_array, namespace, ufunc_at
 from tensorgrad.higher_order import differentiable_once, linear_graph
 from tensorgrad.movement import with_unit_dims
@@ -437,30 +438,30 @@ def _out_of_bounds(op: str, index: np.ndarray, size: int, dim: int) -> IndexOutO
     return IndexOutOfBoundsError(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
-def gather(x: Tensor, dim: int, index: Any, *, sparse_grad: bool = False) -> Tensor:
+def gather(input: Tensor, dim: int, index: Any, *, sparse_grad: bool = False) -> Tensor:
     """out[i][j] = x[index[i][j]][j] (for dim 0). Gradient: scatter-added back to where it came from.
 
     (`sparse_grad` is accepted for PyTorch's signature; the gradient is always dense.)
     """
-    dim = checks.dim(dim, x.ndim, "gather")
-    idx = _index_array(index, x, "gather")
-    if x.ndim == 0:  # a 0-d tensor gathers as its 1-element 1-d view
-        return gather(x.reshape(1), 0, idx.reshape(-1)).reshape(idx.shape)
-    _check_gather_shapes(x, dim, idx, "gather")
+    dim = checks.dim(dim, input.ndim, "gather")
+    idx = _index_array(index, input, "gather")
+    if input.ndim == 0:  # a 0-d tensor gathers as its 1-element 1-d view
+        return gather(input.reshape(1), 0, idx.reshape(-1)).reshape(idx.shape)
+    _check_gather_shapes(input, dim, idx, "gather")
     coords = _along(idx, dim)
-    shape = x.data.shape
-    xp = namespace(x.data)
+    shape = input.data.shape
+    xp = namespace(input.data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         full = xp.zeros(shape, dtype=grad.dtype)
         ufunc_at(np.add, full, coords, grad)
         return full
 
-    return record(x.data[coords], "gather", (x,), vjp, saved=(),
+    return record(input.data[coords], "gather", (input,), vjp, saved=(),
                   graph_vjp=linear_graph("gather", vjp, partial(gather, dim=dim, index=idx)))
 
 
-def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
+def scatter(input: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
             reduce: str | None = None) -> Tensor:
     """A copy of x with x[index[i][j]][j] = src[i][j] (for dim 0), or `value` there.
 
@@ -471,26 +472,26 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
         raise TypeError("scatter(): give src (a tensor) or value (a number)")
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src  # scatter(dim, index, 2.0): PyTorch reads a number as the value
-    dim = checks.dim(dim, x.ndim, "scatter")
-    idx = _index_array(index, x, "scatter")
-    _check_gather_shapes(x, dim, idx, "scatter", src)
+    dim = checks.dim(dim, input.ndim, "scatter")
+    idx = _index_array(index, input, "scatter")
+    _check_gather_shapes(input, dim, idx, "scatter", src)
     if reduce == "add":
-        return scatter_add(x, dim, index, src if src is not None else _filled(x, idx.shape, value))
+        return scatter_add(input, dim, index, src if src is not None else _filled(input, idx.shape, value))
     if reduce not in (None, "multiply"):
         raise RuntimeError(f"scatter(): reduce must be 'add' or 'multiply', got {reduce!r}")
     coords = _along(idx, dim)
     part = tuple(slice(0, n) for n in idx.shape)  # the corner of src that is written
-    out = x.data.copy()
+    out = input.data.copy()
     values = value if src is None else src.data[part]
-    xp = namespace(x.data)
+    xp = namespace(input.data)
     if reduce == "multiply":
         ufunc_at(np.multiply, out, coords, values)
-        return record(out, "scatter", (x,), None)
+        return record(out, "scatter", (input,), None)
     out[coords] = values
-    written = xp.zeros(x.data.shape, dtype=bool)
+    written = xp.zeros(input.data.shape, dtype=bool)
     written[coords] = True
     if src is None:
-        return record(out, "scatter", (x,), lambda grad: np.where(written, 0, grad), saved=(),
+        return record(out, "scatter", (input,), lambda grad: np.where(written, 0, grad), saved=(),
                       graph_vjp=partial(_scatter_graph, written, coords, part))
     src_shape = src.data.shape
 
@@ -499,7 +500,7 @@ def scatter(x: Tensor, dim: int, index: Any, src: Any = None, value: Any = None,
         g[part] = grad[coords]
         return g
 
-    return record(out, "scatter", (x, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=(),
+    return record(out, "scatter", (input, src), lambda grad: np.where(written, 0, grad), vjp_src, saved=(),
                   graph_vjp=partial(_scatter_graph, written, coords, part))
 
 
@@ -532,12 +533,12 @@ def _filled(x: Tensor, shape: tuple[int, ...], value: Any) -> Tensor:
     return new_leaf(namespace(x.data).full(shape, value, dtype=x.dtype))
 
 
-def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
+def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     """A copy of x with src[i][j] added at x[index[i][j]][j] (for dim 0); repeated places add up.
 
     Gradient: x's passes through; src's is gathered from where each element went.
     """
-    return scatter_reduce(x, dim, index, src, "sum", include_self=True, op="scatter_add")
+    return scatter_reduce(input, dim, index, src, "sum", include_self=True, op="scatter_add")
 
 
 # Each reduction's ufunc (by name, taken from the data's namespace and applied with .at, so
@@ -549,7 +550,7 @@ _SCATTER_REDUCTIONS = {"sum": ("add", 0), "mean": ("add", 0), "prod": ("multiply
 _COUNT = np.int32
 
 
-def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
+def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
                    include_self: bool = True, op: str = "scatter_reduce") -> Tensor:
     """Combine src's elements into x at `index` along `dim` with `reduce`: 'sum', 'prod', 'mean',
     'amax' or 'amin' (x's own value joins in with `include_self`).
@@ -562,25 +563,26 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         raise RuntimeError(f"{op}(): reduce must be one of sum, prod, mean, amax, amin, got {reduce!r}")
     if not isinstance(src, Tensor):
         raise TypeError(f"{op}(): src must be a Tensor, got {type(src).__name__}")
-    dim = checks.dim(dim, x.ndim, op)
-    idx = _index_array(index, x, op)
-    _check_gather_shapes(x, dim, idx, op, src)
+    dim = checks.dim(dim, input.ndim, op)
+    idx = _index_array(index, input, op)
+    _check_gather_shapes(input, dim, idx, op, src)
     coords = _along(idx, dim)
     part = tuple(slice(0, n) for n in idx.shape)
     values = src.data[part]
-    xp = namespace(x.data)
-    touched = xp.zeros(x.data.shape, dtype=_COUNT)
+    xp = namespace(input.data)
+    touched = xp.zeros(input.data.shape, dtype=_COUNT)
     ufunc_at(np.add, touched, coords, 1)
     counts = touched + (1 if include_self else 0)
     name, start = _SCATTER_REDUCTIONS[reduce]
-    if x.dtype.kind in "iu" and math.isinf(start):  # an integer's identity for max/min is its own extreme
-        start = getattr(np.iinfo(x.dtype), "max" if start > 0 else "min")
-    out = x.data.copy() if include_self else np.where(touched > 0, xp.asarray(start, dtype=x.dtype), x.data)
+    if input.dtype.kind in "iu" and math.isinf(start):  # an integer's identity for max/min is its own extreme
+        start = getattr(np.iinfo(input.dtype), "max" if start > 0 else "min")
+    data = input.data
+    out = data.copy() if include_self else np.where(touched > 0, xp.asarray(start, dtype=data.dtype), data)
     ufunc_at(getattr(np, name), out, coords, values)
     if reduce == "mean":
         # An integer mean rounds down, as PyTorch's (-5 / 2 is -3), where astype would truncate.
         mean = out // np.maximum(counts, 1) if out.dtype.kind in "iu" else out / np.maximum(counts, 1)
-        out = np.where(touched > 0, mean, out).astype(x.dtype)
+        out = np.where(touched > 0, mean, out).astype(input.dtype)
     src_shape = src.data.shape
 
     def share(grad: np.ndarray) -> np.ndarray:
@@ -590,7 +592,7 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         if reduce in ("amax", "amin"):
             # x's own element counts among the ties even without include_self, as in PyTorch's
             # scatter_reduce_backward (which then gives x no gradient at the written places).
-            winners = xp.zeros(out.shape, dtype=_COUNT) + (x.data == out)
+            winners = xp.zeros(out.shape, dtype=_COUNT) + (input.data == out)
             ufunc_at(np.add, winners, coords, values == out[coords])
             return grad / np.maximum(winners, 1)
         return grad
@@ -598,9 +600,9 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         g = share(grad)
         if reduce in ("amax", "amin"):
-            g = g * (x.data == out)
+            g = g * (input.data == out)
         elif reduce == "prod":
-            g = _product_of_others(xp, grad, out, x.data, values, coords, include_self, "self")
+            g = _product_of_others(xp, grad, out, input.data, values, coords, include_self, "self")
         return np.where(touched > 0, g if include_self else 0, grad)
 
     def vjp_src(grad: np.ndarray) -> np.ndarray:
@@ -608,7 +610,7 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
         if reduce in ("amax", "amin"):
             g = g * (values == out[coords])
         elif reduce == "prod":
-            g = _product_of_others(xp, grad, out, x.data, values, coords, include_self, "src")
+            g = _product_of_others(xp, grad, out, input.data, values, coords, include_self, "src")
         full = xp.zeros(src_shape, dtype=grad.dtype)
         full[part] = g
         return full
@@ -618,15 +620,16 @@ def scatter_reduce(x: Tensor, dim: int, index: Any, src: Tensor, reduce: str,
     elif reduce == "prod":
         graph = partial(_scatter_prod_graph, dim, idx, coords, part, touched > 0, include_self, op)
     else:  # mean, amax, amin: grad scaled by constants (counts, shares among ties), then gathered
-        share_of_one = share(xp.ones(out.shape, dtype=x.dtype))
-        mine = 1 if reduce == "mean" else (x.data == out)
-        scale_x = np.where(touched > 0, share_of_one * mine if include_self else 0, 1).astype(x.dtype)
+        share_of_one = share(xp.ones(out.shape, dtype=input.dtype))
+        mine = 1 if reduce == "mean" else (input.data == out)
+        scale_x = np.where(touched > 0, share_of_one * mine if include_self else 0, 1).astype(input.dtype)
         src_mask = None
         if reduce != "mean":
-            src_mask = xp.zeros(src_shape, dtype=x.dtype)
+            src_mask = xp.zeros(src_shape, dtype=input.dtype)
             src_mask[part] = values == out[coords]
-        graph = partial(_scatter_scaled_graph, coords, part, scale_x, share_of_one.astype(x.dtype), src_mask)
-    return record(out, op, (x, src), vjp_x, vjp_src, graph_vjp=graph)
+        graph = partial(_scatter_scaled_graph, coords, part, scale_x, share_of_one.astype(input.dtype),
+                        src_mask)
+    return record(out, op, (input, src), vjp_x, vjp_src, graph_vjp=graph)
 
 
 def _scatter_scaled_graph(coords: tuple, part: tuple, scale_x: np.ndarray, share: np.ndarray,
@@ -690,19 +693,19 @@ def _product_of_others(xp, grad, out, self_data, values, coords, include_self, w
     return g_place * others
 
 
-def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
+def index_select(input: Tensor, dim: int, index: Any) -> Tensor:
     """The slices of x at `index` (a 1-D integer tensor) along `dim`. Gradient: scatter-added back."""
-    dim = checks.dim(dim, x.ndim, "index_select")
-    idx = _index_array(index, x, "index_select")
+    dim = checks.dim(dim, input.ndim, "index_select")
+    idx = _index_array(index, input, "index_select")
     if idx.ndim > 1:
         raise IndexError(f"index_select(): index must be 1-D, got shape {idx.shape}")
-    if x.ndim == 0 and idx.size != 1:
+    if input.ndim == 0 and idx.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
-    size = x.shape[dim] if x.ndim else 1
+    size = input.shape[dim] if input.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):  # no index from the end, as PyTorch
         raise _out_of_bounds("index_select", idx, size, dim)
-    data = x.data if x.ndim else x.data.reshape(1)
-    shape = x.data.shape
+    data = input.data if input.ndim else input.data.reshape(1)
+    shape = input.data.shape
     xp = namespace(data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -712,7 +715,7 @@ def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
         return full.reshape(shape)
 
     out = np.take(data, idx.reshape(-1), axis=dim)
-    return record(out if x.ndim else out.reshape(()), "index_select", (x,), vjp, saved=(),
+    return record(out if input.ndim else out.reshape(()), "index_select", (input,), vjp, saved=(),
                   graph_vjp=linear_graph("index_select", vjp, partial(index_select, dim=dim, index=idx)))
 
 
@@ -752,18 +755,18 @@ def _check_source(x: Tensor, dim: int, idx: np.ndarray, source: Tensor, op: str)
                            f"dimension {dim} of a tensor of shape {x.shape})")
 
 
-def index_add(x: Tensor, dim: int, index: Any, source: Tensor, *, alpha: float = 1) -> Tensor:
+def index_add(input: Tensor, dim: int, index: Any, source: Tensor, *, alpha: float = 1) -> Tensor:
     """A copy of x with alpha * source[..., i, ...] added at x[..., index[i], ...] along `dim`
     (repeated indices add up). Gradients: x's passes through; source's is alpha * grad[index]."""
-    dim, idx = _slice_index(x, dim, index, "index_add")
-    _check_source(x, dim, idx, source, "index_add")
-    out = x.data.copy()
-    values = source.data if alpha == 1 else source.data * x.dtype.type(alpha)
-    ufunc_at(np.add, np.moveaxis(out.reshape(x.shape or (1,)), dim, 0), idx,
+    dim, idx = _slice_index(input, dim, index, "index_add")
+    _check_source(input, dim, idx, source, "index_add")
+    out = input.data.copy()
+    values = source.data if alpha == 1 else source.data * input.dtype.type(alpha)
+    ufunc_at(np.add, np.moveaxis(out.reshape(input.shape or (1,)), dim, 0), idx,
              np.moveaxis(values.reshape(source.shape or (1,)), dim, 0))
-    return record(out, "index_add", (x, source), lambda grad: grad,
-                  lambda grad: np.take(grad.reshape(x.shape or (1,)), idx, axis=dim).reshape(source.shape)
-                  * (1 if alpha == 1 else x.dtype.type(alpha)), saved=(),
+    return record(out, "index_add", (input, source), lambda grad: grad,
+                  lambda grad: np.take(grad.reshape(input.shape or (1,)), idx, axis=dim).reshape(source.shape)
+                  * (1 if alpha == 1 else input.dtype.type(alpha)), saved=(),
                   graph_vjp=partial(_index_add_graph, dim, idx, alpha))
 
 
@@ -773,22 +776,22 @@ def _index_add_graph(dim: int, idx: np.ndarray, alpha: float, grad: Tensor, out:
     return grad, grad_source if alpha == 1 else grad_source * alpha
 
 
-def index_copy(x: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
+def index_copy(input: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
     """A copy of x with source[..., i, ...] written at x[..., index[i], ...] along `dim`.
     Gradients: x's where nothing was written; source's is grad[index]."""
-    dim, idx = _slice_index(x, dim, index, "index_copy")
-    _check_source(x, dim, idx, source, "index_copy")
+    dim, idx = _slice_index(input, dim, index, "index_copy")
+    _check_source(input, dim, idx, source, "index_copy")
     key = (slice(None),) * dim + (idx,)
-    out = x.data.copy()
-    out.reshape(x.shape or (1,))[key] = source.data.reshape(source.shape or (1,))
+    out = input.data.copy()
+    out.reshape(input.shape or (1,))[key] = source.data.reshape(source.shape or (1,))
 
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         g = grad.copy()
-        g.reshape(x.shape or (1,))[key] = 0
+        g.reshape(input.shape or (1,))[key] = 0
         return g
 
-    return record(out, "index_copy", (x, source), vjp_x,
-                  lambda grad: grad.reshape(x.shape or (1,))[key].reshape(source.shape), saved=(),
+    return record(out, "index_copy", (input, source), vjp_x,
+                  lambda grad: grad.reshape(input.shape or (1,))[key].reshape(source.shape), saved=(),
                   graph_vjp=partial(_index_copy_graph, dim, idx))
 
 
@@ -800,37 +803,37 @@ def _index_copy_graph(dim: int, idx: np.ndarray, grad: Tensor, out: Tensor, x: T
     return grad_x, grad.reshape(*(x.shape or (1,))).index_select(dim, idx).reshape(*source.shape)
 
 
-def index_fill(x: Tensor, dim: int, index: Any, value: Any) -> Tensor:
+def index_fill(input: Tensor, dim: int, index: Any, value: Any) -> Tensor:
     """A copy of x with `value` at x[..., index[i], ...] along `dim`. Gradients: x's where nothing
     was written; a 0-d tensor value's is the sum of grad over the filled places."""
-    dim, idx = _slice_index(x, dim, index, "index_fill")
-    filled = namespace(x.data).zeros(x.shape or (1,), dtype=bool)
+    dim, idx = _slice_index(input, dim, index, "index_fill")
+    filled = namespace(input.data).zeros(input.shape or (1,), dtype=bool)
     filled[(slice(None),) * dim + (idx,)] = True
-    return masked_fill(x, filled.reshape(x.shape), value)
+    return masked_fill(input, filled.reshape(input.shape), value)
 
 
-def masked_scatter(x: Tensor, mask: Any, source: Tensor) -> Tensor:
+def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
     """A copy of x with the first k elements of source (in row-major order) written where the
     mask (broadcast to x) is True, k being the number of Trues. Gradients: x's where the mask is
     False; source's first k elements get grad at the masked places."""
-    m = np.broadcast_to(_mask_array(mask, x, "masked_scatter"), x.shape)
+    m = np.broadcast_to(_mask_array(mask, input, "masked_scatter"), input.shape)
     count = int(m.sum())
-    if source.dtype != x.dtype:
+    if source.dtype != input.dtype:
         raise RuntimeError(f"masked_scatter(): expected self and source to have same dtypes but got "
-                           f"{x.dtype} and {source.dtype}")
+                           f"{input.dtype} and {source.dtype}")
     if source.numel() < count:
         raise RuntimeError(f"masked_scatter(): number of elements of source ({source.numel()}) < number of "
                            f"ones in mask ({count})")
-    out = x.data.copy()
+    out = input.data.copy()
     out[m] = source.data.reshape(-1)[:count]
-    xp = namespace(x.data)
+    xp = namespace(input.data)
 
     def vjp_source(grad: np.ndarray) -> np.ndarray:
         g = xp.zeros(source.numel(), dtype=grad.dtype)
         g[:count] = grad[m]
         return g.reshape(source.shape)
 
-    return record(out, "masked_scatter", (x, source), lambda grad: np.where(m, 0, grad), vjp_source,
+    return record(out, "masked_scatter", (input, source), lambda grad: np.where(m, 0, grad), vjp_source,
                   saved=(), graph_vjp=partial(_masked_scatter_graph, m, count))
 
 
@@ -855,26 +858,29 @@ def _masked_placed(m: np.ndarray, count: int, h: np.ndarray) -> np.ndarray:
     return full
 
 
-def take_along_dim(x: Tensor, indices: Any, dim: int | None = None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Any, dim: int | None = None) -> Tensor:
     """x's elements at `indices` along `dim` (x and indices broadcast together elsewhere), or of
     the flattened x for None. Gradient: scatter-added back (through `gather`)."""
-    idx = _index_array(indices, x, "take_along_dim")
+    idx = _index_array(indices, input, "take_along_dim")
     if dim is None:
-        return gather(x.reshape(-1), 0, idx.reshape(-1))
-    dim = checks.dim(dim, x.ndim, "take_along_dim")
-    if idx.ndim != x.ndim:
+        return gather(input.reshape(-1), 0, idx.reshape(-1))
+    dim = checks.dim(dim, input.ndim, "take_along_dim")
+    if idx.ndim != input.ndim:
         raise RuntimeError(f"take_along_dim(): input and indices should have the same number of "
-                           f"dimensions, but got {x.ndim} dimensions for input, and {idx.ndim} dimensions "
+                           f"dimensions, but got {input.ndim} dimensions for input, and {idx.ndim} "
+                           "dimensions "
                            "for indices")
-    shape = [max(a, b) for a, b in zip(x.shape, idx.shape, strict=True)]
+    shape = [max(a, b) for a, b in zip(input.shape, idx.shape, strict=True)]
     x_shape, idx_shape = list(shape), list(shape)
-    x_shape[dim], idx_shape[dim] = x.shape[dim], idx.shape[dim]
-    return gather(x.expand(*x_shape), dim, np.broadcast_to(idx, idx_shape))
+    x_shape[dim], idx_shape[dim] = input.shape[dim], idx.shape[dim]
+    return gather(input.expand(*x_shape), dim, np.broadcast_to(idx, idx_shape))
 
 
-def argwhere(x: Tensor) -> Tensor:
+def argwhere(input: Tensor) -> Tensor:
     """The indices of the non-zero elements, one row each: `nonzero(x)`."""
-    return nonzero(x)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "argwhere")
+    return nonzero(input)
 
 
 def _mask_array(mask: Any, x: Tensor, op: str) -> np.ndarray:
@@ -889,20 +895,20 @@ def _mask_array(mask: Any, x: Tensor, op: str) -> np.ndarray:
     return data
 
 
-def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
+def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     """x with `value` where mask is True. Gradient: x's where the mask is False; value's summed where True."""
-    m = _mask_array(mask, x, "masked_fill")
+    m = _mask_array(mask, input, "masked_fill")
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"masked_fill(): value must be a 0-d tensor or a number, got shape "
                                f"{value.shape}")
-        out = np.where(m, value.data.astype(x.dtype), x.data)
-        return record(out, "masked_fill", (x, value),
+        out = np.where(m, value.data.astype(input.dtype), input.data)
+        return record(out, "masked_fill", (input, value),
                       lambda grad: np.where(m, 0, grad),
                       lambda grad: np.where(m, grad, 0).sum(), saved=(),
                       graph_vjp=partial(_masked_fill_graph, m))
-    out = np.where(m, namespace(x.data).asarray(value).astype(x.dtype), x.data)
-    return record(out, "masked_fill", (x,), lambda grad: np.where(m, 0, grad), saved=(),
+    out = np.where(m, namespace(input.data).asarray(value).astype(input.dtype), input.data)
+    return record(out, "masked_fill", (input,), lambda grad: np.where(m, 0, grad), saved=(),
                   graph_vjp=partial(_masked_fill_graph, m))
 
 
@@ -913,47 +919,49 @@ def _masked_fill_graph(m: np.ndarray, grad: Tensor, out: Tensor, x: Tensor,
     return (grad_x, elementwise.where(mask, grad, 0.0).sum()) if value else (grad_x,)
 
 
-def masked_select(x: Tensor, mask: Any) -> Tensor:
+def masked_select(input: Tensor, mask: Any) -> Tensor:
     """The elements of x where mask is True, as a 1-D tensor (broadcasting both). Gradient: put back."""
-    m = _mask_array(mask, x, "masked_select")
-    shape = np.broadcast_shapes(m.shape, x.shape)
+    m = _mask_array(mask, input, "masked_select")
+    shape = np.broadcast_shapes(m.shape, input.shape)
     full_mask = np.broadcast_to(m, shape)
-    xp = namespace(x.data)
+    xp = namespace(input.data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         full = xp.zeros(shape, dtype=grad.dtype)
         full[full_mask] = grad
         return full
 
-    return record(np.broadcast_to(x.data, shape)[full_mask], "masked_select", (x,), vjp, saved=(),
+    return record(np.broadcast_to(input.data, shape)[full_mask], "masked_select", (input,), vjp, saved=(),
                   graph_vjp=linear_graph("masked_select", vjp, partial(masked_select, mask=full_mask)))
 
 
-def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
+def nonzero(input: Tensor, as_tuple: bool = False) -> Any:
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim."""
-    coords = np.nonzero(x.data if x.ndim else x.data.reshape(1))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "nonzero")
+    coords = np.nonzero(input.data if input.ndim else input.data.reshape(1))
     if as_tuple:
         return tuple(new_leaf(c.astype(np.int64)) for c in coords)
-    return new_leaf(np.stack(coords, axis=1).astype(np.int64) if x.ndim else
-                    namespace(x.data).zeros((len(coords[0]), 0), dtype=np.int64))
+    return new_leaf(np.stack(coords, axis=1).astype(np.int64) if input.ndim else
+                    namespace(input.data).zeros((len(coords[0]), 0), dtype=np.int64))
 
 
-def take(x: Tensor, index: Any) -> Tensor:
+def take(input: Tensor, index: Any) -> Tensor:
     """x's elements at `index` into its flattened self, in index's shape. Gradient: scatter-added."""
-    idx = _index_array(index, x, "take")
+    idx = _index_array(index, input, "take")
     if idx.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long (int64) tensor for index, but got {idx.dtype}")
-    if idx.size and (idx.min() < -x.numel() or idx.max() >= x.numel()):
-        raise IndexError(f"take(): index out of range for a tensor of {x.numel()} elements")
-    shape = x.data.shape
-    xp = namespace(x.data)
+    if idx.size and (idx.min() < -input.numel() or idx.max() >= input.numel()):
+        raise IndexError(f"take(): index out of range for a tensor of {input.numel()} elements")
+    shape = input.data.shape
+    xp = namespace(input.data)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        full = xp.zeros(x.numel(), dtype=grad.dtype)
+        full = xp.zeros(input.numel(), dtype=grad.dtype)
         ufunc_at(np.add, full, idx.reshape(-1), grad.reshape(-1))
         return full.reshape(shape)
 
-    return record(x.data.reshape(-1)[idx], "take", (x,), vjp, saved=(),
+    return record(input.data.reshape(-1)[idx], "take", (input,), vjp, saved=(),
                   graph_vjp=linear_graph("take", vjp, partial(take, index=idx)))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tensorgrad.checks import not_a_tensor
 from tensorgrad.creation import Generator
 from tensorgrad.inplace import apply_inplace
 from tensorgrad.nn import functional as F  # noqa: N812 - PyTorch's spelling
@@ -30,226 +31,316 @@ __all__ = [
 
 def relu_(input: Tensor) -> Tensor:  # noqa: A002
     """input = max(input, 0), in place: `input.relu_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "relu_")
     return input.relu_()
 
 
 def sigmoid_(input: Tensor) -> Tensor:  # noqa: A002
     """input = sigmoid(input), in place: `input.sigmoid_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "sigmoid_")
     return input.sigmoid_()
 
 
 def tanh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = tanh(input), in place: `input.tanh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "tanh_")
     return input.tanh_()
 
 
 def exp_(input: Tensor) -> Tensor:  # noqa: A002
     """input = exp(input), in place: `input.exp_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "exp_")
     return input.exp_()
 
 
 def log_(input: Tensor) -> Tensor:  # noqa: A002
     """input = log(input), in place: `input.log_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "log_")
     return input.log_()
 
 
 def sqrt_(input: Tensor) -> Tensor:  # noqa: A002
     """input = sqrt(input), in place: `input.sqrt_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "sqrt_")
     return input.sqrt_()
 
 
 def ceil_(input: Tensor) -> Tensor:  # noqa: A002
     """input = input rounded up, in place: `input.ceil_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "ceil_")
     return input.ceil_()
 
 
 def floor_(input: Tensor) -> Tensor:  # noqa: A002
     """input = input rounded down, in place: `input.floor_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "floor_")
     return input.floor_()
 
 
 def trunc_(input: Tensor) -> Tensor:  # noqa: A002
     """input = input rounded toward zero, in place: `input.trunc_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "trunc_")
     return input.trunc_()
 
 
 def fix_(input: Tensor) -> Tensor:  # noqa: A002
     """input = input rounded toward zero (`trunc_`), in place: `input.fix_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "fix_")
     return input.fix_()
 
 
 def frac_(input: Tensor) -> Tensor:  # noqa: A002
     """input = input - trunc(input), in place: `input.frac_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "frac_")
     return input.frac_()
 
 
 def neg_(input: Tensor) -> Tensor:  # noqa: A002
     """input = -input, in place: `input.neg_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "neg_")
     return input.neg_()
 
 
 def negative_(input: Tensor) -> Tensor:  # noqa: A002
     """input = -input (`neg_`), in place: `input.negative_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "negative_")
     return input.negative_()
 
 
 def reciprocal_(input: Tensor) -> Tensor:  # noqa: A002
     """input = 1 / input, in place: `input.reciprocal_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "reciprocal_")
     return input.reciprocal_()
 
 
 def rsqrt_(input: Tensor) -> Tensor:  # noqa: A002
     """input = 1 / sqrt(input), in place: `input.rsqrt_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "rsqrt_")
     return input.rsqrt_()
 
 
 def square_(input: Tensor) -> Tensor:  # noqa: A002
     """input = input ** 2, in place: `input.square_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "square_")
     return input.square_()
 
 
 def abs_(input: Tensor) -> Tensor:  # noqa: A002
     """input = |input|, in place: `input.abs_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "abs_")
     return input.abs_()
 
 
 def sin_(input: Tensor) -> Tensor:  # noqa: A002
     """input = sin(input), in place: `input.sin_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "sin_")
     return input.sin_()
 
 
 def cos_(input: Tensor) -> Tensor:  # noqa: A002
     """input = cos(input), in place: `input.cos_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "cos_")
     return input.cos_()
 
 
 def tan_(input: Tensor) -> Tensor:  # noqa: A002
     """input = tan(input), in place: `input.tan_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "tan_")
     return input.tan_()
 
 
 def sinh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = sinh(input), in place: `input.sinh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "sinh_")
     return input.sinh_()
 
 
 def cosh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = cosh(input), in place: `input.cosh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "cosh_")
     return input.cosh_()
 
 
 def asin_(input: Tensor) -> Tensor:  # noqa: A002
     """input = asin(input), in place: `input.asin_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "asin_")
     return input.asin_()
 
 
 def acos_(input: Tensor) -> Tensor:  # noqa: A002
     """input = acos(input), in place: `input.acos_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "acos_")
     return input.acos_()
 
 
 def atan_(input: Tensor) -> Tensor:  # noqa: A002
     """input = atan(input), in place: `input.atan_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "atan_")
     return input.atan_()
 
 
 def asinh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = asinh(input), in place: `input.asinh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "asinh_")
     return input.asinh_()
 
 
 def acosh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = acosh(input), in place: `input.acosh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "acosh_")
     return input.acosh_()
 
 
 def atanh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = atanh(input), in place: `input.atanh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "atanh_")
     return input.atanh_()
 
 
 def arcsin_(input: Tensor) -> Tensor:  # noqa: A002
     """input = asin(input) (`asin_`), in place: `input.arcsin_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "arcsin_")
     return input.arcsin_()
 
 
 def arccos_(input: Tensor) -> Tensor:  # noqa: A002
     """input = acos(input) (`acos_`), in place: `input.arccos_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "arccos_")
     return input.arccos_()
 
 
 def arctan_(input: Tensor) -> Tensor:  # noqa: A002
     """input = atan(input) (`atan_`), in place: `input.arctan_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "arctan_")
     return input.arctan_()
 
 
 def arcsinh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = asinh(input) (`asinh_`), in place: `input.arcsinh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "arcsinh_")
     return input.arcsinh_()
 
 
 def arccosh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = acosh(input) (`acosh_`), in place: `input.arccosh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "arccosh_")
     return input.arccosh_()
 
 
 def arctanh_(input: Tensor) -> Tensor:  # noqa: A002
     """input = atanh(input) (`atanh_`), in place: `input.arctanh_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "arctanh_")
     return input.arctanh_()
 
 
 def erf_(input: Tensor) -> Tensor:  # noqa: A002
     """input = erf(input), in place: `input.erf_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "erf_")
     return input.erf_()
 
 
 def erfc_(input: Tensor) -> Tensor:  # noqa: A002
     """input = 1 - erf(input), in place: `input.erfc_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "erfc_")
     return input.erfc_()
 
 
 def exp2_(input: Tensor) -> Tensor:  # noqa: A002
     """input = 2 ** input, in place: `input.exp2_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "exp2_")
     return input.exp2_()
 
 
 def expm1_(input: Tensor) -> Tensor:  # noqa: A002
     """input = exp(input) - 1, in place: `input.expm1_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "expm1_")
     return input.expm1_()
 
 
 def log10_(input: Tensor) -> Tensor:  # noqa: A002
     """input = log10(input), in place: `input.log10_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "log10_")
     return input.log10_()
 
 
 def log1p_(input: Tensor) -> Tensor:  # noqa: A002
     """input = log(1 + input), in place: `input.log1p_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "log1p_")
     return input.log1p_()
 
 
 def log2_(input: Tensor) -> Tensor:  # noqa: A002
     """input = log2(input), in place: `input.log2_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "log2_")
     return input.log2_()
 
 
 def deg2rad_(input: Tensor) -> Tensor:  # noqa: A002
     """input = input * pi / 180, in place: `input.deg2rad_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "deg2rad_")
     return input.deg2rad_()
 
 
 def rad2deg_(input: Tensor) -> Tensor:  # noqa: A002
     """input = input * 180 / pi, in place: `input.rad2deg_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "rad2deg_")
     return input.rad2deg_()
 
 
 def sinc_(input: Tensor) -> Tensor:  # noqa: A002
     """input = sin(pi input) / (pi input), in place: `input.sinc_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "sinc_")
     return input.sinc_()
 
 
 def i0_(input: Tensor) -> Tensor:  # noqa: A002
     """input = I0(input), the modified Bessel function of order 0, in place: `input.i0_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "i0_")
     return input.i0_()
 
 
@@ -275,6 +366,8 @@ def ldexp_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 def zero_(input: Tensor) -> Tensor:  # noqa: A002
     """input = 0 everywhere, in place: `input.zero_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "zero_")
     return input.zero_()
 
 
@@ -305,18 +398,24 @@ def clamp_max_(input: Tensor, max: Any) -> Tensor:  # noqa: A002
 
 def round_(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A002
     """input rounded half to even (to `decimals` places), in place: `input.round_(decimals=...)`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "round_")
     return input.round_(decimals=decimals)
 
 
 def logit_(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
     """input = log(input / (1 - input)), input clamped to [eps, 1 - eps] first if eps is given, in
     place: `input.logit_(eps)`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "logit_")
     return input.logit_(eps)
 
 
 def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None,  # noqa: A002
                 neginf: float | None = None) -> Tensor:
     """nan, +inf and -inf in input replaced by finite numbers, in place: `input.nan_to_num_(...)`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "nan_to_num_")
     return input.nan_to_num_(nan, posinf, neginf)
 
 
@@ -362,9 +461,13 @@ def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # n
 
 def detach_(input: Tensor) -> Tensor:  # noqa: A002
     """input cut from the graph in place (a leaf that does not require grad): `input.detach_()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "detach_")
     return input.detach_()
 
 
 def detach(input: Tensor) -> Tensor:  # noqa: A002
     """A new tensor sharing input's data, cut from the graph: `input.detach()`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "detach")
     return input.detach()

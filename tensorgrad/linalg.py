@@ -47,7 +47,7 @@ import numpy as np
 from scalargrad.engine import grad_mode
 from tensorgrad import checks, return_types
 from tensorgrad.autograd import record
-from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
+from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError, not_a_tensor
 from tensorgrad.device import namespace, to_numpy
 from tensorgrad.higher_order import differentiable_once
 from tensorgrad.matmul import _swap, matmul  # (_swap: the last two dimensions, as a view)
@@ -90,6 +90,8 @@ def _inverse(data: np.ndarray, op: str) -> np.ndarray:
 
 def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
     """The inverse of a square matrix (or of each in a batch). d/dA = -A^-T G A^-T."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "inv")
     _square(A, "inv")
     out = _inverse(A.data, "inv")
     return record(out, "inv", (A,), lambda grad: -(_swap(out) @ grad @ _swap(out)), saved=(),
@@ -103,6 +105,8 @@ def _inv_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: 
 def det(A: Tensor) -> Tensor:  # noqa: N803
     """The determinant. d/dA = G adj(A)^T, computed from the SVD A = U S V^T as
     det(U) det(V) U diag(prod of the other singular values) V^T: defined for singular A too."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "det")
     _square(A, "det")
     out = np.linalg.det(A.data)
 
@@ -134,6 +138,8 @@ def _det_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: 
 def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
     """The named tuple (sign, logabsdet) with det = sign * exp(logabsdet). d(logabsdet)/dA = G A^-T;
     the sign's gradient is 0."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "slogdet")
     _square(A, "slogdet")
     sign, logabsdet = np.linalg.slogdet(A.data)
     xp = namespace(A.data)
@@ -146,13 +152,15 @@ def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
     return return_types.slogdet(sign, value)
 
 
-def logdet(A: Tensor) -> Tensor:  # noqa: N803
+def logdet(input: Tensor) -> Tensor:  # noqa: N803
     """log(det(A)): nan where the determinant is negative, -inf where it is 0. d/dA = G A^-T."""
-    _square(A, "logdet")
-    sign, logabsdet = np.linalg.slogdet(A.data)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "logdet")
+    _square(input, "logdet")
+    sign, logabsdet = np.linalg.slogdet(input.data)
     out = np.where(sign < 0, np.nan, logabsdet)
-    return record(namespace(A.data).asarray(out), "logdet", (A,),
-                  lambda grad: grad[..., None, None] * _swap(_inverse(A.data, "logdet")), saved=(),
+    return record(namespace(input.data).asarray(out), "logdet", (input,),
+                  lambda grad: grad[..., None, None] * _swap(_inverse(input.data, "logdet")), saved=(),
                   graph_vjp=_logdet_graph)
 
 
@@ -200,13 +208,15 @@ def _solve_graph(vector: bool, grad: Tensor, out: Tensor, A: Tensor, B: Tensor) 
     return -(g @ out.mT), g
 
 
-def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
+def cholesky(input: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     """L, lower triangular with A = L L^T, for a symmetric positive-definite A (only its lower
     triangle is read); U = L^T with `upper` (then its upper triangle is read, as PyTorch's).
     d/dA = L^-T Phi(L^T G) L^-1, made symmetric."""
-    _square(A, "cholesky")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "cholesky")
+    _square(input, "cholesky")
     try:
-        lower = np.linalg.cholesky(_swap(A.data) if upper else A.data)
+        lower = np.linalg.cholesky(_swap(input.data) if upper else input.data)
     except np.linalg.LinAlgError:
         raise LinAlgError("linalg.cholesky: The factorization could not be completed because the input is "
                           "not positive-definite") from None
@@ -219,7 +229,7 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
         y = np.linalg.solve(_swap(lower), phi)
         return _swap(np.linalg.solve(_swap(lower), _swap(y)))
 
-    return record(_swap(lower).copy() if upper else lower, "cholesky", (A,), vjp, saved=(),
+    return record(_swap(lower).copy() if upper else lower, "cholesky", (input,), vjp, saved=(),
                   graph_vjp=partial(_cholesky_graph, upper))
 
 
@@ -233,6 +243,8 @@ def _cholesky_graph(upper: bool, grad: Tensor, out: Tensor, A: Tensor) -> tuple[
 
 def svdvals(A: Tensor) -> Tensor:  # noqa: N803
     """The singular values, largest first. d/dA = U diag(G) V^T (for distinct singular values)."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "svdvals")
     _matrices(A, "svdvals")
     u, s, vh = np.linalg.svd(A.data, full_matrices=False)
     return record(s, "svdvals", (A,), lambda grad: (u * grad[..., None, :]) @ vh, saved=(),
@@ -293,6 +305,8 @@ def svd(A: Tensor, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     their gradients are ignored, as PyTorch does. The signs of each singular pair are LAPACK's
     choice: only a loss that does not depend on them has a meaningful gradient.
     """
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "svd")
     _matrices(A, "svd")
     u, s, vh = np.linalg.svd(A.data, full_matrices=full_matrices)
     m, n, k = A.shape[-2], A.shape[-1], s.shape[-1]
@@ -361,21 +375,23 @@ def _svd_vh_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noq
     return (u @ inner @ vh,)
 
 
-def legacy_svd(A: Tensor, some: bool = True,  # noqa: N803
+def legacy_svd(input: Tensor, some: bool = True,  # noqa: N803
                compute_uv: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """`torch.svd`: the named tuple (U, S, V) with A = U diag(S) V^T (V, not Vh); `some=False`
     gives the full U and V. Without `compute_uv`, U and V are zeros of shapes (m, m) and (n, n),
     and only S is computed (and differentiable). Gradients as `svd`'s."""
-    if A.ndim < 2:
-        raise ShapeError(f"svd: input should have at least 2 dimensions, but has {A.ndim} dimensions "
-                         f"instead (shape {A.shape})")
-    _real(A, "svd")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "legacy_svd")
+    if input.ndim < 2:
+        raise ShapeError(f"svd: input should have at least 2 dimensions, but has {input.ndim} dimensions "
+                         f"instead (shape {input.shape})")
+    _real(input, "svd")
     if not compute_uv:
-        xp, (m, n) = namespace(A.data), A.shape[-2:]
-        values = svdvals(A)
-        return _LEGACY_SVD(new_leaf(xp.zeros(A.shape[:-2] + (m, m), A.dtype)), values,
-                           new_leaf(xp.zeros(A.shape[:-2] + (n, n), A.dtype)))
-    u, s, vh = svd(A, full_matrices=not some)
+        xp, (m, n) = namespace(input.data), input.shape[-2:]
+        values = svdvals(input)
+        return _LEGACY_SVD(new_leaf(xp.zeros(input.shape[:-2] + (m, m), input.dtype)), values,
+                           new_leaf(xp.zeros(input.shape[:-2] + (n, n), input.dtype)))
+    u, s, vh = svd(input, full_matrices=not some)
     return _LEGACY_SVD(u, s, vh.mT)
 
 
@@ -395,6 +411,8 @@ def qr(A: Tensor, mode: str = "reduced") -> tuple[Tensor, Tensor]:  # noqa: N803
     R = [R1 | R2] (R1 square), d/dA = [Q tril(M^T - M) R1^-T | 0] + Q gR. As in PyTorch, mode
     'r', and mode 'complete' with m > n, are not differentiable: backward through them raises.
     """
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "qr")
     _matrices(A, "qr")
     if mode not in ("reduced", "complete", "r"):
         raise ArgumentValueError(f"linalg.qr: qr received unrecognized mode {mode!r} but expected one of "
@@ -466,9 +484,11 @@ def _refuse_qr(mode: str) -> Any:
     return vjp
 
 
-def legacy_qr(A: Tensor, some: bool = True) -> tuple[Tensor, Tensor]:  # noqa: N803
+def legacy_qr(input: Tensor, some: bool = True) -> tuple[Tensor, Tensor]:  # noqa: N803
     """`torch.qr`: `linalg.qr` with mode 'reduced' (some=True) or 'complete' (some=False)."""
-    q, r = qr(A, "reduced" if some else "complete")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "legacy_qr")
+    q, r = qr(input, "reduced" if some else "complete")
     return _LEGACY_QR(q, r)
 
 
@@ -484,7 +504,7 @@ def _hermitian(A: Tensor, op: str, uplo: str) -> None:  # noqa: N803
         raise ArgumentValueError(f"linalg.{op}: Expected UPLO argument to be 'L' or 'U', but got {uplo!r}")
 
 
-def eigh(A: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
+def eigh(input: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
     """The named tuple (eigenvalues, eigenvectors) of a symmetric matrix, the eigenvalues ascending,
     A = V diag(L) V^T. Only the triangle UPLO ('L' lower, 'U' upper) of A is read.
 
@@ -493,8 +513,10 @@ def eigh(A: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
     the same gradient as the one that was (a change of A along a symmetric direction is what the
     gradient answers). Each eigenvector's sign is LAPACK's choice.
     """
-    _hermitian(A, "eigh", UPLO)
-    values, vectors = np.linalg.eigh(A.data, UPLO=UPLO)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "eigh")
+    _hermitian(input, "eigh", UPLO)
+    values, vectors = np.linalg.eigh(input.data, UPLO=UPLO)
     gaps = _gaps(values)
 
     def vjp_vectors(grad: np.ndarray) -> np.ndarray:
@@ -502,9 +524,9 @@ def eigh(A: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
         return vectors @ inner @ _swap(vectors)
 
     return _EIGH(
-        record(values, "eigh", (A,), lambda grad: (vectors * grad[..., None, :]) @ _swap(vectors),
+        record(values, "eigh", (input,), lambda grad: (vectors * grad[..., None, :]) @ _swap(vectors),
                saved=(), saves_output=True, graph_vjp=partial(_eigenvalues_graph, UPLO)),
-        record(vectors, "eigh", (A,), vjp_vectors, saved=(), saves_output=True,
+        record(vectors, "eigh", (input,), vjp_vectors, saved=(), saves_output=True,
                graph_vjp=partial(_eigenvectors_graph, UPLO)))
 
 
@@ -519,14 +541,16 @@ def _eigenvectors_graph(uplo: str, grad: Tensor, out: Tensor, A: Tensor) -> tupl
     return (vectors @ (0.5 * (vt_g - vt_g.mT) / _gaps_of(values)) @ vectors.mT,)
 
 
-def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     """The eigenvalues of a symmetric matrix, ascending (only the UPLO triangle is read).
     d/dA = V diag(G) V^T."""
-    _hermitian(A, "eigvalsh", UPLO)
-    if not (grad_mode.enabled and A.requires_grad):  # no gradient: no eigenvectors
-        return new_leaf(np.linalg.eigvalsh(A.data, UPLO=UPLO))
-    values, vectors = np.linalg.eigh(A.data, UPLO=UPLO)
-    return record(values, "eigvalsh", (A,), lambda grad: (vectors * grad[..., None, :]) @ _swap(vectors),
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "eigvalsh")
+    _hermitian(input, "eigvalsh", UPLO)
+    if not (grad_mode.enabled and input.requires_grad):  # no gradient: no eigenvectors
+        return new_leaf(np.linalg.eigvalsh(input.data, UPLO=UPLO))
+    values, vectors = np.linalg.eigh(input.data, UPLO=UPLO)
+    return record(values, "eigvalsh", (input,), lambda grad: (vectors * grad[..., None, :]) @ _swap(vectors),
                   saved=(), graph_vjp=partial(_eigenvalues_graph, UPLO))
 
 
@@ -564,26 +588,26 @@ def _reciprocal(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return np.where(keep, 1 / np.where(keep, values, 1), 0).astype(values.dtype, copy=False)
 
 
-def pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
+def pinv(input: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
          rtol: Any = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse, from the SVD (from eigh with `hermitian`, reading the
     lower triangle): singular values at or below max(atol, rtol * the largest) count as 0.
     `rcond` is the older name of rtol (with atol 0). PyTorch's pinv_backward (for a constant
     rank), with P = pinv(A): d/dA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A).
     """
-    _matrices(A, "pinv")
+    _matrices(input, "pinv")
     if rcond is not None:
         atol, rtol = 0.0, rcond
     if hermitian:
-        _square(A, "pinv")
-        values, vectors = np.linalg.eigh(A.data)
-        keep = np.abs(values) > _tolerance(_largest(np.abs(values)), A, atol, rtol)
+        _square(input, "pinv")
+        values, vectors = np.linalg.eigh(input.data)
+        keep = np.abs(values) > _tolerance(_largest(np.abs(values)), input, atol, rtol)
         out = (vectors * _reciprocal(values, keep)[..., None, :]) @ _swap(vectors)
     else:
-        u, s, vh = np.linalg.svd(A.data, full_matrices=False)
-        keep = s > _tolerance(s[..., :1], A, atol, rtol)
+        u, s, vh = np.linalg.svd(input.data, full_matrices=False)
+        keep = s > _tolerance(s[..., :1], input, atol, rtol)
         out = (_swap(vh) * _reciprocal(s, keep)[..., None, :]) @ _swap(u)
-    return record(out, "pinv", (A,), lambda grad: _pinv_vjp(grad, out, A.data), saved=(),
+    return record(out, "pinv", (input,), lambda grad: _pinv_vjp(grad, out, input.data), saved=(),
                   saves_output=True, graph_vjp=_pinv_graph)
 
 
@@ -611,26 +635,28 @@ def _pinv_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa:
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002 - PyTorch's name
     """`torch.pinverse`: `linalg.pinv` with rtol = rcond."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "pinverse")
     return pinv(input, rcond)
 
 
-def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
+def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
                 rtol: Any = None) -> Tensor:
     """The number of singular values above max(atol, rtol * the largest) (eigenvalues in absolute
     value with `hermitian`), as int64, one per matrix; `tol` is the older name of atol (with rtol
     0). Not differentiable."""
-    _matrices(A, "matrix_rank")
+    _matrices(input, "matrix_rank")
     if tol is not None:
         atol, rtol = tol, 0.0
     if hermitian:
-        _square(A, "matrix_rank")
-        values = np.abs(np.linalg.eigvalsh(A.data))
+        _square(input, "matrix_rank")
+        values = np.abs(np.linalg.eigvalsh(input.data))
         largest = _largest(values)
     else:
-        values = np.linalg.svd(A.data, compute_uv=False)
+        values = np.linalg.svd(input.data, compute_uv=False)
         largest = values[..., :1]
-    rank = (values > _tolerance(largest, A, atol, rtol)).sum(axis=-1)
-    return new_leaf(namespace(A.data).asarray(rank, dtype=np.int64))
+    rank = (values > _tolerance(largest, input, atol, rtol)).sum(axis=-1)
+    return new_leaf(namespace(input.data).asarray(rank, dtype=np.int64))
 
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -728,6 +754,8 @@ def _residuals_graph(vector: bool, solution: Tensor, grad: Tensor, out: Tensor, 
 def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None,  # noqa: A002
                 keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The ord-norm of x's elements over `dim` (all of them, as one vector, for None)."""
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(x, "vector_norm")
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
     return _norm(x, float(ord), dim, keepdim, dtype)
@@ -736,26 +764,28 @@ def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = Non
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
-def matrix_norm(A: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2, -1),  # noqa: A002, N803
+def matrix_norm(input: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2, -1),  # noqa: A002, N803
                 keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """A matrix norm over the two dims: 'fro', 'nuc', 1 / -1 (largest / smallest column sum of
     |a|), inf / -inf (row sums), 2 / -2 (largest / smallest singular value)."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "matrix_norm")
     if ord not in _MATRIX_ORDS:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if A.ndim < 2:
+    if input.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, "
-                           f"got {A.shape}")
-    rows, cols = (checks.dim(d, A.ndim, "matrix_norm") for d in dim)
+                           f"got {input.shape}")
+    rows, cols = (checks.dim(d, input.ndim, "matrix_norm") for d in dim)
     if dtype is not None:
-        A = A.to(dtype)
+        input = input.to(dtype)
     if ord in ("fro", "nuc"):
-        return _norm(A, ord, (rows, cols), keepdim)
+        return _norm(input, ord, (rows, cols), keepdim)
     if ord in (2, -2):
-        values = svdvals(A.movedim((rows, cols), (-2, -1)))
+        values = svdvals(input.movedim((rows, cols), (-2, -1)))
         out = amax(values, -1) if ord == 2 else amin(values, -1)
-        return _kept(out, A.ndim, (rows, cols)) if keepdim else out
+        return _kept(out, input.ndim, (rows, cols)) if keepdim else out
     summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)  # columns for 1, rows for inf
-    sums = _sum(A.abs(), summed, keepdim=True)
+    sums = _sum(input.abs(), summed, keepdim=True)
     out = amax(sums, across, keepdim=True) if ord > 0 else amin(sums, across, keepdim=True)
     return out if keepdim else out.squeeze((rows, cols))
 
@@ -767,33 +797,35 @@ def _kept(out: Tensor, ndim: int, dims: tuple[int, int]) -> Tensor:
     return out
 
 
-def norm(A: Tensor, ord: float | str | None = None, dim: Any = None, keepdim: bool = False,  # noqa: A002, N803
+def norm(input: Tensor, ord: float | str | None = None, dim: Any = None, keepdim: bool = False,  # noqa: A002, N803
          *, dtype: Any = None) -> Tensor:
     """`vector_norm` or `matrix_norm` as PyTorch picks: by dim (one dim: a vector norm, two: a
     matrix norm), else by A's dimensions when ord is given; the 2-norm of all elements otherwise."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "norm")
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 2:
-            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
-        return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+            return matrix_norm(input, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        return vector_norm(input, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
     if ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype)
-    if A.ndim == 2:
-        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
-    if A.ndim == 1:
-        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+        return vector_norm(input, 2, None, keepdim, dtype=dtype)
+    if input.ndim == 2:
+        return matrix_norm(input, ord, (-2, -1), keepdim, dtype=dtype)
+    if input.ndim == 1:
+        return vector_norm(input, ord, None, keepdim, dtype=dtype)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
-                       f"{A.ndim}D.")
+                       f"{input.ndim}D.")
 
 
-def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
+def matrix_power(input: Tensor, n: int) -> Tensor:  # noqa: N803
     """A multiplied by itself n times (the identity for 0, powers of the inverse for n < 0), by
     repeated squaring; the gradient is the products'."""
-    _square(A, "matrix_power")
+    _square(input, "matrix_power")
     n = checks.as_int(n, "matrix_power", "n")
     if n < 0:
-        A, n = inv(A), -n
-    result, square = None, A
+        input, n = inv(input), -n
+    result, square = None, input
     while n:
         if n & 1:
             result = square if result is None else matmul(result, square)
@@ -801,8 +833,9 @@ def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
         if n:
             square = matmul(square, square)
     if result is None:  # n = 0: the identity, in A's batch shape, dtype and place
-        eye = namespace(A.data).broadcast_to(namespace(A.data).eye(A.shape[-1], dtype=A.dtype), A.shape)
-        return new_leaf(namespace(A.data).array(eye))
+        xp = namespace(input.data)
+        eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=input.dtype), input.shape)
+        return new_leaf(xp.array(eye))
     return result
 
 
@@ -845,20 +878,22 @@ def _expm(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def matrix_exp(A: Tensor) -> Tensor:  # noqa: N803
+def matrix_exp(input: Tensor) -> Tensor:  # noqa: N803
     """The matrix exponential, sum of A^k / k!. PyTorch's backward: d/dA is the top-right block
     of exp([[A^T, G], [0, A^T]]) (the adjoint of the Frechet derivative, by Mathias's block
     matrix)."""
-    _matrices(A, "matrix_exp")
-    _square(A, "matrix_exp")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "matrix_exp")
+    _matrices(input, "matrix_exp")
+    _square(input, "matrix_exp")
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        n, a_t = A.shape[-1], _swap(A.data)
+        n, a_t = input.shape[-1], _swap(input.data)
         block = np.concatenate((np.concatenate((a_t, grad), axis=-1),
                                 np.concatenate((np.zeros_like(a_t), a_t), axis=-1)), axis=-2)
         return _expm(block)[..., :n, n:]
 
-    return record(_expm(A.data), "matrix_exp", (A,), vjp, graph_vjp=_matrix_exp_graph)
+    return record(_expm(input.data), "matrix_exp", (input,), vjp, graph_vjp=_matrix_exp_graph)
 
 
 def _matrix_exp_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
@@ -873,6 +908,8 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     multiplications; the first may be a row vector and the last a column vector (1-D). The
     gradient is the products'."""
     tensors = list(tensors)
+    if not all(isinstance(t, Tensor) for t in tensors):
+        raise TypeError(f"linalg.multi_dot(): expected a sequence of Tensors, got {tensors!r}")
     if len(tensors) < 2:
         raise RuntimeError(f"linalg.multi_dot: expected at least 2 tensors but got {len(tensors)}")
     for i, t in enumerate(tensors):
@@ -925,6 +962,8 @@ def vander(x: Tensor, N: int | None = None) -> Tensor:  # noqa: N803
     """The Vandermonde matrix of the last dimension: out[..., i, j] = x[..., i] ** j for j < N
     (N defaults to x's last size and must be at least 2). Composed as PyTorch's: a column of
     ones, then the running products of x, so the gradient is cumprod's."""
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(x, "vander")
     if x.data.dtype.kind not in "iuf":
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
                            f"{x.dtype} (x of shape {x.shape})")
@@ -941,6 +980,8 @@ def vander(x: Tensor, N: int | None = None) -> Tensor:  # noqa: N803
 def legacy_vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
     """`torch.vander`: the columns x^(N-1), ..., x, 1 of a 1-D x (x^0 first with `increasing`);
     integer and bool x give int64."""
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(x, "legacy_vander")
     if x.ndim != 1:
         raise ShapeError(f"vander: x must be a one-dimensional tensor, got shape {x.shape}")
     n = x.shape[0] if N is None else checks.as_int(N, "vander", "N")
@@ -955,6 +996,8 @@ def legacy_vander(x: Tensor, N: int | None = None, increasing: bool = False) -> 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: N803
     """The diagonal of each matrix (a view): `Tensor.diagonal` over the last two dimensions by
     default."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "diagonal")
     return A.diagonal(offset, dim1, dim2)
 
 
@@ -979,24 +1022,24 @@ def _triangle(a: np.ndarray, upper: bool, unitriangular: bool) -> np.ndarray:
     return t
 
 
-def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  # noqa: N803
+def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True,  # noqa: N803
                      unitriangular: bool = False) -> Tensor:
     """X with A X = B (X A = B with left=False) for a triangular A: its upper triangle with
     `upper`, else its lower (the other is not read), its diagonal taken as ones with
     `unitriangular`. d/dB = A^-T G; d/dA = -(d/dB) X^T, kept to the triangle that was read."""
-    _square(A, "solve_triangular")
+    _square(input, "solve_triangular")
     if B.ndim < 2:
         raise ShapeError(f"linalg.solve_triangular: The input tensor B must have at least 2 dimensions, "
                          f"got shape {B.shape}")
     if not left:  # X A = B is A^T X^T = B^T, with the other triangle
-        return solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
-    if B.shape[-2] != A.shape[-1]:
+        return solve_triangular(input.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
+    if B.shape[-2] != input.shape[-1]:
         raise ShapeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B "
-                         f"({'x'.join(map(str, A.shape[-2:]))} and {'x'.join(map(str, B.shape[-2:]))})")
-    if A.dtype != B.dtype:
+                         f"({'x'.join(map(str, input.shape[-2:]))} and {'x'.join(map(str, B.shape[-2:]))})")
+    if input.dtype != B.dtype:
         raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found "
-                           f"A of type {A.dtype} and B of type {B.dtype} instead")
-    a = _triangle(A.data, upper, unitriangular)
+                           f"A of type {input.dtype} and B of type {B.dtype} instead")
+    a = _triangle(input.data, upper, unitriangular)
     with np.errstate(divide="ignore", invalid="ignore"):
         x = _solve_quietly(a, B.data)
 
@@ -1008,7 +1051,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  #
         g = np.triu(g) if upper else np.tril(g)
         return g - np.triu(np.tril(g)) if unitriangular else g
 
-    return record(x, "solve_triangular", (A, B), vjp_a, vjp_b, saved=(),
+    return record(x, "solve_triangular", (input, B), vjp_a, vjp_b, saved=(),
                   graph_vjp=partial(_solve_triangular_graph, upper, unitriangular))
 
 
@@ -1154,6 +1197,8 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True,  # noqa: N803
                  check_errors: bool = False) -> tuple[Tensor, Tensor, Tensor]:
     """The named tuple (LU, pivots, info) of `lu_factor`, with info = 1 + the index of the first
     zero pivot (0 for none) instead of an error."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "lu_factor_ex")
     return _LU_FACTOR_EX(*_lu_factor(A, pivot, check_errors, "lu_factor_ex"))
 
 
@@ -1161,6 +1206,8 @@ def lu_factor(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor]:  # noq
     """The named tuple (LU, pivots) of A = P L U with partial pivoting, packed as LAPACK's getrf:
     L's strict lower triangle (its diagonal is ones) and U in one matrix, and `pivots` (int32,
     1-based) the row swaps. Differentiable with respect to A."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "lu_factor")
     LU, pivots, _ = _lu_factor(A, pivot, check_errors=True, op="lu_factor")  # noqa: N806
     return _LU_FACTOR(LU, pivots)
 
@@ -1185,6 +1232,8 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # n
 def lu(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
     """The named tuple (P, L, U) with A = P L U: P a permutation matrix, L lower triangular with
     ones on its diagonal (m x k), U upper triangular (k x n), k = min(m, n). Differentiable."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "lu")
     LU, pivots, _ = _lu_factor(A, pivot, check_errors=False, op="lu")  # noqa: N806
     return _LU(*lu_unpack(LU, pivots))
 
@@ -1203,10 +1252,10 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
     return solve_triangular(U, y, upper=True)
 
 
-def legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
+def legacy_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
     """`torch.lu_solve(b, LU_data, LU_pivots)`: `linalg.lu_solve` with b first (deprecated)."""
     _deprecated("lu_solve", "linalg.lu_solve (whose arguments are reversed: LU, pivots, B)")
-    return lu_solve(LU_data, LU_pivots, b)
+    return lu_solve(LU_data, LU_pivots, input)
 
 
 def _deprecated(old: str, new: str) -> None:
@@ -1230,6 +1279,8 @@ def _raise_singular(op: str, info: Any) -> None:
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple[Tensor, Tensor]:  # noqa: N803
     """The named tuple (inverse, info): info (int32) is 0 for an invertible matrix, else 1 + the
     index of the first zero pivot of its LU, and its inverse is then nan."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "inv_ex")
     _square(A, "inv_ex")
     _, _, info = _lu_packed(A.data)
     if check_errors:
@@ -1270,43 +1321,47 @@ def _cholesky_info(a: np.ndarray) -> np.ndarray:
     return info.reshape(a.shape[:-2])
 
 
-def cholesky_ex(A: Tensor, *, upper: bool = False,  # noqa: N803
+def cholesky_ex(input: Tensor, *, upper: bool = False,  # noqa: N803
                 check_errors: bool = False) -> tuple[Tensor, Tensor]:
     """The named tuple (L, info) of `cholesky`: info (int32) is 0 for a positive-definite matrix,
     else the order of the first leading minor that is not, and L is then not the factor."""
-    _square(A, "cholesky_ex")
-    info = _cholesky_info(A.data)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "cholesky_ex")
+    _square(input, "cholesky_ex")
+    info = _cholesky_info(input.data)
     if check_errors and bool((info > 0).any()):
         raise LinAlgError(f"linalg.cholesky_ex: The factorization could not be completed because the input "
                           f"is not positive-definite (the leading minor of order {_first_failure(info)} is "
                           f"not positive-definite).")
     if not bool((info > 0).any()):
-        return _CHOLESKY_EX(cholesky(A, upper=upper), new_leaf(info))
-    return _CHOLESKY_EX(new_leaf(np.full_like(A.data, np.nan)), new_leaf(info))
+        return _CHOLESKY_EX(cholesky(input, upper=upper), new_leaf(info))
+    return _CHOLESKY_EX(new_leaf(np.full_like(input.data, np.nan)), new_leaf(info))
 
 
-def cond(A: Tensor, p: Any = None) -> Tensor:  # noqa: N803
+def cond(input: Tensor, p: Any = None) -> Tensor:  # noqa: N803
     """The condition number of A in the norm `p`: the ratio of the largest to the smallest singular
     value for p = None or 2 (its inverse for -2), else norm(A, p) * norm(inv(A), p) ('fro',
     'nuc', inf, -inf, 1, -1; square A). inf for a singular matrix."""
-    _matrices(A, "cond")
-    if A.numel() == 0:  # an empty matrix is perfectly conditioned: 0, as PyTorch gives it
-        return _sum(A.detach(), (-2, -1))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "cond")
+    _matrices(input, "cond")
+    if input.numel() == 0:  # an empty matrix is perfectly conditioned: 0, as PyTorch gives it
+        return _sum(input.detach(), (-2, -1))
     if p is None or p in (2, -2):
-        s = svdvals(A)
+        s = svdvals(input)
         largest, smallest = s[..., 0], s[..., -1]
         with np.errstate(divide="ignore"):
             return smallest / largest if p == -2 else largest / smallest
     if p not in ("fro", "nuc", math.inf, -math.inf, 1, -1):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    _square(A, "cond")
-    inverse, info = inv_ex(A)
+    _square(input, "cond")
+    inverse, info = inv_ex(input)
     singular = info.data > 0
     if not bool(singular.any()):
-        return matrix_norm(A, p) * matrix_norm(inverse, p)
+        return matrix_norm(input, p) * matrix_norm(inverse, p)
     # A singular matrix's condition number is inf, as PyTorch gives it (its nan inverse set aside).
     inverse = inverse.masked_fill(new_leaf(singular[..., None, None]), 0)
-    return (matrix_norm(A, p) * matrix_norm(inverse, p)).masked_fill(new_leaf(singular), math.inf)
+    return (matrix_norm(input, p) * matrix_norm(inverse, p)).masked_fill(new_leaf(singular), math.inf)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
@@ -1314,50 +1369,54 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     return (x * y).sum(dim)
 
 
-def tensorinv(A: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
+def tensorinv(input: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
     """The tensor X with tensordot(X, A, ind) the identity: A's first `ind` dimensions flattened
     against the others into a square matrix, inverted, and reshaped to shape[ind:] + shape[:ind]."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "tensorinv")
     if ind <= 0:
         raise ArgumentValueError(f"linalg.tensorinv: Expected a strictly positive integer for 'ind', but "
                                  f"got {ind}")
-    rows, cols = A.shape[:ind], A.shape[ind:]
+    rows, cols = input.shape[:ind], input.shape[ind:]
     if math.prod(rows) != math.prod(cols):
         raise ShapeError(f"linalg.tensorinv: Expected self to satisfy the requirement "
                          f"prod(self.shape[ind:]) == prod(self.shape[:ind]), but got {math.prod(cols)} != "
-                         f"{math.prod(rows)} (A of shape {A.shape}, ind={ind})")
-    return inv(A.reshape(math.prod(rows), math.prod(cols))).reshape(*cols, *rows)
+                         f"{math.prod(rows)} (A of shape {input.shape}, ind={ind})")
+    return inv(input.reshape(math.prod(rows), math.prod(cols))).reshape(*cols, *rows)
 
 
-def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:  # noqa: N803
+def tensorsolve(input: Tensor, other: Tensor, dims: Sequence[int] | None = None) -> Tensor:  # noqa: N803
     """X with tensordot(A, X, X.ndim) = B: A's dimensions `dims` (if given) moved to the end,
     then A seen as a matrix of B.numel() rows, solved, and X shaped as A's last dimensions."""
     if dims is not None:
-        dims = [d % A.ndim for d in dims]
-        A = A.permute(*[d for d in range(A.ndim) if d not in dims], *dims)  # noqa: N806
-    result_shape = A.shape[B.ndim:]
-    rows = math.prod(B.shape)
-    if A.shape[:B.ndim] != B.shape or math.prod(result_shape) != rows:
+        dims = [d % input.ndim for d in dims]
+        input = input.permute(*[d for d in range(input.ndim) if d not in dims], *dims)  # noqa: N806
+    result_shape = input.shape[other.ndim:]
+    rows = math.prod(other.shape)
+    if input.shape[:other.ndim] != other.shape or math.prod(result_shape) != rows:
         raise ShapeError(f"linalg.tensorsolve: Expected self to satisfy the requirement "
-                         f"prod(result_shape) == prod(other.shape), but got A of shape {A.shape} and B of "
-                         f"shape {B.shape}")
-    return solve(A.reshape(rows, rows), B.reshape(rows)).reshape(*result_shape)
+                         f"prod(result_shape) == prod(other.shape), but got A of shape {input.shape} and "
+                         f"B of "
+                         f"shape {other.shape}")
+    return solve(input.reshape(rows, rows), other.reshape(rows)).reshape(*result_shape)
 
 
-def householder_product(A: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
+def householder_product(input: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
     """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^T, v_i the i-th column of A
     below the diagonal with a 1 on it (LAPACK's orgqr). Composed of matrix products, so both A
     and tau get gradients."""
-    m, n = A.shape[-2:]
+    m, n = input.shape[-2:]
     k = tau.shape[-1]
     if not m >= n >= k:
         raise ShapeError(f"linalg.householder_product: input.shape[-2] must be greater than or equal to "
-                         f"input.shape[-1] and that to tau.shape[-1], got A of shape {A.shape} and tau of "
+                         f"input.shape[-1] and that to tau.shape[-1], got A of shape {input.shape} and "
+                         f"tau of "
                          f"shape {tau.shape}")
-    eye = new_leaf(np.eye(m, dtype=A.data.dtype, like=A.data))
+    eye = new_leaf(np.eye(m, dtype=input.data.dtype, like=input.data))
     below = new_leaf(np.tril(np.ones((m, n), dtype=bool), -1))
-    unit = new_leaf(np.eye(m, n, dtype=A.data.dtype))
-    columns = A.masked_fill(~below, 0) + unit  # v_i as columns
-    q = eye.expand(*A.shape[:-2], m, m)
+    unit = new_leaf(np.eye(m, n, dtype=input.data.dtype))
+    columns = input.masked_fill(~below, 0) + unit  # v_i as columns
+    q = eye.expand(*input.shape[:-2], m, m)
     for i in range(k):
         v = columns[..., :, i:i + 1]
         q = q - (q @ v) * tau[..., i, None, None] @ v.mT
@@ -1370,30 +1429,32 @@ def _cholesky_solve(b: np.ndarray, factor: np.ndarray, upper: bool) -> np.ndarra
     return _solve_quietly(_swap(lower), _solve_quietly(lower, b))
 
 
-def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
     """X with (L L^T) X = B (U^T U X = B with `upper`), L the Cholesky factor (its triangle read).
     d/dB = cholesky_solve(G, L); with C = d/dB X^T + X d/dB^T, d/dL = -C L (-U C with `upper`),
     PyTorch's formula, which treats L as a full matrix."""
-    if L.ndim < 2 or L.shape[-1] != L.shape[-2] or B.ndim < 2 or B.shape[-2] != L.shape[-1]:
-        raise ShapeError(f"cholesky_solve: Incompatible matrix sizes: B of shape {B.shape} and L of shape "
-                         f"{L.shape} (L must be a square matrix with as many rows as B)")
-    if L.data.dtype.kind != "f":
-        raise UnsupportedDtypeError(f"cholesky_solve: not implemented for {L.dtype} tensors (L of shape "
-                                    f"{L.shape}); it takes float32 or float64, as in PyTorch")
-    if B.dtype != L.dtype:
+    if (input2.ndim < 2 or input2.shape[-1] != input2.shape[-2] or input.ndim < 2
+            or input.shape[-2] != input2.shape[-1]):
+        raise ShapeError(f"cholesky_solve: Incompatible matrix sizes: B of shape {input.shape} and L of "
+                         f"shape "
+                         f"{input2.shape} (L must be a square matrix with as many rows as B)")
+    if input2.data.dtype.kind != "f":
+        raise UnsupportedDtypeError(f"cholesky_solve: not implemented for {input2.dtype} tensors (L of shape "
+                                    f"{input2.shape}); it takes float32 or float64, as in PyTorch")
+    if input.dtype != input2.dtype:
         raise RuntimeError(f"cholesky_solve: Expected B and L to have the same dtype, but found B of dtype "
-                           f"{B.dtype} and L of dtype {L.dtype}")
-    x = _cholesky_solve(B.data, L.data, upper)
+                           f"{input.dtype} and L of dtype {input2.dtype}")
+    x = _cholesky_solve(input.data, input2.data, upper)
 
     def vjp_b(grad: np.ndarray) -> np.ndarray:
-        return _cholesky_solve(grad, L.data, upper)
+        return _cholesky_solve(grad, input2.data, upper)
 
     def vjp_l(grad: np.ndarray) -> np.ndarray:
-        common = _cholesky_solve(grad, L.data, upper) @ _swap(x)
+        common = _cholesky_solve(grad, input2.data, upper) @ _swap(x)
         common = common + _swap(common)
-        return -(L.data @ common) if upper else -(common @ L.data)
+        return -(input2.data @ common) if upper else -(common @ input2.data)
 
-    return record(x, "cholesky_solve", (B, L), vjp_b, vjp_l, saved=(),
+    return record(x, "cholesky_solve", (input, input2), vjp_b, vjp_l, saved=(),
                   graph_vjp=partial(_cholesky_solve_graph, upper))
 
 
@@ -1405,18 +1466,20 @@ def _cholesky_solve_graph(upper: bool, grad: Tensor, out: Tensor, B: Tensor,  # 
     return grad_b, -(L @ common) if upper else -(common @ L)
 
 
-def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
     """(L L^T)^-1 (or (U^T U)^-1 with `upper`) from its Cholesky factor. With C = X (G + G^T) X,
     d/dL = -C L (-U C with `upper`), PyTorch's formula."""
-    _square(L, "cholesky_inverse")
-    eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L.data.dtype, like=L.data), L.shape)
-    out = _cholesky_solve(eye, L.data, upper)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "cholesky_inverse")
+    _square(input, "cholesky_inverse")
+    eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.data.dtype, like=input.data), input.shape)
+    out = _cholesky_solve(eye, input.data, upper)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         common = out @ (grad + _swap(grad)) @ out
-        return -(L.data @ common) if upper else -(common @ L.data)
+        return -(input.data @ common) if upper else -(common @ input.data)
 
-    return record(out, "cholesky_inverse", (L,), vjp, saved=(),
+    return record(out, "cholesky_inverse", (input,), vjp, saved=(),
                   graph_vjp=partial(_cholesky_inverse_graph, upper))
 
 
@@ -1425,19 +1488,21 @@ def _cholesky_inverse_graph(upper: bool, grad: Tensor, out: Tensor, L: Tensor) -
     return (-(L @ common) if upper else -(common @ L),)
 
 
-def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: N803
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: N803
                      unitriangular: bool = False) -> tuple[Tensor, Tensor]:
     """`torch.triangular_solve`: the named tuple (solution, cloned_coefficient) of A X = b (A^T X =
     b with `transpose`), upper triangular by default."""
     _deprecated("triangular_solve", "linalg.solve_triangular")
     a = A.mT if transpose else A
-    solution = solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
+    solution = solve_triangular(a, input, upper=upper != transpose, unitriangular=unitriangular)
     return _TRIANGULAR_SOLVE(solution, A.clone())
 
 
 def legacy_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:  # noqa: N803
     """`torch.lu`: (LU, pivots) as `lu_factor` gives them (a singular matrix too), and info as a
     third with `get_infos`."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "legacy_lu")
     _deprecated("lu", "linalg.lu_factor / linalg.lu_factor_ex")
     LU, pivots, info = _lu_factor(A, pivot, check_errors=False, op="lu")  # noqa: N806
     return (LU, pivots, info) if get_infos else (LU, pivots)
@@ -1445,5 +1510,7 @@ def legacy_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[T
 
 def legacy_cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
     """`torch.cholesky` (deprecated for `linalg.cholesky`): L, or U = L^T with `upper`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "legacy_cholesky")
     _deprecated("cholesky", "linalg.cholesky")
     return cholesky(input, upper=upper)

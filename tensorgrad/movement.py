@@ -20,7 +20,7 @@ import numpy as np
 
 from tensorgrad import checks
 from tensorgrad.autograd import record
-from tensorgrad.checks import ShapeError, UnsupportedDtypeError
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError, not_a_tensor
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.higher_order import linear_graph
@@ -42,9 +42,9 @@ def _as_is(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad,)
 
 
-def reshape(x: Tensor, *shape: int) -> Tensor:
+def reshape(input: Tensor, *shape: int) -> Tensor:
     """The same elements in a new shape (-1 infers one size); a view whenever strides allow."""
-    return _reshape(x, checks.sizes(shape, "reshape", allow_infer=True), "reshape")
+    return _reshape(input, checks.sizes(shape, "reshape", allow_infer=True), "reshape")
 
 
 def _reshape(x: Tensor, shape: tuple[int, ...], op: str) -> Tensor:
@@ -53,6 +53,8 @@ def _reshape(x: Tensor, shape: tuple[int, ...], op: str) -> Tensor:
     except ValueError:
         raise ShapeError(f"{op}: shape {shape} is invalid for a tensor of shape {x.shape} "
                          f"({x.data.size} elements)") from None
+    except AttributeError:  # not a tensor (`tg.reshape([1, 2], (2,))`); the `try` costs nothing till then
+        raise checks.not_a_tensor(x, op) from None
     in_shape = x.data.shape
     if np.may_share_memory(data, x.data):
         return _view(x, data, op, lambda grad: grad.reshape(in_shape), _reshaped_back)
@@ -121,12 +123,12 @@ def view_dtype(x: Tensor, dtype: Any) -> Tensor:
     return out
 
 
-def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view). Gradient: the same swap."""
-    dim0, dim1 = checks.dim(dim0, x.ndim, "transpose"), checks.dim(dim1, x.ndim, "transpose")
-    if x.ndim == 0:  # dims 0 and -1 name the 0-d tensor's one "dimension": a view of itself
-        return _view(x, x.data.view(), "transpose", lambda grad: grad, _as_is)
-    return _view(x, x.data.swapaxes(dim0, dim1), "transpose",
+    dim0, dim1 = checks.dim(dim0, input.ndim, "transpose"), checks.dim(dim1, input.ndim, "transpose")
+    if input.ndim == 0:  # dims 0 and -1 name the 0-d tensor's one "dimension": a view of itself
+        return _view(input, input.data.view(), "transpose", lambda grad: grad, _as_is)
+    return _view(input, input.data.swapaxes(dim0, dim1), "transpose",
                  lambda grad: grad.swapaxes(dim0, dim1), partial(_transpose_graph, dim0, dim1))
 
 
@@ -148,6 +150,8 @@ def permute(x: Tensor, *dims: int, **keyword: Sequence[int]) -> Tensor:
 
     `dims` may also be given by keyword, as `torch.permute(x, dims=(1, 0))`.
     """
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(x, "permute")
     if keyword:
         if dims or set(keyword) != {"dims"}:
             raise TypeError(f"permute() takes the dims positionally or as dims=, got {dims} and {keyword}")
@@ -201,13 +205,14 @@ def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
     return _view(x, strided_view(data, shape, strides, read_only=True), "expand", lambda grad: grad, _as_is)
 
 
-def unsqueeze(x: Tensor, dim: int) -> Tensor:
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at `dim` (a view)."""
-    dim = checks.dim(dim, x.ndim + 1, "unsqueeze")
-    in_shape = x.data.shape
-    data = x.data
+    dim = checks.dim(dim, input.ndim + 1, "unsqueeze")
+    in_shape = input.data.shape
+    data = input.data
     step = data.shape[dim] * data.strides[dim] if dim < data.ndim else data.itemsize
-    return _view(x, with_unit_dims(data, (dim,), (step,)), "unsqueeze", lambda grad: grad.reshape(in_shape),
+    return _view(input, with_unit_dims(data, (dim,), (step,)), "unsqueeze",
+                 lambda grad: grad.reshape(in_shape),
                  _reshaped_back)
 
 
@@ -227,27 +232,31 @@ def with_unit_dims(data: np.ndarray, dims: Sequence[int], byte_strides: Sequence
     return strided_view(data, shape, strides)
 
 
-def squeeze(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
+def squeeze(input: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
     """Remove dimensions of size 1 (all, or those in `dim` that have size 1): a view."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "squeeze")
     if dim is None:
-        axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+        axes = tuple(i for i, n in enumerate(input.shape) if n == 1)
     else:
-        axes = tuple(d for d in checks.dims(dim, x.ndim, "squeeze") if x.shape[d] == 1)
-    in_shape = x.data.shape
-    return _view(x, np.squeeze(x.data, axis=axes), "squeeze", lambda grad: grad.reshape(in_shape),
+        axes = tuple(d for d in checks.dims(dim, input.ndim, "squeeze") if input.shape[d] == 1)
+    in_shape = input.data.shape
+    return _view(input, np.squeeze(input.data, axis=axes), "squeeze", lambda grad: grad.reshape(in_shape),
                  _reshaped_back)
 
 
-def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions start_dim..end_dim into one (a view when strides allow)."""
-    if x.ndim == 0:
-        return reshape(x, 1)
-    start, end = checks.dim(start_dim, x.ndim, "flatten"), checks.dim(end_dim, x.ndim, "flatten")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "flatten")
+    if input.ndim == 0:
+        return reshape(input, 1)
+    start, end = checks.dim(start_dim, input.ndim, "flatten"), checks.dim(end_dim, input.ndim, "flatten")
     if start > end:
         raise RuntimeError(f"flatten() has invalid args: start_dim ({start_dim}) cannot come after "
-                           f"end_dim ({end_dim}) for a tensor of shape {x.shape}")
-    shape = x.shape[:start] + (math.prod(x.shape[start:end + 1]),) + x.shape[end + 1:]
-    return _reshape(x, shape, "flatten")
+                           f"end_dim ({end_dim}) for a tensor of shape {input.shape}")
+    shape = input.shape[:start] + (math.prod(input.shape[start:end + 1]),) + input.shape[end + 1:]
+    return _reshape(input, shape, "flatten")
 
 
 def contiguous(x: Tensor) -> Tensor:
@@ -268,9 +277,7 @@ def clone(x: Tensor) -> Tensor:
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension. Each gets its slice of the gradient."""
-    if isinstance(tensors, Tensor):
-        raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors, not a Tensor")
-    tensors = tuple(tensors)
+    tensors = _tensors(tensors, "cat")
     if not tensors:
         raise ShapeError("cat: expected a non-empty sequence of tensors")
     # PyTorch's dtype: the promoted one (int64 with float32 is float32, where NumPy says float64).
@@ -316,9 +323,21 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, dim: int | None = N
     return cat(tensors, axis if dim is None else dim)
 
 
+def _tensors(tensors: Any, op: str) -> tuple[Tensor, ...]:
+    """`tensors` (a sequence of tensors) as a tuple; anything else is PyTorch's TypeError."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not a Tensor")
+    tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return tensors
+
+
 def _at_least(tensors: Sequence[Tensor], ndim: int, op: str) -> tuple[Tensor, ...]:
     """Each tensor with dimensions added as numpy's atleast_1d/2d/3d add them."""
-    tensors = tuple(tensors)
+    tensors = _tensors(tensors, op)
     if not tensors:
         raise ShapeError(f"{op}: expected a non-empty sequence of tensors")
     out = []
@@ -354,7 +373,7 @@ def dstack(tensors: Sequence[Tensor]) -> Tensor:
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """Join as columns: 0-d and 1-d tensors become columns, the rest join along dimension 1."""
-    tensors = tuple(tensors)
+    tensors = _tensors(tensors, "column_stack")
     if not tensors:
         raise ShapeError("column_stack: expected a non-empty sequence of tensors")
     return cat([reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors], 1)
@@ -368,7 +387,7 @@ def _part_of(dim: int, part: slice | int):
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join same-shape tensors along a new dimension. Each gets its slice of the gradient."""
-    tensors = tuple(tensors)
+    tensors = _tensors(tensors, "stack")
     if not tensors:
         raise ShapeError("stack: expected a non-empty sequence of tensors")
     dim = checks.dim(dim, tensors[0].ndim + 1, "stack")
@@ -404,10 +423,10 @@ def _storage_of(data: np.ndarray) -> np.ndarray:
     return base
 
 
-def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """Elements start .. start+length-1 along `dim` (a view). Gradient: placed back there."""
-    dim, start, length = _narrow_bounds(x, dim, start, length, "narrow")
-    return _select_view(x, dim, slice(start, start + length), "narrow")
+    dim, start, length = _narrow_bounds(input, dim, start, length, "narrow")
+    return _select_view(input, dim, slice(start, start + length), "narrow")
 
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa: A002
@@ -473,27 +492,27 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) 
                  for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
 
 
-def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """At most `chunks` pieces along `dim`, each ceil(size / chunks) long but the last (views)."""
     chunks = checks.as_int(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk(): chunks must be greater than 0, got {chunks}")
-    size = x.shape[checks.dim(dim, x.ndim, "chunk")]
+    size = input.shape[checks.dim(dim, input.ndim, "chunk")]
     if size == 0:  # as PyTorch: `chunks` empty pieces
-        return split(x, [0] * chunks, dim)
-    return split(x, max(-(-size // chunks), 1), dim)
+        return split(input, [0] * chunks, dim)
+    return split(input, max(-(-size // chunks), 1), dim)
 
 
-def split_with_sizes(x: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces of the given sizes along `dim` (views): `split` with a list."""
-    return split(x, list(split_sizes), dim)
+    return split(input, list(split_sizes), dim)
 
 
-def tensor_split(x: Tensor, indices_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """`sections` near-equal pieces along `dim` (the first size % sections one longer), or the
     pieces between the given indices (views; indices past the end give empty pieces)."""
-    dim = checks.dim(dim, x.ndim, "tensor_split")
-    size = x.shape[dim]
+    dim = checks.dim(dim, input.ndim, "tensor_split")
+    size = input.shape[dim]
     if isinstance(indices_or_sections, Tensor):
         if indices_or_sections.dtype != "int64" or indices_or_sections.ndim > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a 0-d or 1-d tensor "
@@ -510,39 +529,39 @@ def tensor_split(x: Tensor, indices_or_sections: int | Sequence[int], dim: int =
     else:
         indices = [checks.as_int(i, "tensor_split", "indices") for i in indices_or_sections]
         bounds = [0] + [min(max(i + size if i < 0 else i, 0), size) for i in indices] + [size]
-    return tuple(_select_view(x, dim, slice(lo, max(lo, hi)), "tensor_split")
+    return tuple(_select_view(input, dim, slice(lo, max(lo, hi)), "tensor_split")
                  for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
 
 
-def hsplit(x: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+def hsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """`tensor_split` along dimension 1 (0 for a 1-D tensor); sections must divide the size."""
-    return _split_evenly(x, indices_or_sections, 0 if x.ndim == 1 else 1, "hsplit", 1)
+    return _split_evenly(input, indices_or_sections, 0 if input.ndim == 1 else 1, "hsplit", 1)
 
 
-def vsplit(x: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+def vsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """`tensor_split` along dimension 0 of a tensor with at least 2 dimensions."""
-    return _split_evenly(x, indices_or_sections, 0, "vsplit", 2)
+    return _split_evenly(input, indices_or_sections, 0, "vsplit", 2)
 
 
-def dsplit(x: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+def dsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """`tensor_split` along dimension 2 of a tensor with at least 3 dimensions; sections must
     divide the size (views)."""
-    return _split_evenly(x, indices_or_sections, 2, "dsplit", 3)
+    return _split_evenly(input, indices_or_sections, 2, "dsplit", 3)
 
 
-def unsafe_split(x: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def unsafe_split(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """`split` (views). PyTorch's unsafe form skips its view checks; tensorgrad's views need none."""
-    return split(x, split_size, dim)
+    return split(input, split_size, dim)
 
 
-def unsafe_chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """`chunk` (views). PyTorch's unsafe form skips its view checks; tensorgrad's views need none."""
-    return chunk(x, chunks, dim)
+    return chunk(input, chunks, dim)
 
 
-def unsafe_split_with_sizes(x: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """`split_with_sizes` (views). PyTorch's unsafe form skips its view checks; tensorgrad's need none."""
-    return split_with_sizes(x, split_sizes, dim)
+    return split_with_sizes(input, split_sizes, dim)
 
 
 def _split_evenly(x: Tensor, indices_or_sections: int | Sequence[int], dim: int, op: str,
@@ -557,56 +576,60 @@ def _split_evenly(x: Tensor, indices_or_sections: int | Sequence[int], dim: int,
     return tensor_split(x, indices_or_sections, dim)
 
 
-def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Every slice along `dim`, with that dimension removed (views)."""
-    dim = checks.dim(dim, x.ndim, "unbind")
-    return tuple(_select_view(x, dim, i, "unbind") for i in range(x.shape[dim]))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "unbind")
+    dim = checks.dim(dim, input.ndim, "unbind")
+    return tuple(_select_view(input, dim, i, "unbind") for i in range(input.shape[dim]))
 
 
-def unflatten(x: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dimension `dim` into `sizes` (one may be -1): a view."""
-    dim = checks.dim(dim, x.ndim, "unflatten")
+    dim = checks.dim(dim, input.ndim, "unflatten")
     sizes = checks.sizes((sizes,), "unflatten", allow_infer=True)
     known = int(np.prod([n for n in sizes if n != -1]))
     if -1 in sizes:
-        sizes = tuple(x.shape[dim] // known if n == -1 and known else n for n in sizes)
-    if int(np.prod(sizes)) != x.shape[dim]:
-        raise ShapeError(f"unflatten(): sizes {sizes} don't multiply to the size {x.shape[dim]} of "
+        sizes = tuple(input.shape[dim] // known if n == -1 and known else n for n in sizes)
+    if int(np.prod(sizes)) != input.shape[dim]:
+        raise ShapeError(f"unflatten(): sizes {sizes} don't multiply to the size {input.shape[dim]} of "
                          f"dimension {dim}")
-    return reshape(x, x.shape[:dim] + tuple(sizes) + x.shape[dim + 1:])
+    return reshape(input, input.shape[:dim] + tuple(sizes) + input.shape[dim + 1:])
 
 
-def movedim(x: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
     """Move dimensions to new positions, the others keeping their order (a view)."""
     src = [source] if isinstance(source, int | np.integer) else list(source)
     dst = [destination] if isinstance(destination, int | np.integer) else list(destination)
     if len(src) != len(dst):
         raise RuntimeError(f"movedim(): source {src} and destination {dst} must have the same length")
-    src = [checks.dim(d, x.ndim, "movedim") for d in src]
-    dst = [checks.dim(d, x.ndim, "movedim") for d in dst]
+    src = [checks.dim(d, input.ndim, "movedim") for d in src]
+    dst = [checks.dim(d, input.ndim, "movedim") for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim(): repeated dim in source {src} or destination {dst}")
-    order = [d for d in range(x.ndim) if d not in src]
+    order = [d for d in range(input.ndim) if d not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
-    return permute(x, *order)
+    return permute(input, *order)
 
 
-def swapaxes(x: Tensor, axis0: int, axis1: int) -> Tensor:
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     """Swap two dimensions (a view): PyTorch's alias of `transpose`."""
-    return transpose(x, axis0, axis1)
+    return transpose(input, axis0, axis1)
 
 
 swapdims = swapaxes
 moveaxis = movedim
 
 
-def t(x: Tensor) -> Tensor:
+def t(input: Tensor) -> Tensor:
     """A matrix's transpose (a view); a 0-d or 1-D tensor comes back as a view of itself."""
-    if x.ndim > 2:
-        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D "
-                         f"(shape {x.shape}); use transpose(dim0, dim1) or .mT")
-    return T(x)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "t")
+    if input.ndim > 2:
+        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D "
+                         f"(shape {input.shape}); use transpose(dim0, dim1) or .mT")
+    return T(input)
 
 
 def mT(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
@@ -619,27 +642,29 @@ def mT(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
     return transpose(x, -2, -1)
 
 
-def ravel(x: Tensor) -> Tensor:
+def ravel(input: Tensor) -> Tensor:
     """All elements in one dimension, in row-major order (a view when strides allow)."""
-    return _reshape(x, (x.data.size,), "ravel")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "ravel")
+    return _reshape(input, (input.data.size,), "ravel")
 
 
-def select(x: Tensor, dim: int, index: int) -> Tensor:
+def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at `index` along `dim`, that dimension removed (a view): `x[:, index]` for dim 1."""
-    if x.ndim == 0:
+    if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = checks.dim(dim, x.ndim, "select")
-    size = x.shape[dim]
+    dim = checks.dim(dim, input.ndim, "select")
+    size = input.shape[dim]
     if not -size <= index < size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} "
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} "
                          f"at dimension {dim}")
-    return x[(slice(None),) * dim + (index,)]
+    return input[(slice(None),) * dim + (index,)]
 
 
-def flip(x: Tensor, dims: int | Sequence[int]) -> Tensor:
+def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
     """The elements in reverse order along `dims` (a copy, as in PyTorch). Gradient: flipped back."""
-    axes = checks.dims(dims, x.ndim, "flip")
-    return record(np.flip(x.data, axes).copy(), "flip", (x,),
+    axes = checks.dims(dims, input.ndim, "flip")
+    return record(np.flip(input.data, axes).copy(), "flip", (input,),
                   lambda grad: np.flip(grad, axes), saved=(), graph_vjp=partial(_flip_graph, axes))
 
 
@@ -647,34 +672,40 @@ def _flip_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> 
     return (flip(grad, axes),)
 
 
-def fliplr(x: Tensor) -> Tensor:
+def fliplr(input: Tensor) -> Tensor:
     """The columns in reverse order: `flip(x, 1)` (at least 2-D)."""
-    if x.ndim < 2:
-        raise RuntimeError(f"fliplr: input must be >= 2-d, got shape {x.shape}")
-    return flip(x, 1)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "fliplr")
+    if input.ndim < 2:
+        raise RuntimeError(f"fliplr: input must be >= 2-d, got shape {input.shape}")
+    return flip(input, 1)
 
 
-def flipud(x: Tensor) -> Tensor:
+def flipud(input: Tensor) -> Tensor:
     """The rows in reverse order: `flip(x, 0)` (at least 1-D)."""
-    if x.ndim < 1:
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "flipud")
+    if input.ndim < 1:
         raise RuntimeError("flipud: input must be >= 1-d, got a 0-d tensor")
-    return flip(x, 0)
+    return flip(input, 0)
 
 
-def rot90(x: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """Rotated by 90 degrees k times in the plane of `dims`, from the first towards the second
     (a copy, as in PyTorch). Gradient: rotated back."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "rot90")
     if len(dims) != 2:
         raise RuntimeError(f"rot90: expected total rotation dims == 2, but got dims = {len(dims)}")
-    if x.ndim < 2:
-        raise RuntimeError(f"rot90: expected total dims >= 2, but got total dims = {x.ndim}")
-    first, second = (checks.dim(d, x.ndim, "rot90") for d in dims)
+    if input.ndim < 2:
+        raise RuntimeError(f"rot90: expected total dims >= 2, but got total dims = {input.ndim}")
+    first, second = (checks.dim(d, input.ndim, "rot90") for d in dims)
     if first == second:
         raise RuntimeError(f"rot90: expected rotation dims to be different, but got dim0 = {dims[0]} and "
                            f"dim1 = {dims[1]}")
     turns = k % 4
-    rotated = np.rot90(x.data, turns, (first, second))  # a view (x itself for k = 0)
-    return record(namespace(rotated).array(rotated, order="C"), "rot90", (x,),
+    rotated = np.rot90(input.data, turns, (first, second))  # a view (x itself for k = 0)
+    return record(namespace(rotated).array(rotated, order="C"), "rot90", (input,),
                   lambda grad: np.rot90(grad, -turns, (first, second)), saved=(),
                   graph_vjp=partial(_rot90_graph, -turns, (first, second)))
 
@@ -683,21 +714,21 @@ def _rot90_graph(turns: int, dims: tuple[int, int], grad: Tensor, out: Tensor, x
     return (rot90(grad, turns, dims),)
 
 
-def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
     """Elements shifted cyclically along `dims` (of the flattened tensor if None). Gradient: rolled back."""
     if dims is None:
-        shape = x.data.shape
+        shape = input.data.shape
         back = -shifts if isinstance(shifts, int | np.integer) else tuple(-s for s in shifts)
-        return record(np.roll(x.data, shifts), "roll", (x,),
+        return record(np.roll(input.data, shifts), "roll", (input,),
                       lambda grad: np.roll(grad.reshape(-1), back).reshape(shape), saved=(),
                       graph_vjp=partial(_roll_graph, back, None))
     shifts = (shifts,) if isinstance(shifts, int | np.integer) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts {shifts} and dims {dims} must have the same length")
-    axes = tuple(checks.dim(d, x.ndim, "roll") for d in dims)
+    axes = tuple(checks.dim(d, input.ndim, "roll") for d in dims)
     back = tuple(-s for s in shifts)
-    return record(np.roll(x.data, shifts, axes), "roll", (x,),
+    return record(np.roll(input.data, shifts, axes), "roll", (input,),
                   lambda grad: np.roll(grad, back, axes), saved=(),
                   graph_vjp=partial(_roll_graph, back, axes))
 
@@ -735,13 +766,13 @@ def _repeat_graph(sizes: tuple[int, ...], shape: tuple[int, ...], grad: Tensor, 
     return (grad.reshape(*split_shape).sum(tuple(range(0, 2 * len(sizes), 2))).reshape(*x.shape),)
 
 
-def tile(x: Tensor, dims: Sequence[int]) -> Tensor:
+def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     """`repeat`, with fewer sizes than dimensions meaning 1 for the leading ones (torch.tile)."""
     dims = checks.sizes((dims,), "tile")
-    return repeat(x, *((1,) * (x.ndim - len(dims)) + dims))
+    return repeat(input, *((1,) * (input.ndim - len(dims)) + dims))
 
 
-def repeat_interleave(x: Tensor, repeats: Any = None, dim: int | None = None, *,
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element repeated `repeats` times (an int, or one count per element) along `dim`.
 
@@ -750,10 +781,13 @@ def repeat_interleave(x: Tensor, repeats: Any = None, dim: int | None = None, *,
     the result's length along `dim`.
     Gradient: each element's copies summed (`np.add.reduceat` over their runs).
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "repeat_interleave")
     if repeats is None:
-        return repeat_interleave(new_leaf(namespace(x.data).arange(x.numel())), x, output_size=output_size)
-    data = x.data.reshape(-1) if dim is None else x.data
-    axis = 0 if dim is None else checks.dim(dim, x.ndim, "repeat_interleave")
+        positions = new_leaf(namespace(input.data).arange(input.numel()))
+        return repeat_interleave(positions, input, output_size=output_size)
+    data = input.data.reshape(-1) if dim is None else input.data
+    axis = 0 if dim is None else checks.dim(dim, input.ndim, "repeat_interleave")
     counts = array_like(repeats.data if isinstance(repeats, Tensor) else repeats, data)
     if counts.dtype.kind not in "iu":
         raise UnsupportedDtypeError(f"repeat_interleave(): repeats must be an integer tensor, got "
@@ -767,7 +801,7 @@ def repeat_interleave(x: Tensor, repeats: Any = None, dim: int | None = None, *,
                            f"{int(counts.sum())} the repeats give")
     # (CuPy's repeat takes the counts as a list, not as an array.)
     out = np.repeat(data, counts if type(data) is np.ndarray else to_numpy(counts).tolist(), axis=axis)
-    shape = x.data.shape
+    shape = input.data.shape
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         starts = np.cumsum(counts) - counts  # where each element's run of copies begins
@@ -779,25 +813,27 @@ def repeat_interleave(x: Tensor, repeats: Any = None, dim: int | None = None, *,
         return g.reshape(shape)
 
     forward = partial(repeat_interleave, repeats=counts, dim=dim)
-    return record(out, "repeat_interleave", (x,), vjp, saved=(),
+    return record(out, "repeat_interleave", (input,), vjp, saved=(),
                   graph_vjp=linear_graph("repeat_interleave", vjp, forward))
 
 
-def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the (dim1, dim2) planes, as a last dimension (a writable view, as PyTorch's).
 
     Gradient: written back onto the diagonal of zeros.
     """
-    d1, d2 = checks.dim(dim1, x.ndim, "diagonal"), checks.dim(dim2, x.ndim, "diagonal")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "diagonal")
+    d1, d2 = checks.dim(dim1, input.ndim, "diagonal"), checks.dim(dim2, input.ndim, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal(): dim1 and dim2 can't be the same dimension ({dim1}, {dim2})")
     offset = checks.as_int(offset, "diagonal", "offset")
-    in_shape = x.data.shape
+    in_shape = input.data.shape
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         return _onto_diagonal(grad, in_shape, offset, d1, d2)
 
-    return _view(x, _diagonal_of(x.data, offset, d1, d2), "diagonal", vjp,
+    return _view(input, _diagonal_of(input.data, offset, d1, d2), "diagonal", vjp,
                  linear_graph("diagonal", vjp, partial(diagonal, offset=offset, dim1=d1, dim2=d2)))
 
 
@@ -820,35 +856,41 @@ def _onto_diagonal(grad: np.ndarray, shape: tuple[int, ...], offset: int, d1: in
     return full
 
 
-def diag(x: Tensor, diagonal: int = 0) -> Tensor:
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D tensor's values on a matrix's diagonal, or a matrix's diagonal as a 1-D tensor (copies)."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "diag")
     offset = checks.as_int(diagonal, "diag", "diagonal")
     forward = partial(diag, diagonal=offset)
-    if x.ndim == 1:
+    if input.ndim == 1:
         def vjp(grad: np.ndarray) -> np.ndarray:
             return np.diagonal(grad, offset).copy()
 
-        return record(np.diag(x.data, offset), "diag", (x,), vjp, saved=(),
+        return record(np.diag(input.data, offset), "diag", (input,), vjp, saved=(),
                       graph_vjp=linear_graph("diag", vjp, forward))
-    if x.ndim == 2:
-        shape = x.data.shape
+    if input.ndim == 2:
+        shape = input.data.shape
 
         def vjp(grad: np.ndarray) -> np.ndarray:
             return _onto_diagonal(grad, shape, offset, 0, 1)
 
-        return record(np.diagonal(x.data, offset).copy(), "diag", (x,), vjp, saved=(),
+        return record(np.diagonal(input.data, offset).copy(), "diag", (input,), vjp, saved=(),
                       graph_vjp=linear_graph("diag", vjp, forward))
-    raise RuntimeError(f"diag(): expects a 1-D or 2-D tensor, got shape {x.shape}")
+    raise RuntimeError(f"diag(): expects a 1-D or 2-D tensor, got shape {input.shape}")
 
 
-def tril(x: Tensor, diagonal: int = 0) -> Tensor:
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (on and below `diagonal`) of the last two dims; zeros above. Gradient: masked."""
-    return _triangle(x, diagonal, np.tril, "tril")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "tril")
+    return _triangle(input, diagonal, np.tril, "tril")
 
 
-def triu(x: Tensor, diagonal: int = 0) -> Tensor:
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (on and above `diagonal`) of the last two dims; zeros below. Gradient: masked."""
-    return _triangle(x, diagonal, np.triu, "triu")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "triu")
+    return _triangle(input, diagonal, np.triu, "triu")
 
 
 def _triangle(x: Tensor, diagonal: int, keep, op: str) -> Tensor:
@@ -900,7 +942,7 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
                  linear_graph("unfold", vjp, partial(unfold, dimension=dim, size=size, step=step)))
 
 
-def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
+def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
                storage_offset: int | None = None) -> Tensor:
     """A view with the given sizes and strides (in elements) over x's storage.
 
@@ -914,9 +956,9 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
     if min(steps, default=0) < 0:
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
                            f"{list(steps)}")
-    storage = _storage_of(x.data)
-    item = x.data.itemsize
-    base_offset = (data_address(x.data) - data_address(storage)) // item
+    storage = _storage_of(input.data)
+    item = input.data.itemsize
+    base_offset = (data_address(input.data) - data_address(storage)) // item
     offset = base_offset if storage_offset is None else checks.as_int(storage_offset, "as_strided", "offset")
     flat = storage.reshape(-1) if storage.flags.c_contiguous else None
     if flat is None:
@@ -927,18 +969,18 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
                            "outside "
                            f"the storage of {flat.size} elements")
     # x's module, not the storage's: under x's kind of array the storage may be a plain buffer.
-    xp = namespace(x.data)
+    xp = namespace(input.data)
     data = xp.lib.stride_tricks.as_strided(flat[offset:], shape, [s * item for s in steps])
     reads = offset + sum(xp.arange(n).reshape((-1,) + (1,) * (len(shape) - i - 1)) * s
                          for i, (n, s) in enumerate(zip(shape, steps, strict=True)))
-    x_index = _element_indices(x.data, storage, item)
+    x_index = _element_indices(input.data, storage, item)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         total = xp.zeros(flat.size, dtype=grad.dtype)
         ufunc_at(np.add, total, np.broadcast_to(reads, shape), grad)
         return total[x_index]
 
-    return _view(x, data, "as_strided", vjp)
+    return _view(input, data, "as_strided", vjp)
 
 
 def _element_indices(data: np.ndarray, storage: np.ndarray, item: int) -> np.ndarray:
@@ -954,6 +996,7 @@ def _element_indices(data: np.ndarray, storage: np.ndarray, item: int) -> np.nda
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element from each 1-d tensor, as rows (N, k) in order (the
     first tensor slowest), as `torch.cartesian_prod`; one tensor comes back as it is."""
+    tensors = _tensors(tensors, "cartesian_prod")
     if any(t.ndim != 1 for t in tensors):
         raise RuntimeError("cartesian_prod(): expects 1-d tensors, got shapes "
                            + ", ".join(str(t.shape) for t in tensors))
@@ -966,6 +1009,8 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:  # noqa: A002
     """The r-element combinations of a 1-d tensor's elements as rows (C, r), in
     itertools.combinations' order, as `torch.combinations`; the gradient flows back."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "combinations")
     if input.ndim != 1:
         raise RuntimeError(f"combinations(): expects a 1-d tensor, got shape {input.shape}")
     r = checks.as_int(r, "combinations", "r")
@@ -983,7 +1028,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 def meshgrid(*tensors: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:
     """Coordinate grids from 1-D tensors, as expanded views ('ij' or 'xy' indexing)."""
     if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
-        tensors = tuple(tensors[0])
+        tensors = tensors[0]
+    tensors = _tensors(tensors, "meshgrid")
     if indexing not in ("ij", "xy"):
         raise ValueError(f"meshgrid(): indexing must be 'ij' or 'xy', got {indexing!r}")
     if any(t.ndim > 1 for t in tensors):
@@ -1137,20 +1183,22 @@ def unravel_index(indices: Tensor, shape: Any) -> tuple[Tensor, ...]:
 # --- diagonals built from values, and conjugate transposes ------------------------------------------
 
 
-def diag_embed(x: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """x's last dimension put on the `offset` diagonal of the (dim1, dim2) planes of a new tensor of
     zeros (one more dimension, each plane of side size + |offset|). Gradient: that diagonal."""
-    ndim = x.ndim + 1
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "diag_embed")
+    ndim = input.ndim + 1
     d1, d2 = checks.dim(dim1, ndim, "diag_embed"), checks.dim(dim2, ndim, "diag_embed")
     if d1 == d2:
         raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical ({dim1}, {dim2})")
     offset = checks.as_int(offset, "diag_embed", "offset")
-    side = x.shape[-1] + abs(offset)
-    rest = iter(x.shape[:-1])
+    side = input.shape[-1] + abs(offset)
+    rest = iter(input.shape[:-1])
     shape = tuple(side if d in (d1, d2) else next(rest) for d in range(ndim))
-    full = namespace(x.data).zeros(shape, dtype=x.dtype)
-    _diagonal_of(full, offset, d1, d2)[...] = x.data
-    return record(full, "diag_embed", (x,),
+    full = namespace(input.data).zeros(shape, dtype=input.dtype)
+    _diagonal_of(full, offset, d1, d2)[...] = input.data
+    return record(full, "diag_embed", (input,),
                   lambda grad: _diagonal_of(grad, offset, d1, d2), saved=(),
                   graph_vjp=linear_graph("diag_embed", partial(_diagonal_copy, offset, d1, d2),
                                          partial(diag_embed, offset=offset, dim1=d1, dim2=d2)))
@@ -1161,54 +1209,64 @@ def _diagonal_copy(offset: int, d1: int, d2: int, grad: np.ndarray) -> np.ndarra
     return _diagonal_of(grad, offset, d1, d2).copy()
 
 
-def diagflat(x: Tensor, offset: int = 0) -> Tensor:
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A square matrix with x's elements (flattened) on the `offset` diagonal and zeros elsewhere.
     Gradient: that diagonal, reshaped as x."""
-    return diag(x.reshape(-1), offset)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "diagflat")
+    return diag(input.reshape(-1), offset)
 
 
-def conj(x: Tensor) -> Tensor:
+def conj(input: Tensor) -> Tensor:
     """The complex conjugate: for a real tensor x itself (no copy, as in PyTorch); for a complex
     one a conjugated copy (PyTorch's is a lazy view). Gradient: conjugated back."""
-    if x.dtype.kind != "c":
-        return x
-    return record(np.conj(x.data), "conj", (x,), lambda grad: np.conj(grad), saved=())
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "conj")
+    if input.dtype.kind != "c":
+        return input
+    return record(np.conj(input.data), "conj", (input,), lambda grad: np.conj(grad), saved=())
 
 
-def real(x: Tensor) -> Tensor:
+def real(input: Tensor) -> Tensor:
     """The real part: of a complex tensor a view of its real parts (a float tensor sharing its
     memory), of a real tensor x itself. Gradient: the real gradient, as a complex one."""
-    if x.dtype.kind != "c":
-        return x
-    dtype = x.dtype
-    return record(x.data.real, "real", (x,), lambda grad: grad.astype(dtype), saved=(), view_of=x)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "real")
+    if input.dtype.kind != "c":
+        return input
+    dtype = input.dtype
+    return record(input.data.real, "real", (input,), lambda grad: grad.astype(dtype), saved=(), view_of=input)
 
 
-def imag(x: Tensor) -> Tensor:
+def imag(input: Tensor) -> Tensor:
     """The imaginary part of a complex tensor, a view of its imaginary parts. Gradient: i times
     the real gradient. A real tensor has none: RuntimeError, as in PyTorch."""
-    if x.dtype.kind != "c":
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "imag")
+    if input.dtype.kind != "c":
         raise RuntimeError(f"imag is not implemented for tensors with non-complex dtypes. (got dtype "
-                           f"{x.dtype}, shape {x.shape})")
-    dtype = x.dtype
-    return record(x.data.imag, "imag", (x,), lambda grad: (grad * 1j).astype(dtype, copy=False),
-                  saved=(), view_of=x)
+                           f"{input.dtype}, shape {input.shape})")
+    dtype = input.dtype
+    return record(input.data.imag, "imag", (input,), lambda grad: (grad * 1j).astype(dtype, copy=False),
+                  saved=(), view_of=input)
 
 
-def angle(x: Tensor) -> Tensor:
+def angle(input: Tensor) -> Tensor:
     """The argument of each element, atan2(imag, real), in the matching float dtype (integers give
     the default float). A real x gives pi where x < 0, 0 elsewhere, nan for nan.
     Derivative: i x / |x|**2 for a complex x (0 at 0), 0 for a real one."""
-    data = x.data
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "angle")
+    data = input.data
     if data.dtype.kind == "c":
         squared = data.real ** 2 + data.imag ** 2
-        return record(np.angle(data), "angle", (x,),
+        return record(np.angle(data), "angle", (input,),
                       lambda grad: grad * data * 1j / np.where(squared == 0, 1, squared))
     dtype = float_dtype(data.dtype)
     out = np.where(data < 0, np.pi, 0.0).astype(dtype)
     if data.dtype.kind == "f":
         out = np.where(data != data, data, out)  # nan stays nan
-    return record(out, "angle", (x,), lambda grad: np.zeros_like(grad), saved=(), graph_vjp=_angle_graph)
+    return record(out, "angle", (input,), lambda grad: np.zeros_like(grad), saved=(), graph_vjp=_angle_graph)
 
 
 def _angle_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -1216,14 +1274,18 @@ def _angle_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (new_leaf(namespace(grad._data).zeros(grad.shape, dtype=grad._data.dtype)),)
 
 
-def resolve_conj(x: Tensor) -> Tensor:
+def resolve_conj(input: Tensor) -> Tensor:
     """x with a pending lazy conjugation applied: x itself, as tensorgrad's conj is never lazy."""
-    return x
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "resolve_conj")
+    return input
 
 
-def resolve_neg(x: Tensor) -> Tensor:
+def resolve_neg(input: Tensor) -> Tensor:
     """x with a pending lazy negation applied: x itself, as tensorgrad never negates lazily."""
-    return x
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "resolve_neg")
+    return input
 
 
 def H(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
@@ -1241,10 +1303,12 @@ def mH(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
     return _conjugate_transpose(x, "tensor.mH")
 
 
-def adjoint(x: Tensor) -> Tensor:
+def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dimensions (of a matrix or a batch of them; a view
     for a real tensor), as `mH`. Gradient: transposed back."""
-    return _conjugate_transpose(x, "tensor.adjoint()")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "adjoint")
+    return _conjugate_transpose(input, "tensor.adjoint()")
 
 
 def _conjugate_transpose(x: Tensor, op: str) -> Tensor:

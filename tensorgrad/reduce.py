@@ -19,7 +19,7 @@ import numpy as np
 
 from tensorgrad import checks, elementwise, movement, return_types
 from tensorgrad.autograd import record
-from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError
+from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError, not_a_tensor
 from tensorgrad.device import accumulate, array_like, is_array, namespace, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.higher_order import linear_graph
@@ -53,25 +53,25 @@ def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...
     return out
 
 
-def sum(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     """Sum over `dim` (in `dtype`, if given). Derivative: 1 for every element."""
     if dtype is not None:  # (an int32 sum stays int32: the int64 below is for sums without a dtype)
-        out = sum(x.to(dtype), dim, keepdim)
+        out = sum(input.to(dtype), dim, keepdim)
         return out if out.dtype == np.dtype(dtype) else out.to(dtype)
     try:
-        data = x._data  # the slot, not the property: sum ends most graphs
+        data = input._data  # the slot, not the property: sum ends most graphs
     except AttributeError:
-        raise checks.not_a_tensor(x, "sum") from None
+        raise checks.not_a_tensor(input, "sum") from None
     shape = data.shape
     if data.dtype.kind in "biu":  # PyTorch sums bool and integers in int64 (NumPy: uint8 to uint64)
         data = data.astype(np.int64)
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
-        return record(np.add.reduce(data, axis=None), "sum", (x,), lambda grad: _spread(grad, (), shape),
+        return record(np.add.reduce(data, axis=None), "sum", (input,), lambda grad: _spread(grad, (), shape),
                       saved=(), graph_vjp=_sum_all_graph)
-    axes = checks.dims(dim, x.ndim, "sum") or tuple(range(x.ndim))  # dim=() is every dim, as in PyTorch
+    axes = checks.dims(dim, input.ndim, "sum") or tuple(range(input.ndim))  # dim=() is every dim (PyTorch's)
     kept = _kept_shape(shape, axes)
-    return record(data.sum(axis=axes, keepdims=keepdim), "sum", (x,),
+    return record(data.sum(axis=axes, keepdims=keepdim), "sum", (input,),
                   lambda grad: _spread(grad, kept, shape), saved=(),
                   graph_vjp=partial(_spread_graph, kept, 1))
 
@@ -86,22 +86,23 @@ def _spread_graph(kept: tuple[int, ...], count: int, grad: Tensor, out: Tensor, 
     return (spread if count == 1 else spread / count,)
 
 
-def mean(x: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def mean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Mean over `dim` (in `dtype`, if given). Derivative: 1 / (number of elements averaged)."""
-    if not isinstance(x, Tensor):
-        raise checks.not_a_tensor(x, "mean")
+    if not isinstance(input, Tensor):
+        raise checks.not_a_tensor(input, "mean")
     if dtype is not None:
-        x = x.to(dtype)
-    if x.data.dtype.kind not in "fc":
-        raise RuntimeError(f"mean(): needs a floating point tensor, got dtype {x.dtype}; use .float() first")
-    axes = checks.dims(dim, x.ndim, "mean") or tuple(range(x.ndim))
-    shape = x.data.shape
+        input = input.to(dtype)
+    if input.data.dtype.kind not in "fc":
+        raise RuntimeError(f"mean(): needs a floating point tensor, got dtype {input.dtype}; "
+                           "use .float() first")
+    axes = checks.dims(dim, input.ndim, "mean") or tuple(range(input.ndim))
+    shape = input.data.shape
     count = math.prod(shape[a] for a in axes)
     kept = _kept_shape(shape, axes)
     # np.add.reduce then divide: the same numbers as ndarray.mean at a third of its overhead.
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan, as in PyTorch
-        out = np.add.reduce(x.data, axis=axes, keepdims=keepdim) / count
-    return record(out, "mean", (x,),
+        out = np.add.reduce(input.data, axis=axes, keepdims=keepdim) / count
+    return record(out, "mean", (input,),
                   lambda grad: _spread(grad / count, kept, shape), saved=(),
                   graph_vjp=partial(_spread_graph, kept, count))
 
@@ -175,41 +176,45 @@ def _gather_along(shape: tuple[int, ...], axis: int, index: np.ndarray, out_shap
     return t.reshape(*shape).gather(axis, index).reshape(*out_shape)
 
 
-def max(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
+def max(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
     """The largest element; with `dim`, the named tuple `(values, indices)` along it.
 
     Without `dim` the gradient is split evenly among the elements that tie for the maximum; with
     `dim` it goes to the element at `indices` (the first maximum), as in PyTorch.
     """
     if isinstance(dim, Tensor):  # tg.max(a, b): the elementwise maximum, as torch.max(input, other)
-        return elementwise.maximum(x, dim)
-    x = _input(x, "max")
+        return elementwise.maximum(input, dim)
+    input = _input(input, "max")
     if dim is None:
-        return _extreme(x, None, False, "max")
-    return return_types.max(*_extreme_along(x, dim, keepdim, "max"))
+        return _extreme(input, None, False, "max")
+    return return_types.max(*_extreme_along(input, dim, keepdim, "max"))
 
 
-def min(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
+def min(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
     """The smallest element; with `dim`, the named tuple `(values, indices)` along it.
 
     Without `dim` the gradient is split evenly among tied minima; with `dim` it goes to `indices`.
     """
     if isinstance(dim, Tensor):  # tg.min(a, b): the elementwise minimum
-        return elementwise.minimum(x, dim)
-    x = _input(x, "min")
+        return elementwise.minimum(input, dim)
+    input = _input(input, "min")
     if dim is None:
-        return _extreme(x, None, False, "min")
-    return return_types.min(*_extreme_along(x, dim, keepdim, "min"))
+        return _extreme(input, None, False, "min")
+    return return_types.min(*_extreme_along(input, dim, keepdim, "min"))
 
 
-def amax(x: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+def amax(input: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
     """The largest values over `dim` (every dim for `()` or None); ties share the gradient evenly."""
-    return _extreme(x, None if dim == () else dim, keepdim, "amax")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "amax")
+    return _extreme(input, None if dim == () else dim, keepdim, "amax")
 
 
-def amin(x: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+def amin(input: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
     """The smallest values over `dim` (every dim for `()` or None); ties share the gradient evenly."""
-    return _extreme(x, None if dim == () else dim, keepdim, "amin")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "amin")
+    return _extreme(input, None if dim == () else dim, keepdim, "amin")
 
 
 def _input(x: Any, op: str) -> Tensor:
@@ -239,29 +244,31 @@ def _arg_extreme(x: Tensor, dim: int | None, keepdim: bool, op: str) -> Tensor:
     return new_leaf(index.reshape(()) if not x.ndim else index)
 
 
-def argmax(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (of the flattened tensor when dim is None); int64, no grad."""
-    return _arg_extreme(x, dim, keepdim, "argmax")
+    return _arg_extreme(input, dim, keepdim, "argmax")
 
 
-def argmin(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (of the flattened tensor when dim is None); int64, no grad."""
-    return _arg_extreme(x, dim, keepdim, "argmin")
+    return _arg_extreme(input, dim, keepdim, "argmin")
 
 
-def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+def logsumexp(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over `dim`, shifted by the max so it stays finite for large x.
 
     Derivative: softmax(x) over `dim`.
     """
-    axes = checks.dims(dim, x.ndim, "logsumexp") or tuple(range(x.ndim))
-    data = elementwise._floating(x)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "logsumexp")
+    axes = checks.dims(dim, input.ndim, "logsumexp") or tuple(range(input.ndim))
+    data = elementwise._floating(input)
     shift = _finite_max(data, axes)
     with np.errstate(divide="ignore"):  # a slice of only -inf (or none) gives -inf, as in PyTorch
         lse = np.log(np.exp(data - shift).sum(axis=axes, keepdims=True)) + shift
     out = lse if keepdim else np.squeeze(lse, axis=axes)
-    return record(out, "logsumexp", (x,),
-                  lambda grad: grad.reshape(lse.shape) * np.exp(x.data - lse),
+    return record(out, "logsumexp", (input,),
+                  lambda grad: grad.reshape(lse.shape) * np.exp(input.data - lse),
                   graph_vjp=partial(_logsumexp_graph, lse.shape))
 
 
@@ -305,20 +312,22 @@ def implicit_softmax_dim(ndim: int, op: str, stacklevel: int = 3) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(x: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) over `dim` (in `dtype`, if given). Derivative: s * (grad - sum(grad * s)).
     Without a dim, PyTorch's deprecated implicit choice (dim 0 for 0-, 1- and 3-d input, else 1)."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "softmax")
     if dim is None:
-        dim = implicit_softmax_dim(x.ndim, "softmax", _stacklevel)
+        dim = implicit_softmax_dim(input.ndim, "softmax", _stacklevel)
     if dtype is not None:
-        x = x.to(dtype)
-    axes = checks.dims(dim, x.ndim, "softmax")
-    data = _softmax_input(x, "softmax")
+        input = input.to(dtype)
+    axes = checks.dims(dim, input.ndim, "softmax")
+    data = _softmax_input(input, "softmax")
     # The plain max: an infinite element makes its whole slice nan, as in PyTorch.
     with np.errstate(invalid="ignore"):
         e = np.exp(data - _kept_max(data, axes))
-        out = (e / e.sum(axis=axes, keepdims=True)).astype(x.data.dtype, copy=False)
-    return record(out, "softmax", (x,),
+        out = (e / e.sum(axis=axes, keepdims=True)).astype(input.data.dtype, copy=False)
+    return record(out, "softmax", (input,),
                   lambda grad: out * (grad - (grad * out).sum(axis=axes, keepdims=True)),
                   saved=(), saves_output=True, graph_vjp=partial(_softmax_graph, axes))
 
@@ -327,20 +336,22 @@ def _softmax_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) 
     return (out * (grad - (grad * out).sum(axes, keepdim=True)),)
 
 
-def log_softmax(x: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """x - logsumexp(x) over `dim` (in `dtype`, if given). Derivative: grad - softmax(x) * sum(grad).
     Without a dim, PyTorch's deprecated implicit choice, as `softmax`."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "log_softmax")
     if dim is None:
-        dim = implicit_softmax_dim(x.ndim, "log_softmax", _stacklevel)
+        dim = implicit_softmax_dim(input.ndim, "log_softmax", _stacklevel)
     if dtype is not None:
-        x = x.to(dtype)
-    axes = checks.dims(dim, x.ndim, "log_softmax")
-    data = _softmax_input(x, "log_softmax")
+        input = input.to(dtype)
+    axes = checks.dims(dim, input.ndim, "log_softmax")
+    data = _softmax_input(input, "log_softmax")
     with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, as in PyTorch
         shifted = data - _kept_max(data, axes)
         out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
-    out = out.astype(x.data.dtype, copy=False)
-    return record(out, "log_softmax", (x,),
+    out = out.astype(input.data.dtype, copy=False)
+    return record(out, "log_softmax", (input,),
                   lambda grad: grad - np.exp(out) * grad.sum(axis=axes, keepdims=True),
                   saved=(), saves_output=True, graph_vjp=partial(_log_softmax_graph, axes))
 
@@ -378,7 +389,7 @@ def _product_of_others(data: np.ndarray, axis: int) -> np.ndarray:
     return _exclusive_cumprod(data, axis) * after
 
 
-def prod(x: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Product over dim. Derivative: the product of the others.
 
     `dim` is one int (or None for all elements), as in PyTorch. The gradient is PyTorch's:
@@ -386,19 +397,23 @@ def prod(x: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any
     zeros in the input give the exact gradient rather than 0 / 0. Bool and integer tensors
     multiply in int64.
     """
-    data = x.data.astype(_accumulated_dtype(x, dtype), copy=False)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "prod")
+    data = input.data.astype(_accumulated_dtype(input, dtype), copy=False)
     if dim is None:
         out = np.prod(data, keepdims=keepdim, dtype=data.dtype)
-        return record(out, "prod", (x,),
+        return record(out, "prod", (input,),
                       lambda grad: _prod_vjp(grad.reshape((1,)), out.reshape((1,)), data.reshape(-1), 0,
-                                             x.ndim).reshape(data.shape),
+                                             input.ndim).reshape(data.shape),
                       graph_vjp=partial(_prod_graph, None))
-    axis = checks.dim(dim, x.ndim, "prod")
-    line = data if x.ndim else data.reshape(1)
+    axis = checks.dim(dim, input.ndim, "prod")
+    line = data if input.ndim else data.reshape(1)
     kept = np.prod(line, axis=axis, keepdims=True, dtype=data.dtype)
-    out = (kept if keepdim else np.squeeze(kept, axis=axis)).reshape(_reduced_shape(x.shape, axis, keepdim))
-    return record(out, "prod", (x,),
-                  lambda grad: _prod_vjp(grad.reshape(kept.shape), kept, line, axis, x.ndim).reshape(x.shape),
+    shape = input.shape
+    out = (kept if keepdim else np.squeeze(kept, axis=axis)).reshape(_reduced_shape(shape, axis, keepdim))
+    return record(out, "prod", (input,),
+                  lambda grad: _prod_vjp(grad.reshape(kept.shape), kept, line, axis, len(shape))
+                  .reshape(shape),
                   graph_vjp=partial(_prod_graph, axis))
 
 
@@ -471,11 +486,11 @@ def _centered(x: Tensor, dim: Any, correction: float, op: str) -> tuple[np.ndarr
     return centered, axes, float(np.maximum(count - correction, 0))
 
 
-def var(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
+def var(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None) -> Tensor:
     """sum((x - mean)**2) / (N - correction) over dim. Derivative: 2 (x - mean) / (N - correction)."""
     dim, correction = _correction(dim, unbiased, correction, "var")
-    centered, axes, dof = _centered(x, dim, correction, "var")
+    centered, axes, dof = _centered(input, dim, correction, "var")
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = np.add.reduce(centered * centered, axis=axes, keepdims=True) / dof
     out = kept if keepdim else np.squeeze(kept, axis=axes)
@@ -484,7 +499,7 @@ def var(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim
         with np.errstate(invalid="ignore", divide="ignore"):
             return grad.reshape(kept.shape) * 2 * centered / dof
 
-    return record(out.astype(x.data.dtype, copy=False), "var", (x,), vjp,
+    return record(out.astype(input.data.dtype, copy=False), "var", (input,), vjp,
                   graph_vjp=partial(_var_graph, axes, dof))
 
 
@@ -493,11 +508,11 @@ def _var_graph(axes: tuple[int, ...], dof: float, grad: Tensor, out: Tensor, x: 
     return (grad.reshape(*_kept_shape(x.shape, axes)) * 2 * centered / dof,)
 
 
-def std(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
+def std(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None) -> Tensor:
     """sqrt(var(x)) over dim. Derivative: (x - mean) / ((N - correction) std), 0 where std is 0."""
     dim, correction = _correction(dim, unbiased, correction, "std")
-    centered, axes, dof = _centered(x, dim, correction, "std")
+    centered, axes, dof = _centered(input, dim, correction, "std")
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = np.sqrt(np.add.reduce(centered * centered, axis=axes, keepdims=True) / dof)
     out = kept if keepdim else np.squeeze(kept, axis=axes)
@@ -508,7 +523,7 @@ def std(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim
             scale = np.where(kept == 0, 0, grad.reshape(kept.shape) / (dof * kept))
         return scale * centered
 
-    return record(out.astype(x.data.dtype, copy=False), "std", (x,), vjp,
+    return record(out.astype(input.data.dtype, copy=False), "std", (input,), vjp,
                   graph_vjp=partial(_std_graph, axes, dof))
 
 
@@ -522,30 +537,32 @@ def _std_graph(axes: tuple[int, ...], dof: float, grad: Tensor, out: Tensor, x: 
     return (scale * (x - x.mean(axes, keepdim=True)),)
 
 
-def var_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
+def var_mean(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """(var(x), mean(x)) over dim, as the named tuple `(var, mean)`; each carries its gradient."""
     dim, correction = _correction(dim, unbiased, correction, "var_mean")
-    _std_var_dtype(x, "var_mean")  # checked here, so that an error names the op called
-    checks.dims(dim, x.ndim, "var_mean")
-    return return_types.var_mean(var(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
+    _std_var_dtype(input, "var_mean")  # checked here, so that an error names the op called
+    checks.dims(dim, input.ndim, "var_mean")
+    return return_types.var_mean(var(input, dim, keepdim=keepdim, correction=correction),
+                                 mean(input, dim, keepdim))
 
 
-def std_mean(x: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
+def std_mean(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """(std(x), mean(x)) over dim, as the named tuple `(std, mean)`; each carries its gradient."""
     dim, correction = _correction(dim, unbiased, correction, "std_mean")
-    _std_var_dtype(x, "std_mean")  # checked here, so that an error names the op called
-    checks.dims(dim, x.ndim, "std_mean")
-    return return_types.std_mean(std(x, dim, keepdim=keepdim, correction=correction), mean(x, dim, keepdim))
+    _std_var_dtype(input, "std_mean")  # checked here, so that an error names the op called
+    checks.dims(dim, input.ndim, "std_mean")
+    return return_types.std_mean(std(input, dim, keepdim=keepdim, correction=correction),
+                                 mean(input, dim, keepdim))
 
 
-def dist(x: Tensor, other: Tensor, p: float = 2) -> Tensor:
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of x - other (broadcast), a 0-d tensor, as `torch.dist`; differentiable in both."""
-    return norm(elementwise.sub(x, other), float(p))
+    return norm(elementwise.sub(input, other), float(p))
 
 
-def searchsorted(sorted_sequence: Tensor, values: Any, *, out_int32: bool = False, right: bool = False,
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     """Where `values` would go in the sorted last dimension of `sorted_sequence` to keep it sorted
     (the first such place, or the last with `right=True` / `side="right"`); int64, no gradient.
@@ -556,8 +573,8 @@ def searchsorted(sorted_sequence: Tensor, values: Any, *, out_int32: bool = Fals
     sequence = sorted_sequence.data
     if sorter is not None:
         sequence = np.take_along_axis(sequence, sorter.data, axis=-1)
-    scalar = not isinstance(values, Tensor)
-    queries = array_like(values, sequence) if scalar else values.data
+    scalar = not isinstance(input, Tensor)
+    queries = array_like(input, sequence) if scalar else input.data
     dtype = np.int32 if out_int32 else np.int64
     if sequence.ndim <= 1:
         found = namespace(sequence).searchsorted(sequence.reshape(-1), queries, side=side)
@@ -729,20 +746,22 @@ def _truth(x: Tensor, out: np.ndarray) -> Tensor:
     return new_leaf(namespace(x.data).asarray(out, dtype=np.uint8 if x.data.dtype == np.uint8 else np.bool_))
 
 
-def all(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+def all(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True where every element over dim is non-zero (bool; no gradient)."""
-    return _truth(x, np.all(x.data, axis=checks.dims(dim, x.ndim, "all"), keepdims=keepdim))
+    return _truth(input, np.all(input.data, axis=checks.dims(dim, input.ndim, "all"), keepdims=keepdim))
 
 
-def any(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+def any(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True where some element over dim is non-zero (bool; no gradient)."""
-    return _truth(x, np.any(x.data, axis=checks.dims(dim, x.ndim, "any"), keepdims=keepdim))
+    return _truth(input, np.any(input.data, axis=checks.dims(dim, input.ndim, "any"), keepdims=keepdim))
 
 
-def count_nonzero(x: Tensor, dim: Dim = None) -> Tensor:
+def count_nonzero(input: Tensor, dim: Dim = None) -> Tensor:
     """The number of non-zero elements over dim (int64; no gradient)."""
-    axes = checks.dims(dim, x.ndim, "count_nonzero") or tuple(range(x.ndim))
-    return new_leaf(np.add.reduce(x.data != 0, axis=axes, dtype=np.int64))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "count_nonzero")
+    axes = checks.dims(dim, input.ndim, "count_nonzero") or tuple(range(input.ndim))
+    return new_leaf(np.add.reduce(input.data != 0, axis=axes, dtype=np.int64))
 
 
 # --- scans: cumsum, cumprod, cummax, cummin, logcumsumexp ------------------------------------------
@@ -759,12 +778,14 @@ def _reverse_cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     return np.flip(np.cumsum(np.flip(a, axis), axis=axis), axis)
 
 
-def nansum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+def nansum(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """Sum over `dim` counting nan as 0. Derivative: 1, and 0 at the nans."""
-    if x.data.dtype.kind not in "fc":
-        return sum(x, dim, keepdim)  # integers hold no nan
-    data = x.data
-    axes = checks.dims(dim, x.ndim, "nansum") or tuple(range(x.ndim))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "nansum")
+    if input.data.dtype.kind not in "fc":
+        return sum(input, dim, keepdim)  # integers hold no nan
+    data = input.data
+    axes = checks.dims(dim, input.ndim, "nansum") or tuple(range(input.ndim))
     kept = _kept_shape(data.shape, axes)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -773,7 +794,7 @@ def nansum(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
         with np.errstate(invalid="ignore"):
             return _spread(grad, kept, data.shape) * ~np.isnan(data)
 
-    return record(np.nansum(data, axis=axes, keepdims=keepdim), "nansum", (x,), vjp,
+    return record(np.nansum(data, axis=axes, keepdims=keepdim), "nansum", (input,), vjp,
                   graph_vjp=partial(_nansum_graph, kept))
 
 
@@ -781,35 +802,42 @@ def _nansum_graph(kept: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -
     return (grad.reshape(*kept).expand(*x.shape) * new_leaf(~np.isnan(x._data)),)
 
 
-def nanmean(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+def nanmean(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """Mean over `dim` of the elements that are not nan (nan where all are).
     Derivative: 1 / (the number of non-nan elements averaged), 0 at the nans."""
-    if x.data.dtype.kind not in "fc":
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "nanmean")
+    if input.data.dtype.kind not in "fc":
         raise UnsupportedDtypeError(f"nanmean(): expected input to have floating point dtype but got "
-                                    f"{x.dtype} (shape {x.shape})")
-    present = sum(elementwise.logical_not(elementwise.isnan(x)), dim, keepdim)
-    return elementwise.div(nansum(x, dim, keepdim), present.to(x.dtype))
+                                    f"{input.dtype} (shape {input.shape})")
+    present = sum(elementwise.logical_not(elementwise.isnan(input)), dim, keepdim)
+    return elementwise.div(nansum(input, dim, keepdim), present.to(input.dtype))
 
 
-def trace(x: Tensor) -> Tensor:
+def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (integers summed in int64). Derivative: 1 on the diagonal."""
-    if x.ndim != 2:
-        raise ShapeError(f"trace: expected a matrix, but got tensor with dim {x.ndim} (shape {x.shape})")
-    return sum(x.diagonal())
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "trace")
+    if input.ndim != 2:
+        raise ShapeError(f"trace: expected a matrix, but got tensor with dim {input.ndim} "
+                         f"(shape {input.shape})")
+    return sum(input.diagonal())
 
 
-def diff(x: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None) -> Tensor:
     """The n-th forward difference along `dim`: out[i] = x[i + 1] - x[i], n times (for bool
     tensors, x[i + 1] != x[i]), after putting `prepend` before x and `append` after it.
     Derivative: through the subtractions (the difference of shifted slices)."""
-    if x.ndim == 0:
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "diff")
+    if input.ndim == 0:
         raise ShapeError("diff: expected at least one dimension, got a 0-d tensor")
     if n < 0:
         raise ArgumentValueError(f"diff: order must be non-negative but got {n}")
-    dim = checks.dim(dim, x.ndim, "diff")
-    pieces = [t for t in (prepend, x, append) if t is not None]
-    out = movement.cat(pieces, dim) if len(pieces) > 1 else x
+    dim = checks.dim(dim, input.ndim, "diff")
+    pieces = [t for t in (prepend, input, append) if t is not None]
+    out = movement.cat(pieces, dim) if len(pieces) > 1 else input
     for _ in range(n):
         length = out.shape[dim]
         if length == 0:
@@ -830,6 +858,8 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: int | list[int] | tuple[in
     formulas for uneven steps). Integer tensors give the default float. Derivative: through the
     differences (each result is a weighted sum of shifted slices, and of the coordinates).
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "gradient")
     x = input
     if edge_order not in (1, 2):
         raise RuntimeError(f"gradient: torch.gradient only supports edge_order=1 and edge_order=2 (got "
@@ -914,28 +944,28 @@ def _gradient_uneven(x: Tensor, dim: int, coordinates: Tensor, edge_order: int) 
     return movement.cat([first, inside, last], dim)
 
 
-def cumsum(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running sum along dim: out[i] = x[0] + ... + x[i]. Derivative: the sum of grad from i on."""
-    data, axis = _scan_input(x, dim, "cumsum")
-    out = np.cumsum(data, axis=axis, dtype=_accumulated_dtype(x, dtype))
+    data, axis = _scan_input(input, dim, "cumsum")
+    out = np.cumsum(data, axis=axis, dtype=_accumulated_dtype(input, dtype))
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        return _reverse_cumsum(grad.reshape(data.shape), axis).reshape(x.shape)
+        return _reverse_cumsum(grad.reshape(data.shape), axis).reshape(input.shape)
 
-    return record(out.reshape(x.shape), "cumsum", (x,), vjp, saved=(),
+    return record(out.reshape(input.shape), "cumsum", (input,), vjp, saved=(),
                   graph_vjp=linear_graph("cumsum", vjp, partial(cumsum, dim=dim)))
 
 
-def cumprod(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running product along dim: out[i] = x[0] * ... * x[i].
 
     Derivative: out[i] = the product of the others before i times x[i]; see `_cumprod_vjp`.
     """
-    data, axis = _scan_input(x, dim, "cumprod")
-    data = data.astype(_accumulated_dtype(x, dtype), copy=False)
+    data, axis = _scan_input(input, dim, "cumprod")
+    data = data.astype(_accumulated_dtype(input, dtype), copy=False)
     out = np.cumprod(data, axis=axis, dtype=data.dtype)
-    return record(out.reshape(x.shape), "cumprod", (x,),
-                  lambda grad: _cumprod_vjp(data, out, grad.reshape(data.shape), axis).reshape(x.shape),
+    return record(out.reshape(input.shape), "cumprod", (input,),
+                  lambda grad: _cumprod_vjp(data, out, grad.reshape(data.shape), axis).reshape(input.shape),
                   graph_vjp=partial(_cumprod_graph, axis))
 
 
@@ -1004,20 +1034,20 @@ def _cumulative_extreme(x: Tensor, dim: int, op: str) -> tuple[Tensor, Tensor]:
             new_leaf(indices.reshape(x.shape)))
 
 
-def cummax(x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+def cummax(input: Tensor, dim: int) -> tuple[Tensor, Tensor]:
     """Running maximum along dim, as the named tuple `(values, indices)`.
 
     Derivative: each grad[j] goes to x[indices[j]] (the latest maximum, as PyTorch).
     """
-    return return_types.cummax(*_cumulative_extreme(x, dim, "cummax"))
+    return return_types.cummax(*_cumulative_extreme(input, dim, "cummax"))
 
 
-def cummin(x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+def cummin(input: Tensor, dim: int) -> tuple[Tensor, Tensor]:
     """Running minimum along dim, as the named tuple `(values, indices)`.
 
     Derivative: each grad[j] goes to x[indices[j]] (the latest minimum, as PyTorch).
     """
-    return return_types.cummin(*_cumulative_extreme(x, dim, "cummin"))
+    return return_types.cummin(*_cumulative_extreme(input, dim, "cummin"))
 
 
 def _reverse_logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
@@ -1025,17 +1055,17 @@ def _reverse_logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
     return np.flip(accumulate(np.logaddexp, np.flip(a, axis), axis), axis)
 
 
-def logcumsumexp(x: Tensor, dim: int) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(exp(x[0]) + ... + exp(x[i])) along dim. Derivative: sum over j >= i of grad[j] exp(x[i] - out[j]).
 
     The gradient is summed in log space, its positive and negative parts apart (as PyTorch), so
     it stays finite where exp(x) would overflow.
     """
-    data, axis = _scan_input(x, dim, "logcumsumexp")
-    if x.data.dtype.kind not in "fc":
+    data, axis = _scan_input(input, dim, "logcumsumexp")
+    if input.data.dtype.kind not in "fc":
         # NotImplementedError is a RuntimeError: PyTorch raises it for integer input here.
         raise NotImplementedError(f"logcumsumexp(): not implemented for integer or bool tensors "
-                                  f"(dtype {x.dtype}); use .float() first")
+                                  f"(dtype {input.dtype}); use .float() first")
     with np.errstate(invalid="ignore"):  # inf - inf inside a slice of infinities: nan, as in PyTorch
         out = accumulate(np.logaddexp, data, axis)
 
@@ -1046,9 +1076,9 @@ def logcumsumexp(x: Tensor, dim: int) -> Tensor:
             log_size = np.log(np.abs(grad))
             positive = np.exp(_reverse_logcumsumexp(np.where(grad > 0, log_size, lowest) - out, axis) + data)
             negative = np.exp(_reverse_logcumsumexp(np.where(grad < 0, log_size, lowest) - out, axis) + data)
-        return (positive - negative).reshape(x.shape)
+        return (positive - negative).reshape(input.shape)
 
-    return record(out.reshape(x.shape), "logcumsumexp", (x,), vjp, saves_output=True,
+    return record(out.reshape(input.shape), "logcumsumexp", (input,), vjp, saves_output=True,
                   graph_vjp=partial(_logcumsumexp_graph, axis))
 
 
@@ -1103,140 +1133,153 @@ def _take_along(x: Tensor, data: np.ndarray, index: np.ndarray, axis: int, op: s
     return record(values.reshape(shape), op, (x,), vjp, saved=(), graph_vjp=graph), indices
 
 
-def sort(x: Tensor, dim: int = -1, descending: bool = False, *,
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
          stable: bool = False) -> tuple[Tensor, Tensor]:
     """x sorted along dim, as the named tuple `(values, indices)`: values = x[indices].
 
     Derivative: grad[j] goes back to x[indices[j]]. The sort is always stable (ties keep their
     order), which `stable=False` allows; nan sorts as the largest value, as in PyTorch.
     """
-    data, axis = _scan_input(x, dim, "sort")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "sort")
+    data, axis = _scan_input(input, dim, "sort")
     order = _sorting_order(data, axis, descending)
-    return return_types.sort(*_take_along(x, data, order, axis, "sort", x.shape))
+    return return_types.sort(*_take_along(input, data, order, axis, "sort", input.shape))
 
 
-def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """The indices that sort x along dim (int64; no gradient): `sort(x, dim).indices`."""
-    data, axis = _scan_input(x, dim, "argsort")
-    return new_leaf(_sorting_order(data, axis, descending).astype(np.int64).reshape(x.shape))
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "argsort")
+    data, axis = _scan_input(input, dim, "argsort")
+    return new_leaf(_sorting_order(data, axis, descending).astype(np.int64).reshape(input.shape))
 
 
-def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True,
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
          sorted: bool = True) -> tuple[Tensor, Tensor]:  # noqa: A002
     """The k largest (or smallest) elements along dim, as the named tuple `(values, indices)`.
 
     Derivative: grad[j] goes back to x[indices[j]]. The result is always sorted (PyTorch
     leaves the order free when `sorted=False`); nan counts as the largest value.
     """
-    data, axis = _scan_input(x, dim, "topk")
-    _not_bool(x, "topk")
+    data, axis = _scan_input(input, dim, "topk")
+    _not_bool(input, "topk")
     k = checks.as_int(k, "topk", "k")
     if not 0 <= k <= data.shape[axis]:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} for dim {dim} of size "
-                           f"{data.shape[axis]} (input shape {x.shape})")
-    if not x.ndim:
+                           f"{data.shape[axis]} (input shape {input.shape})")
+    if not input.ndim:
         k = 1  # a 0-d tensor gives its one element for k of 0 or 1, as PyTorch
     order = _sorting_order(data, axis, descending=largest)[_along(axis, data.ndim, slice(0, k))]
-    shape = x.shape[:axis] + (k,) + x.shape[axis + 1:] if x.ndim else ()
-    return return_types.topk(*_take_along(x, data, order, axis, "topk", shape))
+    shape = input.shape[:axis] + (k,) + input.shape[axis + 1:] if input.ndim else ()
+    return return_types.topk(*_take_along(input, data, order, axis, "topk", shape))
 
 
-def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The lower median: for n elements, the ((n - 1) // 2)-th smallest; nan if there is a nan.
 
     Without dim, one value whose gradient is split evenly among the elements equal to it (as
     PyTorch). With dim, the named tuple `(values, indices)` along it; the gradient goes to the
     element at `indices`.
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "median")
     if dim is None:
-        _not_bool(x, "median")
-        return _median_of_all(x)
-    data, axis = _scan_input(x, dim, "median")
-    _nonempty(x, axis, "median")
-    _not_bool(x, "median")
+        _not_bool(input, "median")
+        return _median_of_all(input)
+    data, axis = _scan_input(input, dim, "median")
+    _nonempty(input, axis, "median")
+    _not_bool(input, "median")
     middle = (data.shape[axis] - 1) // 2
     index = np.argsort(data, axis=axis, kind="stable")[_along(axis, data.ndim, slice(middle, middle + 1))]
     if data.dtype.kind in "fc":  # a slice holding nan has median nan, at its first nan
         nan = np.isnan(data)
         index = np.where(nan.any(axis=axis, keepdims=True), np.argmax(nan, axis=axis, keepdims=True), index)
-    shape = _reduced_shape(x.shape, axis, keepdim)
-    return return_types.median(*_take_along(x, data, index, axis, "median", shape))
+    shape = _reduced_shape(input.shape, axis, keepdim)
+    return return_types.median(*_take_along(input, data, index, axis, "median", shape))
 
 
-def nanmedian(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """`median` of the elements that are not nan (nan where all are): the lower median of each
     slice's numbers. With dim, the named tuple `(values, indices)`; gradients as `median`'s."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "nanmedian")
     if dim is not None:  # (PyTorch checks the dim before the dtype)
-        _nonempty(x, checks.dim(dim, x.ndim, "nanmedian"), "nanmedian")
-    _not_bool(x, "nanmedian")
-    if x.data.dtype.kind not in "fc":
-        out = median(x, dim, keepdim)
+        _nonempty(input, checks.dim(dim, input.ndim, "nanmedian"), "nanmedian")
+    _not_bool(input, "nanmedian")
+    if input.data.dtype.kind not in "fc":
+        out = median(input, dim, keepdim)
         return out if dim is None else return_types.nanmedian(*out)
     if dim is None:
-        flat = x.data.reshape(-1)
+        flat = input.data.reshape(-1)
         numbers = flat[~np.isnan(flat)]
         if numbers.size == 0:
-            return _median_of_all(x)  # nan, as the median of nothing
+            return _median_of_all(input)  # nan, as the median of nothing
         value = namespace(flat).asarray(np.sort(numbers)[(numbers.size - 1) // 2])
-        return record(value, "nanmedian", (x,),
-                      lambda grad: (x.data == value) * (grad / np.add.reduce(x.data == value, axis=None)),
+        return record(value, "nanmedian", (input,),
+                      lambda grad: (input.data == value)
+                      * (grad / np.add.reduce(input.data == value, axis=None)),
                       graph_vjp=_median_graph)  # (value is no nan: the elements equal to it share grad)
-    data, axis = _scan_input(x, dim, "nanmedian")
-    _nonempty(x, axis, "nanmedian")
+    data, axis = _scan_input(input, dim, "nanmedian")
+    _nonempty(input, axis, "nanmedian")
     order = np.argsort(data, axis=axis, kind="stable")  # nan sorts last
     counted = np.add.reduce(~np.isnan(data), axis=axis, keepdims=True)
     middle = np.maximum(counted - 1, 0) // 2
     index = np.take_along_axis(order, middle, axis=axis)
-    shape = _reduced_shape(x.shape, axis, keepdim)
-    return return_types.nanmedian(*_take_along(x, data, index, axis, "nanmedian", shape))
+    shape = _reduced_shape(input.shape, axis, keepdim)
+    return return_types.nanmedian(*_take_along(input, data, index, axis, "nanmedian", shape))
 
 
-def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The k-th smallest element along `dim` (k from 1), as the named tuple `(values, indices)`.
     Derivative: grad goes to x[indices]. nan counts as the largest value."""
-    data, axis = _scan_input(x, dim, "kthvalue")
-    _nonempty(x, axis, "kthvalue")
-    _not_bool(x, "kthvalue")
+    data, axis = _scan_input(input, dim, "kthvalue")
+    _nonempty(input, axis, "kthvalue")
+    _not_bool(input, "kthvalue")
     k = checks.as_int(k, "kthvalue", "k")
     if not 1 <= k <= data.shape[axis]:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}: k={k}, "
-                           f"size {data.shape[axis]} (input shape {x.shape})")
+                           f"size {data.shape[axis]} (input shape {input.shape})")
     index = np.argsort(data, axis=axis, kind="stable")[_along(axis, data.ndim, slice(k - 1, k))]
-    shape = _reduced_shape(x.shape, axis, keepdim)
-    return return_types.kthvalue(*_take_along(x, data, index, axis, "kthvalue", shape))
+    shape = _reduced_shape(input.shape, axis, keepdim)
+    return return_types.kthvalue(*_take_along(input, data, index, axis, "kthvalue", shape))
 
 
-def aminmax(x: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The smallest and the largest values (over `dim`, or all), as the named tuple `(min, max)`.
     Gradients as `amin`'s and `amax`'s: split evenly among ties."""
-    if dim is None and x.numel() == 0:
-        raise RuntimeError(f"aminmax(): cannot compute aminmax over an empty tensor of shape {x.shape}")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "aminmax")
+    if dim is None and input.numel() == 0:
+        raise RuntimeError(f"aminmax(): cannot compute aminmax over an empty tensor of shape {input.shape}")
     if dim is not None:
-        _nonempty(x, checks.dim(dim, x.ndim, "aminmax"), "aminmax")
+        _nonempty(input, checks.dim(dim, input.ndim, "aminmax"), "aminmax")
     dims = () if dim is None else dim
-    return return_types.aminmax(amin(x, dims, keepdim), amax(x, dims, keepdim))
+    return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
 
 
-def msort(x: Tensor) -> Tensor:
+def msort(input: Tensor) -> Tensor:
     """x sorted along its first dimension: `sort(x, dim=0).values`."""
-    return sort(x, 0).values
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "msort")
+    return sort(input, 0).values
 
 
 _QUANTILE_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def quantile(x: Tensor, q: float | Tensor, dim: int | None = None, keepdim: bool = False, *,
+def quantile(input: Tensor, q: float | Tensor, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
     """The q-th quantiles along `dim` (of all elements for None): the value at rank q (n - 1) of
     the sorted slice, between neighbours as `interpolation` says; nan where a slice holds a nan.
     A 1-D q puts its dimension first. Gradient: through the sort and the interpolation."""
-    return _quantile(x, q, dim, keepdim, interpolation, "quantile", ignore_nan=False)
+    return _quantile(input, q, dim, keepdim, interpolation, "quantile", ignore_nan=False)
 
 
-def nanquantile(x: Tensor, q: float | Tensor, dim: int | None = None, keepdim: bool = False, *,
+def nanquantile(input: Tensor, q: float | Tensor, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """`quantile` of the elements that are not nan (nan where all are)."""
-    return _quantile(x, q, dim, keepdim, interpolation, "nanquantile", ignore_nan=True)
+    return _quantile(input, q, dim, keepdim, interpolation, "nanquantile", ignore_nan=True)
 
 
 def _quantile(x: Tensor, q: float | Tensor, dim: int | None, keepdim: bool, interpolation: str,
@@ -1298,11 +1341,13 @@ def _quantile_neighbours(ranks: np.ndarray, interpolation: str) -> tuple[np.ndar
     return np.floor(ranks), np.ceil(ranks)
 
 
-def mode(x: Tensor, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The most frequent value along `dim` (the smallest of equally frequent ones) and the index
     of its last occurrence, as the named tuple `(values, indices)`. Gradient: to that index."""
-    data, axis = _scan_input(x, dim, "mode")
-    _nonempty(x, axis, "mode")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "mode")
+    data, axis = _scan_input(input, dim, "mode")
+    _nonempty(input, axis, "mode")
     moved = np.moveaxis(data, axis, -1)
     order = np.argsort(moved, axis=-1, kind="stable")  # equal values together, in index order
     ordered = np.take_along_axis(moved, order, -1)
@@ -1315,14 +1360,16 @@ def mode(x: Tensor, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tenso
     # The longest run ends at the last occurrence of the mode; argmax takes the first (smallest value).
     last = np.argmax(run_length, axis=-1)[..., None]
     index = np.moveaxis(np.take_along_axis(order, last, -1), -1, axis)
-    shape = _reduced_shape(x.shape, axis, keepdim)
-    return return_types.mode(*_take_along(x, data, index, axis, "mode", shape))
+    shape = _reduced_shape(input.shape, axis, keepdim)
+    return return_types.mode(*_take_along(input, data, index, axis, "mode", shape))
 
 
 def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None) -> Any:
     """The distinct values (or slices along `dim`), sorted; with `return_inverse` where each
     element went, with `return_counts` how often each occurs. No gradient, as in PyTorch."""
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(x, "unique")
     data = x.data
     axis = None if dim is None else _unique_axis(x, dim, "unique")
     values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=axis)
@@ -1334,6 +1381,8 @@ def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: b
                        dim: int | None = None) -> Any:
     """Each run of equal consecutive values (or slices along `dim`) kept once; inverse and counts
     as `unique`'s. No gradient."""
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(x, "unique_consecutive")
     data = x.data if dim is not None else x.data.reshape(-1)
     axis = 0 if dim is None else _unique_axis(x, dim, "unique_consecutive")
     moved, xp = np.moveaxis(data, axis, 0), namespace(data)
@@ -1369,32 +1418,38 @@ def _unique_results(values: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ... occurs in a 1-D tensor of non-negative integers (summing
     `weights` instead of counting, if given), at least `minlength` long. No gradient."""
-    if x.data.dtype.kind not in "iu":
-        raise UnsupportedDtypeError(f"bincount(): not implemented for dtype {x.dtype} (shape {x.shape}); it "
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "bincount")
+    if input.data.dtype.kind not in "iu":
+        raise UnsupportedDtypeError(f"bincount(): not implemented for dtype {input.dtype} "
+                                    f"(shape {input.shape}); it "
                                     f"counts non-negative integers")
-    if x.ndim != 1:
-        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got shape {x.shape} "
-                           f"and dtype {x.dtype}")
+    if input.ndim != 1:
+        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got shape "
+                           f"{input.shape} "
+                           f"and dtype {input.dtype}")
     if minlength < 0:
         raise ArgumentValueError(f"bincount(): minlength should be >= 0, got {minlength}")
-    if x.numel() and x.data.min() < 0:
+    if input.numel() and input.data.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs")
     if weights is None:
-        return new_leaf(np.bincount(x.data, minlength=minlength).astype(np.int64))
+        return new_leaf(np.bincount(input.data, minlength=minlength).astype(np.int64))
     w = weights.data
     dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)  # PyTorch: integer weights sum in double
-    return new_leaf(np.bincount(x.data, weights=w, minlength=minlength).astype(dtype))
+    return new_leaf(np.bincount(input.data, weights=w, minlength=minlength).astype(dtype))
 
 
-def histc(x: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
     """A histogram of `bins` equal bins over [min, max] (the data's own range when both are 0);
     values outside are left out, the top edge counts in the last bin. No gradient."""
-    data = x.data.reshape(-1)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "histc")
+    data = input.data.reshape(-1)
     if data.dtype.kind != "f":
-        raise UnsupportedDtypeError(f"histc: \"histogram_cpu\" not implemented for {x.dtype}")
+        raise UnsupportedDtypeError(f"histc: \"histogram_cpu\" not implemented for {input.dtype}")
     bins = checks.as_int(bins, "histc", "bins")
     if bins <= 0:
         raise ArgumentValueError(f"histc: bins must be > 0, but got {bins}")
@@ -1499,6 +1554,8 @@ def histogram(input: Tensor, bins: int | Tensor = 100, *, range: tuple[float, fl
     [left, right) and the last also its right edge. Returns `(hist, bin_edges)`, in input's
     floating dtype. `weight` counts each element with its weight; `density` divides by the total
     and the bin's width. No gradient."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "histogram")
     if weight is not None and weight.shape != input.shape:
         raise ShapeError(f"histogram(): weight must have the input's shape {input.shape}, got {weight.shape}")
     points = input.reshape(-1, 1)
@@ -1620,24 +1677,24 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
 # --- norms of slices, sums down to a size, covariance: renorm, sum_to_size, cov, corrcoef ---------
 
 
-def renorm(x: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """x with each slice along `dim` (x.select(dim, i)) whose p-norm exceeds maxnorm scaled to
     that norm: x * maxnorm / (norm + 1e-7) there, x elsewhere. Gradient: through the norm too."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"renorm(): argument 'input' must be a Tensor, not {type(x).__name__}")
-    if x.ndim < 2:
-        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions "
-                           f"(shape {x.shape})")
-    dim = checks.dim(dim, x.ndim, "renorm")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"renorm(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions "
+                           f"(shape {input.shape})")
+    dim = checks.dim(dim, input.ndim, "renorm")
     if p <= 0:
         raise RuntimeError(f"renorm: non-positive norms are not supported, got p={p}")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    if x.dtype.kind != "f":
-        raise RuntimeError(f"renorm: expected a floating point tensor as input, got {x.dtype} "
-                           f"(shape {x.shape})")
-    norms = norm(x, float(p), dim=tuple(d for d in builtins.range(x.ndim) if d != dim), keepdim=True)
-    return x * elementwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"renorm: expected a floating point tensor as input, got {input.dtype} "
+                           f"(shape {input.shape})")
+    norms = norm(input, float(p), dim=tuple(d for d in builtins.range(input.ndim) if d != dim), keepdim=True)
+    return input * elementwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
 
 
 def sum_to_size(x: Tensor, *size: int) -> Tensor:
@@ -1669,6 +1726,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
     formula; integer inputs give the default float. Gradient: through the sums and products,
     to input and aweights.
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "cov")
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.ndim} dimensions (shape {input.shape})")
@@ -1716,6 +1775,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
 def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
     """Pearson's correlation coefficients of the variables in input's rows: cov[i, j] / (std_i
     std_j), clipped to [-1, 1] (a 0-d input's is cov / cov). Gradient: through cov, sqrt and clip."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "corrcoef")
     c = cov(input)
     if c.ndim == 0:
         return c / c

@@ -555,26 +555,26 @@ def modified_bessel_k1(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     return _no_gradient(lambda x: _bessel_k(x, 1, scaled=False), input, "modified_bessel_k1")
 
 
-def scaled_modified_bessel_k0(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+def scaled_modified_bessel_k0(x: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     """e**x K0(x), which does not underflow for large x. No gradient, as in PyTorch."""
-    return _no_gradient(lambda x: _bessel_k(x, 0, scaled=True), input, "scaled_modified_bessel_k0")
+    return _no_gradient(lambda v: _bessel_k(v, 0, scaled=True), x, "scaled_modified_bessel_k0")
 
 
-def scaled_modified_bessel_k1(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+def scaled_modified_bessel_k1(x: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     """e**x K1(x), which does not underflow for large x. No gradient, as in PyTorch."""
-    return _no_gradient(lambda x: _bessel_k(x, 1, scaled=True), input, "scaled_modified_bessel_k1")
+    return _no_gradient(lambda v: _bessel_k(v, 1, scaled=True), x, "scaled_modified_bessel_k1")
 
 
-def spherical_bessel_j0(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+def spherical_bessel_j0(x: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     """j0(x) = sin(x) / x, the spherical Bessel function of the first kind of order 0 (1 at 0,
     0 at +-inf). No gradient, as in PyTorch."""
-    return _no_gradient(_spherical_j0_array, input, "spherical_bessel_j0")
+    return _no_gradient(_spherical_j0_array, x, "spherical_bessel_j0")
 
 
-def airy_ai(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+def airy_ai(x: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     """Ai(x), the Airy function of the first kind, the solution of y'' = x y that decays as x -> inf.
     No gradient, as in PyTorch."""
-    return _no_gradient(_airy_ai_array, input, "airy_ai")
+    return _no_gradient(_airy_ai_array, x, "airy_ai")
 
 
 # --- orthogonal polynomials ------------------------------------------------------------------------
@@ -689,77 +689,77 @@ def _polynomial(kernel: Callable[[np.ndarray, np.ndarray], np.ndarray], input: A
         return new_leaf(kernel(xb, nb))
 
 
-def chebyshev_polynomial_t(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def chebyshev_polynomial_t(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """T_n(x), the Chebyshev polynomial of the first kind: T_0 = 1, T_1 = x,
     T_k = 2x T_(k-1) - T_(k-2); cos(n acos(x)) on |x| < 1. No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _chebyshev(x, k, "t", shifted=False), input, n, "chebyshev_polynomial_t")
+    return _polynomial(lambda v, k: _chebyshev(v, k, "t", shifted=False), x, n, "chebyshev_polynomial_t")
 
 
-def chebyshev_polynomial_u(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def chebyshev_polynomial_u(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """U_n(x), the Chebyshev polynomial of the second kind: U_0 = 1, U_1 = 2x,
     U_k = 2x U_(k-1) - U_(k-2). No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _chebyshev(x, k, "u", shifted=False), input, n, "chebyshev_polynomial_u")
+    return _polynomial(lambda v, k: _chebyshev(v, k, "u", shifted=False), x, n, "chebyshev_polynomial_u")
 
 
-def chebyshev_polynomial_v(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def chebyshev_polynomial_v(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """V_n(x), the Chebyshev polynomial of the third kind: V_0 = 1, V_1 = 2x - 1,
     V_k = 2x V_(k-1) - V_(k-2). No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _chebyshev(x, k, "v", shifted=False), input, n, "chebyshev_polynomial_v")
+    return _polynomial(lambda v, k: _chebyshev(v, k, "v", shifted=False), x, n, "chebyshev_polynomial_v")
 
 
-def chebyshev_polynomial_w(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def chebyshev_polynomial_w(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """W_n(x), the Chebyshev polynomial of the fourth kind: W_0 = 1, W_1 = 2x + 1,
     W_k = 2x W_(k-1) - W_(k-2). No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _chebyshev(x, k, "w", shifted=False), input, n, "chebyshev_polynomial_w")
+    return _polynomial(lambda v, k: _chebyshev(v, k, "w", shifted=False), x, n, "chebyshev_polynomial_w")
 
 
-def shifted_chebyshev_polynomial_t(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def shifted_chebyshev_polynomial_t(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """T*_n(x) = T_n(2x - 1), the Chebyshev polynomial of the first kind shifted to [0, 1].
     No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _chebyshev(x, k, "t", shifted=True), input, n,
+    return _polynomial(lambda v, k: _chebyshev(v, k, "t", shifted=True), x, n,
                        "shifted_chebyshev_polynomial_t")
 
 
-def shifted_chebyshev_polynomial_u(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def shifted_chebyshev_polynomial_u(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """U*_n(x) = U_n(2x - 1), the Chebyshev polynomial of the second kind shifted to [0, 1].
     No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _chebyshev(x, k, "u", shifted=True), input, n,
+    return _polynomial(lambda v, k: _chebyshev(v, k, "u", shifted=True), x, n,
                        "shifted_chebyshev_polynomial_u")
 
 
-def shifted_chebyshev_polynomial_v(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def shifted_chebyshev_polynomial_v(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """V*_n(x) = V_n(2x - 1), the Chebyshev polynomial of the third kind shifted to [0, 1].
     No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _chebyshev(x, k, "v", shifted=True), input, n,
+    return _polynomial(lambda v, k: _chebyshev(v, k, "v", shifted=True), x, n,
                        "shifted_chebyshev_polynomial_v")
 
 
-def shifted_chebyshev_polynomial_w(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def shifted_chebyshev_polynomial_w(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """W*_n(x) = W_n(2x - 1), the Chebyshev polynomial of the fourth kind shifted to [0, 1].
     No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _chebyshev(x, k, "w", shifted=True), input, n,
+    return _polynomial(lambda v, k: _chebyshev(v, k, "w", shifted=True), x, n,
                        "shifted_chebyshev_polynomial_w")
 
 
-def hermite_polynomial_h(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def hermite_polynomial_h(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """H_n(x), the physicists' Hermite polynomial: H_0 = 1, H_1 = 2x,
     H_k = 2x H_(k-1) - 2(k - 1) H_(k-2). No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _hermite(x, k, physicists=True), input, n, "hermite_polynomial_h")
+    return _polynomial(lambda v, k: _hermite(v, k, physicists=True), x, n, "hermite_polynomial_h")
 
 
-def hermite_polynomial_he(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def hermite_polynomial_he(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """He_n(x), the probabilists' Hermite polynomial: He_0 = 1, He_1 = x,
     He_k = x He_(k-1) - (k - 1) He_(k-2). No gradient, as in PyTorch."""
-    return _polynomial(lambda x, k: _hermite(x, k, physicists=False), input, n, "hermite_polynomial_he")
+    return _polynomial(lambda v, k: _hermite(v, k, physicists=False), x, n, "hermite_polynomial_he")
 
 
-def laguerre_polynomial_l(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def laguerre_polynomial_l(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """L_n(x), the Laguerre polynomial: L_0 = 1, L_1 = 1 - x,
     k L_k = (2k - 1 - x) L_(k-1) - (k - 1) L_(k-2). No gradient, as in PyTorch."""
-    return _polynomial(_laguerre, input, n, "laguerre_polynomial_l")
+    return _polynomial(_laguerre, x, n, "laguerre_polynomial_l")
 
 
-def legendre_polynomial_p(input: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
+def legendre_polynomial_p(x: Tensor | float, n: Tensor | float) -> Tensor:  # noqa: A002
     """P_n(x), the Legendre polynomial: P_0 = 1, P_1 = x,
     k P_k = (2k - 1) x P_(k-1) - (k - 1) P_(k-2). No gradient, as in PyTorch."""
-    return _polynomial(_legendre, input, n, "legendre_polynomial_p")
+    return _polynomial(_legendre, x, n, "legendre_polynomial_p")
