@@ -626,8 +626,9 @@ def _replaced_by_hooks(hooks: Any, call: Callable[[Any, tuple], Any], grads: tup
 
 
 def _as_tuple(value: Any, what: str, caller: str) -> tuple[bool, tuple]:
-    """(whether `value` was a tuple, value as a tuple), every element checked to be a Tensor."""
-    is_tuple = isinstance(value, tuple | list)
+    """(whether `value` was a tuple, value as a tuple), every element checked to be a Tensor (a list
+    is not a tuple here: PyTorch refuses it)."""
+    is_tuple = isinstance(value, tuple)
     values = tuple(value) if is_tuple else (value,)
     for v in values:
         if not isinstance(v, Tensor):
@@ -646,9 +647,11 @@ def _prepared(inputs: Any, caller: str, create_graph: bool = False) -> tuple[boo
         if create_graph and t._requires_grad:
             prepared.append(t.view_as(t))
             continue
+        if t._data.dtype.kind not in "fc":
+            raise RuntimeError(f"{caller}: only Tensors of floating point dtype can require gradients, got "
+                               f"{t.dtype}")
         leaf = _alias(t)
-        if leaf._data.dtype.kind in "fc":
-            leaf._requires_grad = True
+        leaf._requires_grad = True
         prepared.append(leaf)
     return is_tuple, tuple(prepared)
 
@@ -840,6 +843,9 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
     if strategy == "forward-mode" and not vectorize:
         raise NotImplementedError("jacobian: computing the Jacobian with strategy='forward-mode' is only "
                                   "implemented for vectorize=True (as in PyTorch)")
+    if strict and vectorize:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                           "supported together. Please either set `strict=False` or `vectorize=False`.")
     inputs_tuple, inputs = _prepared(inputs, "jacobian", create_graph)
     outputs_tuple, outputs = _outputs_of(func, inputs, "jacobian")
     rows = []
@@ -850,6 +856,10 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
                                "input when running in strict mode.")
         per_element: list[list[Tensor]] = [[] for _ in inputs]
         n = out.numel()
+        if n == 0:  # (PyTorch stacks an empty list of rows)
+            raise (IndexError if vectorize else RuntimeError)(
+                f"jacobian: output {index} of the user-provided function has no elements: stack expects a "
+                "non-empty TensorList")
         for j in range(n):
             seed = np.zeros_like(out._data, shape=(n,))
             seed[j] = 1
@@ -860,6 +870,9 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
             for column, g in zip(per_element, grads, strict=True):
                 column.append(g)
         rows.append(_jacobian_row(out, inputs, per_element, inputs_tuple, create_graph))
+    if strategy == "forward-mode" and inputs_tuple:  # (PyTorch's forward mode returns lists there)
+        rows = [list(row) for row in rows]
+        return rows if outputs_tuple else rows[0]
     return tuple(rows) if outputs_tuple else rows[0]
 
 
