@@ -642,3 +642,9 @@ from tensorgrad.creation import (  # noqa: E402
 )
 
 __all__ += ["memory_format", "preserve_format", "contiguous_format"]
+
+# Channel shuffling, as torch.channel_shuffle and torch.native_channel_shuffle.
+from tensorgrad.nn.conv import channel_shuffle  # noqa: E402
+from tensorgrad.nn.conv import channel_shuffle as native_channel_shuffle  # noqa: E402
+
+__all__ += ["channel_shuffle", "native_channel_shuffle"]

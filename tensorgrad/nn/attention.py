@@ -28,7 +28,7 @@ from tensorgrad.nn.modules import Linear, Module, Parameter, _place
 from tensorgrad.reduce import softmax
 from tensorgrad.tensor import Tensor, new_leaf
 
-__all__ = ["scaled_dot_product_attention", "MultiheadAttention"]
+__all__ = ["scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward"]
 
 
 def _check_qkv(query: Tensor, key: Tensor, value: Tensor) -> None:
@@ -301,3 +301,63 @@ class MultiheadAttention(Module):
 
     def extra_repr(self) -> str:
         return ""
+
+
+# --- the functional form: MultiheadAttention's computation over given parameters ------------------
+
+
+class _GivenParameters:
+    """MultiheadAttention's forward pass run over parameters passed in, not owned by a Module."""
+
+    forward = MultiheadAttention.forward
+    _check_shapes = MultiheadAttention._check_shapes
+    _projections = MultiheadAttention._projections
+    _attention = MultiheadAttention._attention
+    _score_bias = MultiheadAttention._score_bias
+    batch_first = False
+
+
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int,
+                                 num_heads: int, in_proj_weight: Tensor | None, in_proj_bias: Tensor | None,
+                                 bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool,
+                                 dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Tensor | None,
+                                 training: bool = True, key_padding_mask: Tensor | None = None,
+                                 need_weights: bool = True, attn_mask: Tensor | None = None,
+                                 use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
+                                 k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None,
+                                 static_k: Tensor | None = None, static_v: Tensor | None = None,
+                                 average_attn_weights: bool = True,
+                                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+    """`MultiheadAttention.forward` with its parameters as arguments, in PyTorch's order:
+    (L, N, E) or unbatched (L, E) inputs; returns (attn_output, attn_weights or None).
+
+    The packed `in_proj_weight` (3E, E), or with `use_separate_proj_weight` the three
+    `q/k/v_proj_weight`; `dropout_p` applies only while `training`. The gradient is the
+    composition's, as in the layer. `static_k`/`static_v` (precomputed per-head keys) are not
+    supported.
+    """
+    op = "multi_head_attention_forward"
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError(f"{op}: static_k and static_v are not supported")
+    if (bias_k is None) != (bias_v is None):
+        raise AssertionError(f"{op}: bias_k and bias_v must be given together")
+    if use_separate_proj_weight:
+        if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
+            raise AssertionError(f"{op}: use_separate_proj_weight is True but q_proj_weight, k_proj_weight "
+                                 "or v_proj_weight is None")
+    elif in_proj_weight is None:
+        raise AssertionError(f"{op}: use_separate_proj_weight is False but in_proj_weight is None")
+    if num_heads <= 0 or embed_dim_to_check % num_heads:
+        raise AssertionError(f"{op}: embed_dim {embed_dim_to_check} not divisible by num_heads {num_heads}")
+    heads = _GivenParameters()
+    heads.embed_dim, heads.num_heads = embed_dim_to_check, num_heads
+    heads.head_dim = embed_dim_to_check // num_heads
+    heads._qkv_same_embed_dim = not use_separate_proj_weight
+    heads.in_proj_weight, heads.in_proj_bias = in_proj_weight, in_proj_bias
+    heads.q_proj_weight, heads.k_proj_weight = q_proj_weight, k_proj_weight
+    heads.v_proj_weight = v_proj_weight
+    heads.bias_k, heads.bias_v, heads.add_zero_attn = bias_k, bias_v, add_zero_attn
+    heads.dropout, heads.training = dropout_p, training
+    heads.out_proj = lambda x: linear(x, out_proj_weight, out_proj_bias)
+    return heads.forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights,
+                         is_causal)

@@ -215,3 +215,10 @@ __all__ += ["ctc_loss", "fractional_max_pool2d", "fractional_max_pool3d",
             "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices", "max_unpool3d",
             "lp_pool3d", "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices",
             "triplet_margin_with_distance_loss"]
+
+# Multi-head attention over given parameters (tensorgrad/nn/attention.py) and channel shuffle's
+# native spelling (the same op).
+from tensorgrad.nn.attention import multi_head_attention_forward  # noqa: E402
+from tensorgrad.nn.conv import channel_shuffle as native_channel_shuffle  # noqa: E402
+
+__all__ += ["multi_head_attention_forward", "native_channel_shuffle"]

@@ -15,6 +15,7 @@ import numpy as np
 
 from tensorgrad import dtypes
 from tensorgrad.autograd import bump_version, record
+from tensorgrad.checks import as_int
 from tensorgrad.device import namespace, ufunc_at
 from tensorgrad.dtypes import int64
 from tensorgrad.higher_order import linear_graph
@@ -39,12 +40,15 @@ def _indices(input: Any, rows: int, op: str) -> np.ndarray:  # noqa: A002
     return idx
 
 
-def _padding_index(padding_idx: int | None, rows: int) -> int | None:
-    """padding_idx as a row number (a negative one counts from the end), checked as PyTorch does."""
+def _padding_index(padding_idx: int | None, rows: int, error: type[Exception] = AssertionError) -> int | None:
+    """padding_idx as a row number (a negative one counts from the end), checked as PyTorch does
+    (embedding asserts the range, embedding_bag raises a RuntimeError)."""
     if padding_idx is None:
         return None
+    padding_idx = as_int(padding_idx, "embedding", "padding_idx")
     if not -rows <= padding_idx < rows:
-        raise AssertionError(f"Padding_idx must be within num_embeddings: got {padding_idx} for {rows} rows")
+        raise error(f"Padding_idx must be within num_embeddings: got {padding_idx} for {rows} rows "
+                    f"(from {-rows} through {rows - 1})")
     return padding_idx % rows
 
 
@@ -69,9 +73,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     norm); `scale_grad_by_freq` divides each row's gradient by its count in `input`. The
     gradient is a dense array also with `sparse=True` (the same values, stored in full).
     """
-    if not isinstance(weight, Tensor) or weight.ndim != 2:
-        raise RuntimeError(f"embedding: 'weight' must be a 2-D tensor, got "
-                           f"{weight.shape if isinstance(weight, Tensor) else type(weight).__name__}")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"embedding(): argument 'weight' must be Tensor, not {type(weight).__name__}")
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding: 'weight' must be a 2-D tensor, got shape {weight.shape}")
     rows, width = weight.shape
     idx = _indices(input, rows, "embedding")
     padding_idx = _padding_index(padding_idx, rows)
@@ -109,13 +114,16 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
     num_classes=-1 takes the largest index + 1. No gradient (the result is an integer tensor).
     """
-    if not isinstance(tensor, Tensor) or tensor.data.dtype != np.int64:
-        kind = tensor.dtype if isinstance(tensor, Tensor) else type(tensor).__name__
-        raise RuntimeError(f"one_hot is only applicable to index tensors of dtype int64, got {kind}")
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"one_hot(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    if tensor.data.dtype != np.int64:
+        raise RuntimeError(f"one_hot is only applicable to index tensors of dtype int64, got {tensor.dtype}")
     idx = tensor.data
+    if idx.size == 0 and num_classes <= 0:
+        raise RuntimeError(f"one_hot: can not infer the total number of classes from an empty tensor "
+                           f"(num_classes={num_classes})")
     if num_classes == -1:
-        if idx.size == 0:
-            raise RuntimeError("one_hot: can not infer the total number of classes from an empty tensor")
         num_classes = int(idx.max()) + 1
     if idx.size and idx.min() < 0:
         raise RuntimeError(f"one_hot: class values must be non-negative, got {idx.min()}")
@@ -227,9 +235,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     mode to the first row holding each maximum.
     """
     op = "embedding_bag"
-    if not isinstance(weight, Tensor) or weight.ndim != 2:
-        raise RuntimeError(f"{op}: 'weight' must be a 2-D tensor, got "
-                           f"{weight.shape if isinstance(weight, Tensor) else type(weight).__name__}")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): argument 'weight' must be Tensor, not {type(weight).__name__}")
+    if weight.ndim != 2:
+        raise RuntimeError(f"{op}: 'weight' must be a 2-D tensor, got shape {weight.shape}")
     if not isinstance(input, Tensor) or input.data.dtype not in (np.int64, np.int32):
         kind = input.dtype if isinstance(input, Tensor) else type(input).__name__
         raise RuntimeError(f"{op}: expected tensor for argument #1 'indices' to have one of the following "
@@ -244,6 +253,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
         raise ValueError(f"{op}: if per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, then "
                          f"it must have the same shape as the input ({tuple(input.shape)})")
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(f"{op}: expected per_sample_weights of the weight's dtype {weight.dtype}, got "
+                           f"{per_sample_weights.dtype}")
     rows, width = weight.shape
     idx = input.data.reshape(-1)
     xp = namespace(idx)
@@ -251,7 +263,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= rows):
         bad = int(idx.max()) if int(idx.max()) >= rows else int(idx.min())
         raise RuntimeError(f"{op}: index {bad} is not in the valid range [0, {rows})")
-    padding_idx = _padding_index(padding_idx, rows)
+    padding_idx = _padding_index(padding_idx, rows, RuntimeError)
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
     # Each index's bag: the last bag starting at or before it. Indices past the last bag's end
@@ -294,6 +306,9 @@ def _bag_bounds(input: Tensor, offsets: Tensor | None, include_last_offset: bool
         got = "None" if offsets is None else (f"{offsets.ndim}D" if isinstance(offsets, Tensor) else
                                               type(offsets).__name__)
         raise ValueError(f"{op}: offsets has to be a 1D Tensor but got {got}")
+    if offsets.data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{op}: expected tensor for argument 'offsets' to have one of the following "
+                           f"scalar types: Long, Int; but got {offsets.dtype}")
     bounds = offsets.data.astype(np.int64)
     length = input.shape[0]
     if bounds.size:
