@@ -5,6 +5,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import sys
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -48,32 +53,79 @@ def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's argument name
 
 
 class inference_mode(set_grad_enabled):  # noqa: N801 - PyTorch's lower-case name
-    """`torch.inference_mode`: record no graph (here, the same as `no_grad`): a context manager
-    and a decorator (`@inference_mode()`, bare `@inference_mode` too); `inference_mode(False)`
-    changes nothing."""
+    """`torch.inference_mode`: record no graph, as `no_grad`, and mark the tensors made inside as
+    inference tensors (`t.is_inference()`); a context manager and a decorator (`@inference_mode()`,
+    bare `@inference_mode` too); `inference_mode(False)` changes nothing."""
 
     def __new__(cls, mode: Any = True):  # type: ignore[misc]
         if callable(mode):  # a bare decorator: @inference_mode
-            return no_grad()(mode)
+            return cls()(mode)
         return super().__new__(cls)
 
     def __init__(self, mode: bool = True) -> None:
         super().__init__(False)
         self.inference = bool(mode)
+        self._inference_before: list[bool] = []
 
     def __enter__(self) -> None:
         self.mode = False if self.inference else is_grad_enabled()
         super().__enter__()
+        self._inference_before.append(is_inference_mode_enabled())
+        _set_inference_mode(self.inference)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _set_inference_mode(self._inference_before.pop())
+        super().__exit__(*exc_info)
 
     def __call__(self, func: Callable) -> Callable:
         if not self.inference:
             return func
-        return no_grad()(func)
+        if inspect.isgeneratorfunction(func):  # (its body runs without grad, its tensors unmarked)
+            return no_grad()(func)
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+# Inference tensors, by id, while they live. Tensors have no slot for the mark (a slot would cost
+# every tensor memory): while some thread is in inference mode, the constructor that `record` and
+# `new_leaf` call is swapped for one that marks the tensors a thread in inference mode makes;
+# outside inference mode, making a tensor costs nothing more.
+_inference_tensors: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
+_inference_threads = threading.local()  # `.enabled`: this thread is in inference mode
+_inference_lock = threading.Lock()
+_threads_in_inference = 0
+
+
+def _new_marked_tensor(cls: type) -> Tensor:
+    """`object.__new__(cls)`, remembering the tensor if this thread is in inference mode."""
+    t = object.__new__(cls)
+    if getattr(_inference_threads, "enabled", False):
+        _inference_tensors[id(t)] = t
+    return t
+
+
+def _set_inference_mode(enabled: bool) -> None:
+    """Switch this thread's inference mode, and the tensor constructor with it."""
+    global _threads_in_inference
+    # (the modules, from sys.modules: `tensorgrad.tensor` as an attribute is the function tg.tensor)
+    autograd, tensor = sys.modules["tensorgrad.autograd"], sys.modules["tensorgrad.tensor"]
+    with _inference_lock:
+        if getattr(_inference_threads, "enabled", False) == enabled:
+            return
+        _inference_threads.enabled = enabled
+        _threads_in_inference += 1 if enabled else -1
+        new = _new_marked_tensor if _threads_in_inference else object.__new__
+        tensor._new_tensor = autograd._new_tensor = new
 
 
 def is_inference_mode_enabled() -> bool:
-    """Whether graph recording is off (tensorgrad's inference mode is `no_grad`)."""
-    return not is_grad_enabled()
+    """Whether this thread is inside `inference_mode()` (`no_grad` alone is not inference mode)."""
+    return getattr(_inference_threads, "enabled", False)
 
 
 class _LegacyTensorType:
@@ -228,10 +280,11 @@ def is_neg(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
 
 
 def is_inference(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
-    """Whether `input` is an inference tensor: never, as `inference_mode` here is `no_grad`,
-    whose tensors are ordinary ones."""
-    _tensor_argument("is_inference", input)
-    return False
+    """Whether `input` is an inference tensor: one made inside `inference_mode()`, or a view of
+    one (a view made there of an ordinary tensor is ordinary, as in PyTorch)."""
+    owner = _tensor_argument("is_inference", input)._base
+    owner = input if owner is None else owner
+    return _inference_tensors.get(id(owner)) is owner
 
 
 def get_device(input: Tensor) -> int:  # noqa: A002 - PyTorch's argument name

@@ -190,7 +190,7 @@ def _backward_gradients(func: Callable[..., Any], inputs: list[Tensor],
     from tensorgrad import autograd  # (autograd imports this module)
 
     tensors = [t for t in inputs if isinstance(t, Tensor)]
-    saved = [t.grad for t in tensors]
+    saved = [t._grad for t in tensors]  # (the slot: an inner input's .grad would warn)
     for t in tensors:
         t.grad = None
     outs = _outputs(func, inputs)
@@ -198,8 +198,8 @@ def _backward_gradients(func: Callable[..., Any], inputs: list[Tensor],
     roots = [(o, array_like(w, o.data)) for o, w in zip(outs, weights, strict=True) if o.requires_grad]
     if roots:
         autograd.backward([o for o, _ in roots], [w for _, w in roots])
-    grads = [None if not isinstance(t, Tensor) else np.zeros(t.shape) if t.grad is None
-             else np.asarray(to_numpy(t.grad), dtype=np.float64) for t in inputs]
+    grads = [None if not isinstance(t, Tensor) else np.zeros(t.shape) if t._grad is None
+             else np.asarray(to_numpy(t._grad), dtype=np.float64) for t in inputs]
     for t, g in zip(tensors, saved, strict=True):
         t.grad = g
     return weights, grads

@@ -22,6 +22,7 @@ from tensorgrad import checks, indexing
 from tensorgrad.autograd import bump_version, history_moved, is_custom_function_view, record, refresh_view
 from tensorgrad.checks import ShapeError
 from tensorgrad.device import array_like, data_address, namespace, strided_view, to_numpy, writeable
+from tensorgrad.dtypes import bool_
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["arithmetic_inplace", "apply_inplace", "view_inplace", "require_dtype", "require_tensor", "fill",
@@ -43,6 +44,8 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
     if not (data.flags.writeable if type(data) is np.ndarray else writeable(data)):
         _raise_read_only(name)
     values = other.data if isinstance(other, Tensor) else other
+    if ufunc is np.subtract and (isinstance(values, bool) or getattr(values, "dtype", None) == bool_):
+        op(x, other)  # raises, as PyTorch: `x -= True` is usually `x -= mask`, a mask inverted by mistake
     try:
         ufunc(data, values, out=data, casting="same_kind")
     except ValueError:
@@ -51,6 +54,8 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
             "of the tensor changed in place"
         ) from None
     except TypeError:
+        if ufunc is np.subtract and data.dtype.kind == "b":
+            op(x, other)  # raises PyTorch's error for a bool tensor in a subtraction
         raise RuntimeError(
             f"{name}: a result of dtype {np.result_type(x.data, values)} can't be stored in a "
             f"{x.dtype} tensor"

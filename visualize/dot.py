@@ -375,7 +375,7 @@ def draw_dot(
     """
     check_rankdir(rankdir, "draw_dot")
     scene = make_scene(root, names, max_nodes)
-    looks = [Look(style.value_text(shown.node.grad, preview)) for shown in scene.nodes]
+    looks = [Look(style.value_text(shown.node._grad, preview)) for shown in scene.nodes]
     return emit(scene, looks, rankdir, preview, notes=_grad_notes(scene))
 
 
@@ -389,9 +389,9 @@ def _grad_notes(scene: Scene) -> list[str]:
     """What the caption says about the gradients: not computed yet, or not kept by inner tensors."""
     if scene.freed:
         return []
-    if all(style.is_zero(shown.node.grad) for shown in scene.nodes) or _fresh_value_graph(scene):
+    if all(style.is_zero(shown.node._grad) for shown in scene.nodes) or _fresh_value_graph(scene):
         return [NOT_COMPUTED]
-    if any(shown.node.op and shown.node.grad is None for shown in scene.nodes):
+    if any(shown.node.op and shown.node._grad is None for shown in scene.nodes):
         return [NOT_KEPT]
     return []
 
@@ -404,7 +404,7 @@ def _fresh_value_graph(scene: Scene) -> bool:
     the last training step) are stale, not this graph's.
     """
     inner = [shown.node for shown in scene.nodes if shown.node.op]
-    return bool(inner) and all(type(node.grad) is float and node.grad == 0 for node in inner)
+    return bool(inner) and all(type(node._grad) is float and node._grad == 0 for node in inner)
 
 
 # --- laying out and writing -----------------------------------------------------------------------------

@@ -72,7 +72,7 @@ def backprop_steps(
     steps: list[Step] = []
 
     def record(node: Any, grad: Any) -> None:
-        steps.append(Step(node, _copy(grad), [(parent, _copy(parent.grad)) for parent in node.parents]))
+        steps.append(Step(node, _copy(grad), [(parent, _copy(parent._grad)) for parent in node.parents]))
 
     engine.backward(root, seed, retain_graph=retain_graph, on_step=record)
     return _Frames(scene, root, seed, steps, before, names_for(scene)).pictures(
@@ -101,7 +101,7 @@ def _start_grad(node: Any, root: Any, seed: Any) -> Any:
     """
     if node is root:
         return seed
-    return None if node.op else node.grad
+    return None if node.op else node._grad
 
 
 def _copy(grad: Any) -> Any:

@@ -22,6 +22,7 @@ import numpy as np
 
 from tensorgrad import dtypes
 from tensorgrad.autograd import record
+from tensorgrad.checks import ArgumentValueError
 from tensorgrad.device import array_like, namespace, to_numpy
 from tensorgrad.elementwise import dropout, relu, sigmoid, tanh
 from tensorgrad.higher_order import linear_graph
@@ -39,20 +40,28 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
                  padding_side: str = "right") -> Tensor:
     """Sequences of lengths L_i (each (L_i, *)) padded to the longest and stacked: (L, B, *), or
     (B, L, *) with `batch_first`, as `torch.nn.utils.rnn.pad_sequence` (`nn.utils.rnn` here too).
-    The gradient flows back to each sequence."""
+    The result has the first sequence's dtype, as PyTorch's. The gradient flows back to each
+    sequence."""
     sequences = list(sequences)
     if not sequences:
         raise RuntimeError("pad_sequence: received an empty list of sequences")
     if padding_side not in ("left", "right"):
-        raise ValueError(f"pad_sequence: padding_side must be 'left' or 'right', got {padding_side!r}")
+        raise ArgumentValueError(f"pad_sequence: padding_side must be 'left' or 'right', "
+                                 f"got {padding_side!r}")
     rests = {tuple(s.shape[1:]) for s in sequences}
     if len(rests) > 1 or any(s.ndim == 0 for s in sequences):
         shapes = ", ".join(str(s.shape) for s in sequences)
         raise RuntimeError(f"pad_sequence: the sequences must agree in every dimension after the first, "
                            f"got shapes {shapes}")
     longest = max(s.shape[0] for s in sequences)
+    dtype = sequences[0].dtype  # PyTorch's: the first sequence's, the others cast to it (no promotion)
+    if dtype.kind in "iu" and not np.iinfo(dtype).min <= padding_value <= np.iinfo(dtype).max:
+        raise RuntimeError(f"pad_sequence: padding_value {padding_value} cannot be converted to type {dtype} "
+                           "without overflow")
     padded = []
     for s in sequences:
+        if s.dtype != dtype:
+            s = s.to(dtype)
         if s.shape[0] == longest:
             padded.append(s)
             continue

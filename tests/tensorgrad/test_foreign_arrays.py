@@ -19,6 +19,7 @@ ops of the movement, indexing, reduction and matmul modules, then in-place chang
 
 from __future__ import annotations
 
+import copy
 import zlib
 
 import numpy as np
@@ -373,3 +374,12 @@ def test_random_numbers_are_the_same_on_either_kind_of_array():
 def test_gradcheck_runs_on_foreign_tensors():
     x = tg.from_numpy(foreign(np.array([[0.5, -1.5, 2.0], [1.0, 0.3, -0.7]]))).requires_grad_()
     assert tg.gradcheck(lambda t: (t.softmax(1) * t).cumsum(1).flip(0)[:, 1:], [x], elementwise=True)
+
+
+def test_deepcopy_keeps_the_array_type_of_a_tensor_and_its_view():
+    base = tg.tensor(np.arange(6.0).reshape(2, 3))
+    base.data = foreign(base.data)
+    view = base[0]
+    copied_base, copied_view = copy.deepcopy([base, view])
+    assert is_foreign(copied_base.data) and is_foreign(copied_view.data)
+    np.testing.assert_array_equal(to_numpy(copied_view.data), [0.0, 1.0, 2.0])

@@ -620,7 +620,7 @@ def test_sizes_devices_and_lazy_flags():
     for name in ("is_conj", "is_neg", "is_inference"):
         assert getattr(x, name)() is getattr(t, name)() is getattr(tg, name)(x) is False
     with tg.inference_mode():
-        assert not tg.ones(2).is_inference()  # tensorgrad's inference mode is no_grad (see is_inference)
+        assert tg.ones(2).is_inference() and not x.is_inference()  # as torch.inference_mode
 
 
 def test_conj_transposes_are_views_and_real_conj_is_the_tensor_itself():
