@@ -110,7 +110,7 @@ def _floating(x: Tensor) -> np.ndarray:
 
 
 def add(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
-    """a + b (a + alpha * b), broadcasting. d/da = 1, d/db = 1 (alpha)."""
+    """input + alpha * other (alpha 1 unless given), broadcasting. d/dinput = 1, d/dother = alpha."""
     if alpha != 1:
         _check_alpha("add", input, other, alpha)
         return add(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
@@ -126,7 +126,7 @@ def _add_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor,
 
 
 def sub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
-    """a - b (a - alpha * b), broadcasting. d/da = 1, d/db = -1 (-alpha)."""
+    """input - alpha * other (alpha 1 unless given), broadcasting. d/dinput = 1, d/dother = -alpha."""
     if alpha != 1:
         _check_alpha("sub", input, other, alpha)
         return sub(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
@@ -165,7 +165,7 @@ def _check_alpha(op: str, a: Operand, b: Operand, alpha: Any) -> None:
 
 
 def mul(input: Operand, other: Operand) -> Tensor:
-    """a * b, broadcasting. d/da = b, d/db = a."""
+    """input * other, broadcasting. d/dinput = other, d/dother = input."""
     if type(input) is not Tensor or type(other) is not Tensor:
         input, other = _operands(input, other)
     return record(_binary(np.multiply, input, other, "*"), "*", (input, other),
@@ -178,7 +178,7 @@ def _mul_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor,
 
 
 def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
-    """a / b, broadcasting. d/da = 1 / b, d/db = -a / b**2.
+    """input / other, broadcasting. d/dinput = 1 / other, d/dother = -input / other**2.
 
     With `rounding_mode` 'trunc' or 'floor', the quotient rounded (`div_rounded`).
     """
