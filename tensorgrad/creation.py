@@ -34,6 +34,7 @@ from tensorgrad.device import (
     CPU,
     array_like,
     as_device,
+    data_address,
     default_device,
     device_of,
     is_array,
@@ -482,6 +483,8 @@ def laid_out(values: Any, like: Any, layout: memory_format = preserve_format) ->
 
 def clone(input: Tensor, *, memory_format: memory_format = preserve_format) -> Tensor:  # noqa: A002
     """A copy with its own storage, still in the graph (PyTorch's `torch.clone`)."""
+    if not isinstance(input, Tensor):
+        raise checks.not_a_tensor(input, "clone")
     return input.clone(memory_format=memory_format)
 
 
@@ -495,54 +498,76 @@ def rebuild_tensor(kind: type, data: Any, requires_grad: bool) -> Tensor:
 
 def deep_copied(t: Tensor, memo: dict) -> Tensor:
     """`copy.deepcopy` of a leaf: a new leaf of the same class (a Parameter stays one) with copies
-    of the values (in their layout), `grad`, `requires_grad` and any attributes set on it."""
+    of the values (in their layout), `grad`, `requires_grad` and any attributes set on it. As in
+    PyTorch, the memory the values lie in is copied once per deepcopy: a tensor and a view of it
+    copied together (`deepcopy([b, b[0]])`) share the copied memory, so the copies stay linked."""
     new = type(t).__new__(type(t))
     memo[id(t)] = new
-    init_node(new, copy.deepcopy(t.data, memo), t.requires_grad)
+    init_node(new, _deep_copied_data(t.data, memo), t.requires_grad)
     new.grad, new.label = copy.deepcopy(t.grad, memo), t.label
     if hasattr(t, "__dict__"):
         new.__dict__.update(copy.deepcopy(t.__dict__, memo))
     return new
 
 
+def _deep_copied_data(data: Any, memo: dict) -> Any:
+    """A copy of `data` (a NumPy array): when it views the memory of another array (PyTorch's
+    storage), the same view (offset, strides) of that memory's copy, made once per `memo`."""
+    if type(data) is not np.ndarray:  # a GPU's array (or another array type): copied on its own
+        return copy.deepcopy(data, memo)
+    root = data
+    while type(root.base) is np.ndarray:
+        root = root.base
+    if root is data or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return copy.deepcopy(data, memo)
+    raw = copy.deepcopy(root, memo).reshape(-1, order="A").view(np.uint8)  # the copy's bytes, in memory order
+    offset = data_address(data) - data_address(root)
+    view = np.ndarray(data.shape, data.dtype, buffer=raw, offset=offset, strides=data.strides)
+    view.flags.writeable = data.flags.writeable
+    return view
+
+
 def _like(make: Any, t: Tensor, dtype: Any, requires_grad: bool, device: Any, name: str,
           *args: Any, memory_format: memory_format = preserve_format) -> Tensor:
     """`make(t.shape, *args, ...)` with t's dtype and device unless others are asked for, laid out
     in storage as t is unless `memory_format=tg.contiguous_format`."""
+    if not isinstance(t, Tensor):
+        raise checks.not_a_tensor(t, name)
     out = make(t.shape, *args, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad,
                device=CPU)  # (made on the host, then moved once: not to the default device)
     out._data = laid_out(out._data, t.data, check_memory_format(memory_format, name))
     return _following(out, t.data) if device is None else _placed(out, device, name)
 
 
-def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def zeros_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
                memory_format: memory_format = preserve_format) -> Tensor:
-    """Zeros of `t`'s shape, dtype and device."""
-    return _like(zeros, t, dtype, requires_grad, device, "zeros_like", memory_format=memory_format)
+    """Zeros of `input`'s shape, dtype and device."""
+    return _like(zeros, input, dtype, requires_grad, device, "zeros_like", memory_format=memory_format)
 
 
-def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def ones_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
               memory_format: memory_format = preserve_format) -> Tensor:
-    """Ones of `t`'s shape, dtype and device."""
-    return _like(ones, t, dtype, requires_grad, device, "ones_like", memory_format=memory_format)
+    """Ones of `input`'s shape, dtype and device."""
+    return _like(ones, input, dtype, requires_grad, device, "ones_like", memory_format=memory_format)
 
 
-def full_like(t: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False,
+def full_like(input: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False,
               device: Any = None, *, memory_format: memory_format = preserve_format) -> Tensor:
-    """`fill_value` in `t`'s shape, dtype and device."""
-    return _like(full, t, dtype, requires_grad, device, "full_like", fill_value, memory_format=memory_format)
+    """`fill_value` in `input`'s shape, dtype and device."""
+    return _like(full, input, dtype, requires_grad, device, "full_like", fill_value,
+                 memory_format=memory_format)
 
 
-def rand_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def rand_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
               memory_format: memory_format = preserve_format) -> Tensor:
-    """Uniform [0, 1) samples in `t`'s shape, dtype and device."""
-    return _like(rand, t, dtype, requires_grad, device, "rand_like", memory_format=memory_format)
+    """Uniform [0, 1) samples in `input`'s shape, dtype and device."""
+    return _like(rand, input, dtype, requires_grad, device, "rand_like", memory_format=memory_format)
 
 
-def randn_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def randn_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
                memory_format: memory_format = preserve_format) -> Tensor:
-    """Standard normal samples in `t`'s shape, dtype and device."""
-    return _like(randn, t, dtype, requires_grad, device, "randn_like", memory_format=memory_format)
+    """Standard normal samples in `input`'s shape, dtype and device."""
+    return _like(randn, input, dtype, requires_grad, device, "randn_like", memory_format=memory_format)
 
 
 class Generator:
@@ -587,10 +612,10 @@ def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
     return _new(np.empty(shape, _creation_dtype(dtype)), requires_grad, device, "empty")
 
 
-def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
                memory_format: memory_format = preserve_format) -> Tensor:
-    """`empty` in t's shape and dtype."""
-    return _like(empty, t, dtype, requires_grad, device, "empty_like", memory_format=memory_format)
+    """`empty` in input's shape and dtype."""
+    return _like(empty, input, dtype, requires_grad, device, "empty_like", memory_format=memory_format)
 
 
 def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
@@ -601,7 +626,7 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_g
     steps = _steps(steps, "linspace")
     start, end, dtype = _spacing(start, end, dtype, "linspace")
     if dtype.kind in "iu":
-        values = _integer_spacing(start, end, steps, dtype, "linspace")
+        values = _integer_spacing(start, end, steps, dtype, "linspace", fused=True)
     else:
         values = np.linspace(start, end, steps, dtype=np.result_type(np.float64, dtype))
     return _new(_cast_truncating(values, dtype), requires_grad, device, "linspace")
@@ -638,9 +663,14 @@ def _spacing(start: Any, end: Any, dtype: Any, op: str) -> tuple[Any, Any, np.dt
     return start, end, dtype
 
 
-def _integer_spacing(start: float, end: float, steps: int, dtype: np.dtype, op: str) -> np.ndarray:
+def _integer_spacing(start: float, end: float, steps: int, dtype: np.dtype, op: str,
+                     fused: bool = False) -> np.ndarray:
     """PyTorch's integer linspace: the endpoints truncated to integers, then spaced by a float
-    step, from the start for the first half and from the end for the rest (float64 values)."""
+    step, from the start for the first half and from the end for the rest (float64 values).
+
+    `fused`: each value `low + step * i` rounded once, as a fused multiply-add, as PyTorch's CPU
+    linspace kernel computes it (compiled with FMA for AVX2 and later CPUs): linspace(-3.28, 1,
+    7, dtype=int16) is [-3, -2, -1, 0, 0, 0, 1], where 1 - 2/3 * 3 rounded twice would give -1."""
     for value in (start, end)[:steps]:
         _check_fits(value, dtype, op)
     low, high = math.trunc(start), math.trunc(end)
@@ -648,7 +678,31 @@ def _integer_spacing(start: float, end: float, steps: int, dtype: np.dtype, op: 
         return np.full(steps, low, np.float64)
     step = (high - low) / (steps - 1)
     i = np.arange(steps, dtype=np.float64)
-    return np.where(i < steps // 2, low + step * i, high - step * (steps - i - 1))
+    if fused:
+        first, last = _fma(np.float64(step), i, np.float64(low)), _fma(np.float64(-step), steps - i - 1, high)
+    else:
+        first, last = low + step * i, high - step * (steps - i - 1)
+    return np.where(i < steps // 2, first, last)
+
+
+def _fma(a: Any, b: np.ndarray, c: Any) -> np.ndarray:
+    """a * b + c with one rounding, in float64 (NumPy has no fma): the product split exactly into
+    p + e (Dekker's two-product), then p + c exactly into s + t (Knuth's two-sum), then s + (t + e)."""
+    p = a * b
+    a_hi, a_lo = _halves(a)
+    b_hi, b_lo = _halves(b)
+    e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    s = p + c
+    bent = s - p
+    t = (p - (s - bent)) + (c - bent)
+    return s + (t + e)
+
+
+def _halves(x: Any) -> tuple[Any, Any]:
+    """x as hi + lo, each of at most 26 significant bits (Veltkamp's split), so products are exact."""
+    scaled = 134217729.0 * x  # 2**27 + 1
+    hi = scaled - (scaled - x)
+    return hi, x - hi
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
@@ -740,17 +794,19 @@ def randperm(n: int, generator: Generator | None = None, dtype: Any = None, devi
     return _new(_stream(generator).permutation(n).astype(dtype), requires_grad, device, "randperm")
 
 
-def randint_like(t: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
                  requires_grad: bool = False, device: Any = None,
                  memory_format: memory_format = preserve_format) -> Tensor:
-    """Uniform integers in [low, high) in t's shape, dtype and device: `randint_like(t, high)` or
-    `randint_like(t, low, high)`."""
+    """Uniform integers in [low, high) in input's shape, dtype and device: `randint_like(t, high)`
+    or `randint_like(t, low, high)`."""
+    if not isinstance(input, Tensor):
+        raise checks.not_a_tensor(input, "randint_like")
     if high is None:
         low, high = 0, low
-    out = randint(low, high, t.shape, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad,
-                  device=CPU)
-    out._data = laid_out(out._data, t.data, check_memory_format(memory_format, "randint_like"))
-    return _following(out, t.data) if device is None else _placed(out, device, "randint_like")
+    out = randint(low, high, input.shape, dtype=input.dtype if dtype is None else dtype,
+                  requires_grad=requires_grad, device=CPU)
+    out._data = laid_out(out._data, input.data, check_memory_format(memory_format, "randint_like"))
+    return _following(out, input.data) if device is None else _placed(out, device, "randint_like")
 
 
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *,
@@ -824,6 +880,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # n
 
 def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None = None) -> Tensor:  # noqa: A002
     """1 with probability `input` (or `p`) elementwise, else 0, in input's dtype; no gradient."""
+    if not isinstance(input, Tensor):
+        raise checks.not_a_tensor(input, "bernoulli")
     if p is None and input.dtype.kind not in "fc":
         raise UnsupportedDtypeError(f"bernoulli(): not implemented for dtype {input.dtype}: the "
                                     "probabilities must be floating")
@@ -959,6 +1017,8 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:  # noqa: A002 - PyTorch's name
     """Samples from Poisson(rate) for each element of `input` (the rates), in input's dtype.
     Derivative: 0 (a sample does not vary smoothly with its rate), as PyTorch defines it."""
+    if not isinstance(input, Tensor):
+        raise checks.not_a_tensor(input, "poisson")
     if input.dtype.kind != "f":
         raise UnsupportedDtypeError(f"poisson(): the rates must be a floating tensor, got {input.dtype}")
     rates = to_numpy(input.data)  # drawn on the host (the same draws on every device), moved back

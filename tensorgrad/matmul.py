@@ -57,10 +57,16 @@ def _product(left: np.ndarray, right: np.ndarray, like: np.ndarray) -> np.ndarra
     return left @ right
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
+def matmul(input: Tensor, other: Tensor) -> Tensor:
     """a @ b. d/da = grad @ b^T, d/db = a^T @ grad (vectors treated as 1-row / 1-column matrices)."""
-    a_data, b_data = a.data, b.data
-    if a_data.dtype != b_data.dtype:
+    a, b = input, other
+    try:
+        a_data, b_data = a._data, b._data
+        same_dtype = a_data.dtype == b_data.dtype
+    except AttributeError:  # not a tensor: checked only now, matmul being hot
+        _check_tensors("matmul", (a, "input"), (b, "other"))
+        raise
+    if not same_dtype:
         raise RuntimeError(f"matmul: expected both operands to have the same dtype, got {a.dtype} "
                            f"(shape {a.shape}) and {b.dtype} (shape {b.shape})")
     try:
@@ -120,8 +126,9 @@ def _vector_vjps(a_data: np.ndarray, b_data: np.ndarray):
 # for outer, a broadcast product), so its gradient is matmul's.
 
 
-def mm(a: Tensor, b: Tensor) -> Tensor:
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices (2-D only; `matmul` broadcasts). Gradient: as matmul's."""
+    a, b = input, mat2
     _require_ranks("mm", (a, "self", 2), (b, "mat2", 2))
     if a.shape[1] != b.shape[0]:
         raise ShapeError(f"mm: mat1 and mat2 shapes cannot be multiplied "
@@ -129,8 +136,10 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     return matmul(a, b)
 
 
-def bmm(a: Tensor, b: Tensor) -> Tensor:
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix products of two 3-D tensors with one batch size (no broadcasting)."""
+    a, b = input, mat2
+    _check_tensors("bmm", (a, "input"), (b, "mat2"))
     _require_ranks("bmm", (a, "batch1", 3), (b, "batch2", 3))
     if b.shape[:2] != (a.shape[0], a.shape[2]):
         raise ShapeError(f"bmm: expected size for first two dimensions of batch2 tensor to be: "
@@ -138,21 +147,25 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
     return matmul(a, b)
 
 
-def mv(a: Tensor, v: Tensor) -> Tensor:
+def mv(input: Tensor, vec: Tensor) -> Tensor:
     """A matrix times a vector: (n, m) @ (m,) gives (n,)."""
+    a, v = input, vec
     _require_ranks("mv", (a, "self", 2), (v, "vec", 1))
     if a.shape[1] != v.shape[0]:
         raise ShapeError(f"mv: size mismatch, got mat ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
     return matmul(a, v)
 
 
-def dot(a: Tensor, b: Tensor) -> Tensor:
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The inner product of two 1-D tensors of one size and one dtype: a 0-d tensor."""
-    return _vector_product(a, b, "dot")
+    _check_tensors("dot", (input, "input"), (tensor, "tensor"))
+    return _vector_product(input, tensor, "dot")
 
 
-def vdot(a: Tensor, b: Tensor) -> Tensor:
+def vdot(input: Tensor, other: Tensor) -> Tensor:
     """sum(conj(a) * b) over two 1-D tensors of one size and one dtype: `dot` for real tensors."""
+    _check_tensors("vdot", (input, "input"), (other, "other"))
+    a, b = input, other
     if a.dtype.kind == "c":
         a = a.conj()
     return _vector_product(a, b, "vdot")
@@ -171,22 +184,32 @@ def _vector_product(a: Tensor, b: Tensor, op: str) -> Tensor:
     return matmul(a, b)
 
 
-def outer(a: Tensor, b: Tensor) -> Tensor:
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The outer product of two 1-D tensors: out[i, j] = a[i] * b[j], in their promoted dtype.
     Gradient: d/da = grad @ b, d/db = grad^T @ a (through the broadcast product)."""
-    _require_ranks("outer", (a, "self", 1), (b, "vec2", 1))
-    return a.unsqueeze(1) * b.unsqueeze(0)
+    _require_ranks("outer", (input, "self", 1), (vec2, "vec2", 1))
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
 
 
-ger = outer  # PyTorch's older name for outer
+def ger(input: Tensor, vec2: Tensor) -> Tensor:
+    """PyTorch's older name for `outer`."""
+    _check_tensors("ger", (input, "input"), (vec2, "vec2"))
+    return outer(input, vec2)
+
+
+def _check_tensors(op: str, *operands: tuple[Any, str]) -> None:
+    """PyTorch's TypeError for the first (value, argument name) that is not a Tensor."""
+    for position, (value, name) in enumerate(operands, 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
 
 
 def _require_ranks(op: str, *operands: tuple[Tensor, str, int]) -> None:
     """Raise PyTorch's RuntimeError unless each (tensor, name, rank) has that many dimensions."""
     words = {1: "a vector", 2: "a matrix", 3: "a 3D tensor"}
+    _check_tensors(op, *((tensor, "input" if name == "self" else name) for tensor, name, _ in operands))
     for tensor, name, rank in operands:
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(tensor).__name__}")
         if tensor.ndim != rank:
             raise ShapeError(f"{op}: {name} must be {words[rank]}, got a tensor of shape {tensor.shape}")
 
@@ -222,9 +245,11 @@ def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[Any] = 2) -> Tensor:
     return matmul(left, right).reshape(*(a.shape[d] for d in free_a), *(b.shape[d] for d in free_b))
 
 
-def kron(a: Tensor, b: Tensor) -> Tensor:
+def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: every element of a times the whole of b, laid out block by block
     (the fewer dimensions are padded with leading 1s)."""
+    _check_tensors("kron", (input, "input"), (other, "other"))
+    a, b = input, other
     n = max(a.ndim, b.ndim)
     shape_a, shape_b = (1,) * (n - a.ndim) + a.shape, (1,) * (n - b.ndim) + b.shape
     # a's dimension k and b's dimension k become neighbours: (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...)
@@ -233,9 +258,11 @@ def kron(a: Tensor, b: Tensor) -> Tensor:
     return (spread_a * spread_b).reshape(*(i * j for i, j in zip(shape_a, shape_b, strict=True)))
 
 
-def cross(a: Tensor, b: Tensor, dim: int | None = None) -> Tensor:
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along `dim` (a and b broadcast together). Without a dim,
     the first dimension of size 3 (PyTorch's deprecated default; `linalg.cross` uses -1)."""
+    _check_tensors("cross", (input, "input"), (other, "other"))
+    a, b = input, other
     try:
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
@@ -252,10 +279,14 @@ def cross(a: Tensor, b: Tensor, dim: int | None = None) -> Tensor:
     return movement.stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], dim)
 
 
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
     (..., P, R), batch dimensions broadcast. Computed from the differences, not PyTorch's
-    matmul shortcut, so distances near 0 stay exact. Gradient: the norm's (0 at distance 0)."""
+    matmul shortcut (whatever `compute_mode` asks), so distances near 0 stay exact. Gradient: the
+    norm's (0 at distance 0)."""
+    _check_tensors("cdist", (x1, "x1"), (x2, "x2"))
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, "
                            f"X2 got: {x2.ndim}D")
@@ -267,9 +298,14 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
+_CDIST_MODES = (None, "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                "donot_use_mm_for_euclid_dist")
+
+
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
     """The p-norm distance between each pair of rows i < j of an (N, M) input, in the order
     (0, 1), (0, 2), ..., (N - 2, N - 1): N (N - 1) / 2 distances. Gradient: `cdist`'s."""
+    _check_tensors("pdist", (input, "input"))
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if p < 0:
@@ -281,6 +317,11 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y_o = x1 A_o x2 + b_o for each output o: weight (out, in1, in2), inputs (..., in1) and
     (..., in2). One einsum; its gradient is einsum's."""
+    operands = {"input1": input1, "input2": input2, "weight": weight, "bias": bias}
+    _check_tensors("bilinear", *((t, name) for name, t in operands.items() if t is not None))
+    if len({t.dtype for t in operands.values() if t is not None}) > 1:
+        named = ", ".join(f"{name}: {t.dtype}" for name, t in operands.items() if t is not None)
+        raise RuntimeError(f"bilinear: all tensors must have the same dtype, got {named}")
     out = einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 
@@ -307,9 +348,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: fl
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
     """beta * input + alpha * outer(vec1, vec2), in the three tensors' promoted dtype; for bool
     tensors, (beta and input) or (alpha and vec1[i] and vec2[j])."""
+    _check_tensors("addr", (input, "input"), (vec1, "vec1"), (vec2, "vec2"))
     _require_ranks("addr", (vec1, "vec1", 1), (vec2, "vec2", 1))
-    if not isinstance(input, Tensor):
-        raise TypeError(f"addr(): argument 'input' must be a Tensor, got {type(input).__name__}")
     product = outer(vec1, vec2)
     dtype = promote_types(input.dtype, product.dtype)  # a 0-d input counts in full: PyTorch expands it
     product, input = _cast(product, dtype), _cast(input, dtype)
@@ -347,9 +387,7 @@ def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: f
 
 def _same_dtype(op: str, *operands: tuple[Tensor, str]) -> None:
     """Raise PyTorch's errors unless the operands are Tensors of one dtype that BLAS multiplies."""
-    for tensor, name in operands:
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(tensor).__name__}")
+    _check_tensors(op, *operands)
     dtypes = [tensor.dtype for tensor, _ in operands]
     if len(set(dtypes)) > 1:
         named = ", ".join(f"{tensor.dtype} ({name})" for tensor, name in operands)
@@ -389,9 +427,11 @@ def _ignoring_graph(grad: Tensor, out: Tensor, product: Tensor, input: Tensor) -
     return grad, new_leaf(np.zeros_like(grad.data))
 
 
-def inner(a: Tensor, b: Tensor) -> Tensor:
+def inner(input: Tensor, other: Tensor) -> Tensor:
     """sum over the last dimension of a[..., k] * b[..., k]: shape a.shape[:-1] + b.shape[:-1]; a
     product when either is 0-d. Gradient: tensordot's (or the product's)."""
+    _check_tensors("inner", (input, "input"), (other, "other"))
+    a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     if a.dtype != b.dtype:
@@ -412,6 +452,9 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
     if not matrices:
         raise RuntimeError("chain_matmul(): expected one or more matrices")
     for i, m in enumerate(matrices):
+        if not isinstance(m, Tensor):
+            raise TypeError(f"chain_matmul(): expected Tensor as element {i} in argument 0, but got "
+                            f"{type(m).__name__}")
         if m.ndim != 2:
             raise ShapeError(f"chain_matmul(): tensor {i} has {m.ndim} dimensions (shape {m.shape}), "
                              f"expected 2")
@@ -422,33 +465,43 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:  # noqa: A002
     """input + value * tensor1 * tensor2, broadcasting."""
+    _check_tensors("addcmul", (input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))
     return input + value * tensor1 * tensor2
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:  # noqa: A002
     """input + value * tensor1 / tensor2, broadcasting (integer tensors refused, as in PyTorch)."""
+    _check_tensors("addcdiv", (input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))
     if tensor1.dtype.kind in "iub" and tensor2.dtype.kind in "iub":
         raise RuntimeError("addcdiv: integer division with addcdiv is not supported; use "
                            "input + value * tensor1 // tensor2 or cast to float")
     return input + value * tensor1 / tensor2
 
 
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight.T + bias, as one node (PyTorch's `F.linear`; `nn.Linear` calls it).
 
     weight is (out_features, in_features), x is (..., in_features). d/dx = grad @ weight,
     d/dweight = grad^T @ x (over every row of the batch), d/dbias = grad summed over the batch.
     One node instead of `@` then `+` means one output array instead of two in the graph.
     """
-    x_data, w_data = x.data, weight.data
-    # Cheap tests first: the detailed ones run only to explain a failure.
+    x = input
+    try:
+        x_data, w_data = x._data, weight._data
+    except AttributeError:
+        _check_tensors("linear", (x, "input"), (weight, "weight"))
+        raise
+    # Cheap tests first: the detailed ones run only to explain a failure, or to accept a bias of
+    # another shape that broadcasts to the output's, as PyTorch does (a (1,) bias, a (rows, 1) one).
     if (w_data.ndim != 2 or x_data.dtype != w_data.dtype
             or bias is not None and (bias.data.shape != w_data.shape[:1] or bias.data.dtype != w_data.dtype)):
-        _raise_linear_error(x, weight, bias)
+        if w_data.ndim == 1 and bias is None:  # PyTorch's 1-D weight: one output feature, dropped
+            return matmul(x, weight)
+        _check_linear(x, weight, bias)
     try:
         out = x_data @ w_data.T  # a transposed view: BLAS reads it as it is, no copy
     except ValueError:
-        _raise_linear_error(x, weight, bias)
+        _check_linear(x, weight, None)
     if bias is not None:
         out += bias.data  # out is fresh, so adding in place saves an array of the output's size
     in_features = w_data.shape[1]
@@ -460,42 +513,58 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # Every row of the batch (all dimensions but the last) adds its outer product.
         return grad.reshape(rows, grad.shape[-1]).T @ x_data.reshape(rows, in_features)
 
+    def vjp_bias(grad: np.ndarray) -> np.ndarray:
+        if bias_shape != grad.shape[-1:]:  # a broadcast bias: `record` sums the gradient back to its shape
+            return grad
+        return grad.reshape(rows, grad.shape[-1]).sum(axis=0)
+
     vjps = (lambda grad: grad @ w_data, vjp_weight)
     if bias is None:
         return record(out, "linear", (x, weight), *vjps, graph_vjp=_linear_graph)
-    return record(out, "linear", (x, weight, bias), *vjps,
-                  lambda grad: grad.reshape(rows, grad.shape[-1]).sum(axis=0), saved=(x, weight),
+    bias_shape = bias.data.shape
+    return record(out, "linear", (x, weight, bias), *vjps, vjp_bias, saved=(x, weight),
                   graph_vjp=_linear_graph)
 
 
 def _linear_graph(grad: Tensor, out: Tensor, x: Tensor, weight: Tensor,
                   bias: Tensor | None = None) -> tuple[Tensor, ...]:
-    """linear's gradients as tensor ops: grad @ weight, grad^T @ x over the batch rows, grad summed."""
+    """linear's gradients as tensor ops: grad @ weight, grad^T @ x over the batch rows, grad summed
+    (a bias of another shape gets the whole gradient, summed back to its shape by the caller)."""
     if x.ndim == 1:
         grad_weight = grad.unsqueeze(1) * x.unsqueeze(0)
     else:
         rows = grad.reshape(-1, grad.shape[-1])
         grad_weight = rows.transpose(0, 1) @ x.reshape(-1, x.shape[-1])
     grads = (grad @ weight, grad_weight)
-    return grads if bias is None else (*grads, grad.reshape(-1, grad.shape[-1]).sum(0))
+    if bias is None:
+        return grads
+    return (*grads, grad.reshape(-1, grad.shape[-1]).sum(0) if bias.shape == grad.shape[-1:] else grad)
 
 
-def _raise_linear_error(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
-    """Say which of `linear`'s operands has the wrong shape or dtype."""
+def _check_linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """Say which of `linear`'s operands has the wrong shape or dtype; return if none has (a bias
+    whose shape is not (out_features,) but broadcasts to the output's)."""
     if weight.ndim != 2:
-        raise ShapeError(f"linear: weight must be 2-D (out_features, in_features), got shape {weight.shape}")
+        raise ShapeError(f"linear: weight must be 2-D (out_features, in_features), or 1-D without a bias, "
+                         f"got shape {weight.shape}")
     if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
         raise ShapeError(
             f"linear: input of shape {x.shape} has {x.shape[-1] if x.ndim else 'no'} features in its "
             f"last dimension, but weight of shape {weight.shape} expects {weight.shape[1]}"
         ) from None
-    if bias is not None and bias.shape != (weight.shape[0],):
-        raise ShapeError(
-            f"linear: bias must have shape ({weight.shape[0]},) to match weight {weight.shape}, "
-            f"got {bias.shape}"
-        )
-    dtypes = ", ".join(str(t.dtype) for t in (x, weight, bias) if t is not None)
-    raise TypeError(f"linear: input, weight and bias must have one dtype, got {dtypes}")
+    if x.dtype != weight.dtype or bias is not None and bias.dtype != weight.dtype:
+        dtypes = ", ".join(str(t.dtype) for t in (x, weight, bias) if t is not None)
+        raise UnsupportedDtypeError(f"linear: input, weight and bias must have one dtype, got {dtypes}")
+    if bias is not None:
+        out_shape = (*x.shape[:-1], weight.shape[0])
+        try:
+            fits = np.broadcast_shapes(out_shape, bias.shape) == out_shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ShapeError(f"linear: bias must have shape ({weight.shape[0]},) to match weight "
+                             f"{weight.shape}, or broadcast to the output's shape {out_shape}; "
+                             f"got {bias.shape}")
 
 
 # --- einsum ---------------------------------------------------------------------------------------

@@ -95,8 +95,18 @@ class Tensor:
 
     @property
     def grad(self) -> np.ndarray | None:
-        """The gradient accumulated by backward: a numpy array of `data`'s shape and dtype, or None."""
-        return self._grad
+        """The gradient accumulated by backward: a numpy array of `data`'s shape and dtype, or None.
+        None on an inner node that does not `retain_grad()`, with PyTorch's UserWarning."""
+        grad = self._grad
+        if grad is None and self._backward is not None and not self._keeps_grad:
+            import warnings
+
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                          ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                          "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                          "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                          "access the leaf Tensor instead.", UserWarning, stacklevel=2)
+        return grad
 
     @grad.setter
     def grad(self, value: Any) -> None:
@@ -531,13 +541,13 @@ class Tensor:
             dim, keepdim = _numpy_dims("mean", dim, keepdim, axis, keepdims)
         return reduce.mean(self, dim, keepdim, dtype=dtype)
 
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def max(self, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:
         """The largest element; with `dim`, the named tuple `(values, indices)` along it."""
-        return reduce.max(self, dim, keepdim)
+        return reduce.max(self, dim if other is None else other, keepdim)
 
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def min(self, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:
         """The smallest element; with `dim`, the named tuple `(values, indices)` along it."""
-        return reduce.min(self, dim, keepdim)
+        return reduce.min(self, dim if other is None else other, keepdim)
 
     def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
         """The largest values over `dim` (all dims by default); ties share the gradient evenly."""
@@ -955,13 +965,13 @@ class Tensor:
 
     # --- more reductions and scans (each calls its op in `tensorgrad.reduce`) -------------------
 
-    def nansum(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def nansum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Sum over `dim`, counting nan as 0."""
-        return reduce.nansum(self, dim, keepdim)
+        return reduce.nansum(self if dtype is None else self.to(dtype), dim, keepdim)
 
-    def nanmean(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Mean over `dim` of the elements that are not nan."""
-        return reduce.nanmean(self, dim, keepdim)
+        return reduce.nanmean(self if dtype is None else self.to(dtype), dim, keepdim)
 
     def trace(self) -> Tensor:
         """The sum of a matrix's diagonal."""
@@ -1088,13 +1098,17 @@ class Tensor:
 
     # --- movement -----------------------------------------------------------------------------
 
-    def reshape(self, *shape: int) -> Tensor:
+    def reshape(self, *sizes: Any, shape: Any = None) -> Tensor:
         """The same elements in a new shape; a view when the strides allow."""
-        return movement.reshape(self, *shape)
+        if shape is not None:  # `reshape(shape=(2, 3))`, PyTorch's keyword
+            sizes = _one_shape(sizes, shape, "reshape", "shape")
+        return movement.reshape(self, *sizes)
 
-    def view(self, *shape: Any, dtype: Any = None) -> Tensor:
+    def view(self, *shape: Any, dtype: Any = None, size: Any = None) -> Tensor:
         """A view with a new shape; raises when the strides don't allow one. Given a dtype
         (`view(tg.int32)`), the same bytes read as that dtype, with no gradient."""
+        if size is not None:  # `view(size=(2, 3))`, PyTorch's keyword
+            shape = _one_shape(shape, size, "view", "size")
         if dtype is not None or (len(shape) == 1 and movement.is_dtype(shape[0])):
             if dtype is not None and shape:
                 raise TypeError(f"view(): takes a shape or a dtype, got both {shape} and dtype={dtype}")
@@ -1114,8 +1128,10 @@ class Tensor:
         """Reorder the dimensions (a view); `dims=` by keyword too."""
         return movement.permute(self, *dims, **keyword)
 
-    def expand(self, *sizes: int) -> Tensor:
+    def expand(self, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
         """Broadcast size-1 dimensions with stride 0 (a view)."""
+        if size is not None:  # `expand(size=(2, 3))`, PyTorch's keyword
+            sizes = _one_shape(sizes, size, "expand", "size")
         return movement.expand(self, *sizes)
 
     def expand_as(self, other: Tensor) -> Tensor:
@@ -1155,25 +1171,25 @@ class Tensor:
         """Move dimensions to new positions (a view): `movedim`."""
         return movement.movedim(self, source, destination)
 
-    def mm(self, other: Tensor) -> Tensor:
-        """self @ other for two matrices."""
-        return matmul.mm(self, other)
+    def mm(self, mat2: Tensor) -> Tensor:
+        """self @ mat2 for two matrices."""
+        return matmul.mm(self, mat2)
 
-    def bmm(self, other: Tensor) -> Tensor:
+    def bmm(self, mat2: Tensor) -> Tensor:
         """Batched matrix products of two 3-D tensors."""
-        return matmul.bmm(self, other)
+        return matmul.bmm(self, mat2)
 
     def mv(self, vec: Tensor) -> Tensor:
         """A matrix times a vector."""
         return matmul.mv(self, vec)
 
-    def dot(self, other: Tensor) -> Tensor:
+    def dot(self, tensor: Tensor) -> Tensor:
         """The inner product of two 1-D tensors."""
-        return matmul.dot(self, other)
+        return matmul.dot(self, tensor)
 
-    def outer(self, other: Tensor) -> Tensor:
+    def outer(self, vec2: Tensor) -> Tensor:
         """The outer product of two 1-D tensors."""
-        return matmul.outer(self, other)
+        return matmul.outer(self, vec2)
 
     def inverse(self) -> Tensor:
         """The inverse of a square matrix (`tg.linalg.inv`)."""
@@ -1235,17 +1251,21 @@ class Tensor:
         """Rows reversed."""
         return movement.flipud(self)
 
-    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    def tensor_split(self, indices_or_sections: Any = None, dim: int = 0, *, sections: Any = None,
+                     indices: Any = None, tensor_indices_or_sections: Any = None) -> tuple[Tensor, ...]:
         """Near-equal pieces, or the pieces between indices, along `dim` (views)."""
-        return movement.tensor_split(self, indices_or_sections, dim)
+        split = _one_split("tensor_split", indices_or_sections, sections, indices, tensor_indices_or_sections)
+        return movement.tensor_split(self, split, dim)
 
-    def hsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    def hsplit(self, indices_or_sections: Any = None, *, sections: Any = None,
+               indices: Any = None) -> tuple[Tensor, ...]:
         """`tensor_split` along dimension 1 (0 for 1-D)."""
-        return movement.hsplit(self, indices_or_sections)
+        return movement.hsplit(self, _one_split("hsplit", indices_or_sections, sections, indices))
 
-    def vsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    def vsplit(self, indices_or_sections: Any = None, *, sections: Any = None,
+               indices: Any = None) -> tuple[Tensor, ...]:
         """`tensor_split` along dimension 0."""
-        return movement.vsplit(self, indices_or_sections)
+        return movement.vsplit(self, _one_split("vsplit", indices_or_sections, sections, indices))
 
     def split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """Pieces of the given sizes along `dim` (views)."""
@@ -1275,9 +1295,9 @@ class Tensor:
         """The indices of the non-zero elements."""
         return indexing.argwhere(self)
 
-    def broadcast_to(self, shape: Any) -> Tensor:
-        """Broadcast to `shape` (a view)."""
-        return movement.broadcast_to(self, shape)
+    def broadcast_to(self, size: Any) -> Tensor:
+        """Broadcast to `size` (a view)."""
+        return movement.broadcast_to(self, size)
 
     def unsqueeze(self, dim: int) -> Tensor:
         """Insert a size-1 dimension (a view)."""
@@ -1381,39 +1401,39 @@ class Tensor:
 
     def float(self, memory_format: Any = None) -> Tensor:
         """A float32 copy (or self, if already float32)."""
-        return _cast(self, float32, memory_format and creation.check_memory_format(memory_format, "float"))
+        return _converted(self, float32, memory_format, "float")
 
     def double(self, memory_format: Any = None) -> Tensor:
         """A float64 copy (or self, if already float64)."""
-        return _cast(self, float64, memory_format and creation.check_memory_format(memory_format, "double"))
+        return _converted(self, float64, memory_format, "double")
 
     def half(self, memory_format: Any = None) -> Tensor:
         """A float16 copy (or self, if already float16)."""
-        return _cast(self, float16, memory_format and creation.check_memory_format(memory_format, "half"))
+        return _converted(self, float16, memory_format, "half")
 
     def long(self, memory_format: Any = None) -> Tensor:
         """An int64 copy, cut from the graph (or self, if already int64)."""
-        return _cast(self, int64, memory_format and creation.check_memory_format(memory_format, "long"))
+        return _converted(self, int64, memory_format, "long")
 
     def int(self, memory_format: Any = None) -> Tensor:
         """An int32 copy, cut from the graph (or self, if already int32); floats are truncated."""
-        return _cast(self, int32, memory_format and creation.check_memory_format(memory_format, "int"))
+        return _converted(self, int32, memory_format, "int")
 
     def short(self, memory_format: Any = None) -> Tensor:
         """An int16 copy, cut from the graph (or self, if already int16)."""
-        return _cast(self, int16, memory_format and creation.check_memory_format(memory_format, "short"))
+        return _converted(self, int16, memory_format, "short")
 
     def char(self, memory_format: Any = None) -> Tensor:
         """An int8 copy, cut from the graph (or self, if already int8)."""
-        return _cast(self, int8, memory_format and creation.check_memory_format(memory_format, "char"))
+        return _converted(self, int8, memory_format, "char")
 
     def byte(self, memory_format: Any = None) -> Tensor:
         """A uint8 copy, cut from the graph (or self, if already uint8)."""
-        return _cast(self, uint8, memory_format and creation.check_memory_format(memory_format, "byte"))
+        return _converted(self, uint8, memory_format, "byte")
 
     def bool(self, memory_format: Any = None) -> Tensor:
         """A bool copy (True where nonzero), cut from the graph (or self, if already bool)."""
-        return _cast(self, bool_, memory_format and creation.check_memory_format(memory_format, "bool"))
+        return _converted(self, bool_, memory_format, "bool")
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         """With no argument, the type's name as PyTorch writes it ("torch.FloatTensor"); else this
@@ -1529,21 +1549,25 @@ class Tensor:
         """Swap two dimensions (a view)."""
         return movement.swapaxes(self, axis0, axis1)
 
-    def flip(self, *dims: Any) -> Tensor:
+    def flip(self, *axes: Any, dims: Any = None) -> Tensor:
         """Reversed along `dims` (a copy); `t.flip(0, 1)` or `t.flip((0, 1))`."""
-        return movement.flip(self, dims[0] if len(dims) == 1 else dims)
+        axes = axes if dims is None else _one_shape(axes, dims, "flip", "dims")
+        return movement.flip(self, axes[0] if len(axes) == 1 else axes)
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Shifted cyclically along `dims`."""
         return movement.roll(self, shifts, dims)
 
-    def repeat(self, *sizes: int) -> Tensor:
+    def repeat(self, *sizes: Any, repeats: Any = None) -> Tensor:
         """Tiled `sizes` times along each dimension."""
+        if repeats is not None:  # `repeat(repeats=(2, 1))`, PyTorch's keyword
+            sizes = _one_shape(sizes, repeats, "repeat", "repeats")
         return movement.repeat(self, *sizes)
 
-    def tile(self, *dims: Any) -> Tensor:
+    def tile(self, *reps: Any, dims: Any = None) -> Tensor:
         """Tiled, fewer sizes than dims meaning 1 for the leading ones; `t.tile(2, 1)` or `t.tile((2, 1))`."""
-        return movement.tile(self, dims[0] if len(dims) == 1 else dims)
+        reps = reps if dims is None else _one_shape(reps, dims, "tile", "dims")
+        return movement.tile(self, reps[0] if len(reps) == 1 else reps)
 
     def repeat_interleave(self, repeats: Any = None, dim: int | None = None, *,
                           output_size: int | None = None) -> Tensor:
@@ -1622,8 +1646,10 @@ class Tensor:
         """Fill in place with exponential samples of rate `lambd`; returns self."""
         return creation.exponential_(self, lambd, generator=generator)
 
-    def random_(self, low: int = 0, high: int | None = None, *, generator: Any = None) -> Tensor:
+    def random_(self, low: int = 0, high: int | None = None, *, generator: Any = None,
+                **bounds: int) -> Tensor:
         """Fill in place with integers uniform in [low, high) (`random_(high)` too); returns self."""
+        low, high = _from_to("random_", low, high, bounds)
         return creation.random_(self, low, high, generator=generator)
 
     def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
@@ -1638,8 +1664,9 @@ class Tensor:
         """Fill with samples from N(mean, std**2), in place."""
         return creation.normal_(self, mean, std, generator=generator)
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None, **bounds: float) -> Tensor:
         """Fill with samples from U[a, b), in place."""
+        a, b = _from_to("uniform_", a, b, bounds)
         return creation.uniform_(self, a, b, generator=generator)
 
     def bernoulli(self, p: float | None = None, *, generator: Any = None) -> Tensor:
@@ -1668,8 +1695,11 @@ class Tensor:
         """self *= other, in place."""
         return inplace.arithmetic_inplace(self, np.multiply, elementwise.mul, other, "mul_")
 
-    def div_(self, other: Any) -> Tensor:
-        """self /= other, in place."""
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        """self /= other, in place (rounded as `rounding_mode` says: 'trunc' or 'floor')."""
+        if rounding_mode is not None:
+            return inplace.apply_inplace(self, elementwise.div, other, name="div_",
+                                         rounding_mode=rounding_mode)
         return inplace.arithmetic_inplace(self, np.true_divide, elementwise.div, other, "div_")
 
     def zero_(self) -> Tensor:
@@ -1680,9 +1710,9 @@ class Tensor:
         """Set every element to `value`, in place."""
         return inplace.apply_inplace(self, inplace.fill, value, name="fill_")
 
-    def copy_(self, src: Any) -> Tensor:
-        """Copy src's values (broadcast to self's shape) into self, in place."""
-        return inplace.apply_inplace(self, inplace.copy, ensure_tensor(src, self), name="copy_")
+    def copy_(self, other: Any, non_blocking: bool = False) -> Tensor:
+        """Copy other's values (broadcast to self's shape) into self, in place."""
+        return inplace.apply_inplace(self, inplace.copy, ensure_tensor(other, self), name="copy_")
 
     # --- index writes: index_put, put, index_reduce, the *_scatter family (each in `indexing`; the
     # in-place forms written back by `inplace.apply_inplace`), and the storage-level writes ------
@@ -1741,19 +1771,21 @@ class Tensor:
         """A contiguous copy of self.narrow(dim, start, length)."""
         return movement.narrow_copy(self, dim, start, length)
 
-    def resize_(self, *sizes: Any) -> Tensor:
+    def resize_(self, *sizes: Any, size: Any = None) -> Tensor:
         """self in shape `sizes` over its storage's elements in memory order (grown with zeros if
         need be); not for a tensor that requires grad."""
+        if size is not None:  # `resize_(size=(2, 3))`, PyTorch's keyword
+            sizes = _one_shape(sizes, size, "resize_", "size")
         if not sizes:
             raise TypeError("resize_() missing 1 required positional argument: 'size'")
         return inplace.resize(self, checks.sizes(sizes, "resize_"))
 
-    def resize_as_(self, tensor: Tensor) -> Tensor:
-        """`resize_` to tensor's shape."""
-        if not isinstance(tensor, Tensor):
+    def resize_as_(self, the_template: Tensor) -> Tensor:
+        """`resize_` to the_template's shape."""
+        if not isinstance(the_template, Tensor):
             raise TypeError(f"resize_as_(): argument 'the_template' must be Tensor, not "
-                            f"{type(tensor).__name__}")
-        return inplace.resize(self, tensor.shape, "resize_as_")
+                            f"{type(the_template).__name__}")
+        return inplace.resize(self, the_template.shape, "resize_as_")
 
     def apply_(self, callable: Any) -> Tensor:  # noqa: A002
         """Each element replaced by callable(element), a Python call per element (CPU only)."""
@@ -2493,9 +2525,11 @@ class Tensor:
         """A square matrix with the flattened elements on its `offset` diagonal."""
         return movement.diagflat(self, offset)
 
-    def sum_to_size(self, *size: Any) -> Tensor:
+    def sum_to_size(self, *sizes: Any, size: Any = None) -> Tensor:
         """Summed down to `size`, a shape that expands to this tensor's."""
-        return reduce.sum_to_size(self, *size)
+        if size is not None:  # `sum_to_size(size=(1, 3))`, PyTorch's keyword
+            sizes = _one_shape(sizes, size, "sum_to_size", "size")
+        return reduce.sum_to_size(self, *sizes)
 
     def cov(self, *, correction: int = 1, fweights: Tensor | None = None,
             aweights: Tensor | None = None) -> Tensor:
@@ -2575,7 +2609,8 @@ class Tensor:
         return elementwise.isreal(self)
 
     def is_inference(self) -> bool:
-        """Whether this is an inference tensor: never here (`inference_mode` is `no_grad`)."""
+        """Whether this is an inference tensor: one made inside `tg.inference_mode()` (or a view of
+        one), as PyTorch's."""
         return compat.is_inference(self)
 
     # --- torch-level functions that are also methods (each calls its op in `tensorgrad.reduce`) ----
@@ -2645,9 +2680,10 @@ class Tensor:
         """The argument atan2(imag, real) of each element: 0 or pi for a real tensor (nan for nan)."""
         return movement.angle(self)
 
-    def dsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    def dsplit(self, indices_or_sections: Any = None, *, sections: Any = None,
+               indices: Any = None) -> tuple[Tensor, ...]:
         """`tensor_split` along dimension 2 (views)."""
-        return movement.dsplit(self, indices_or_sections)
+        return movement.dsplit(self, _one_split("dsplit", indices_or_sections, sections, indices))
 
     def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """`chunk` (views): tensorgrad's views need no unchecked form."""
@@ -2807,6 +2843,32 @@ def _checked_grad(t: Tensor, value: Any) -> np.ndarray:
     return value
 
 
+def _one_shape(positional: tuple, named: Any, op: str, name: str) -> tuple:
+    """The sizes given by PyTorch's keyword (`reshape(shape=(2, 3))`), as the positional tuple."""
+    if positional:
+        raise TypeError(f"{op}(): got sizes both as positional arguments and as '{name}='")
+    return (named,)
+
+
+def _from_to(op: str, low: Any, high: Any, named: dict) -> tuple[Any, Any]:
+    """The bounds, given by position or by PyTorch's keywords `from=` and `to=` (`from` being a
+    Python keyword, they arrive in `named`)."""
+    low, high = named.pop("from", low), named.pop("to", high)
+    if named:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(named))}'")
+    return low, high
+
+
+def _one_split(op: str, *given: Any) -> Any:
+    """The one split argument given, by position or by one of PyTorch's keywords (`sections=`,
+    `indices=`, `tensor_indices_or_sections=`)."""
+    chosen = [value for value in given if value is not None]
+    if len(chosen) != 1:
+        raise TypeError(f"{op}(): expected exactly one of indices_or_sections, sections or indices, "
+                        f"got {len(chosen)}")
+    return chosen[0]
+
+
 def ensure_tensor(x: Any, like: Tensor) -> Tensor:
     """`x` as a Tensor; a Python number becomes a 0-d array of `like`'s dtype (no gradient)."""
     if isinstance(x, Tensor):
@@ -2842,6 +2904,11 @@ def _move(x: Tensor, target: Any) -> Tensor:
 
 def _moved_back(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (_move(grad, x.device),)
+
+
+def _converted(x: Tensor, dtype: np.dtype, memory_format: Any, op: str) -> Tensor:
+    """`x.float()` and the other conversions: `_cast`, with `memory_format` checked for `op`."""
+    return _cast(x, dtype, memory_format and creation.check_memory_format(memory_format, op))
 
 
 def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:

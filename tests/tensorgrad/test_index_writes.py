@@ -489,7 +489,7 @@ SIGNATURES = {
     "diagonal_scatter": ["src", "offset", "dim1", "dim2"],
     "as_strided_scatter": ["src", "size", "stride", "storage_offset"],
     "fill_diagonal_": ["fill_value", "wrap"], "narrow_copy": ["dim", "start", "length"],
-    "resize_as_": ["tensor"], "apply_": ["callable"], "map_": ["tensor", "callable"],
+    "resize_as_": ["the_template"], "apply_": ["callable"], "map_": ["tensor", "callable"],
     "new_empty_strided": ["size", "stride", "dtype", "device", "requires_grad"],
 }
 

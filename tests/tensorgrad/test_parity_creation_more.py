@@ -108,13 +108,8 @@ SPACING = [
 
 @pytest.mark.parametrize("op,args,dtype", SPACING)
 def test_spacing_as_pytorch(op, args, dtype):
-    results = []
-    for M in (torch, tg):
-        try:
-            results.append(getattr(M, op)(*args, **({} if dtype is None else {"dtype": getattr(M, dtype)})))
-        except Exception as error:  # noqa: BLE001 - compared below
-            results.append(error)
-    want, got = results
+    options = {} if dtype is None else {"dtype": dtype}
+    want, got = _outcomes(lambda M: getattr(M, op)(*args, **{k: getattr(M, v) for k, v in options.items()}))
     if isinstance(want, Exception):
         assert isinstance(got, type(want)), (want, got)
         return
@@ -142,15 +137,20 @@ RANDOM = {
 }
 
 
-@pytest.mark.parametrize("case", RANDOM)
-def test_random_arguments_as_pytorch(case):
+def _outcomes(call):
+    """call(torch) and call(tg): each result, or the exception it raised."""
     results = []
     for M in (torch, tg):
         try:
-            results.append(RANDOM[case](M))
-        except Exception as error:  # noqa: BLE001 - compared below
+            results.append(call(M))
+        except Exception as error:  # noqa: BLE001 - compared by the caller
             results.append(error)
-    want, got = results
+    return results
+
+
+@pytest.mark.parametrize("case", RANDOM)
+def test_random_arguments_as_pytorch(case):
+    want, got = _outcomes(RANDOM[case])
     if isinstance(want, Exception):
         assert isinstance(got, type(want)), (want, got)
         return

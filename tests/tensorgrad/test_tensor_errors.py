@@ -115,7 +115,8 @@ ERRORS = [
     ("clamp without bounds", lambda: tg.ones(2).clamp(), ValueError, ["clamp"]),
     ("bool of many", lambda: bool(tg.ones(2)), RuntimeError, ["ambiguous"]),
     # nn.functional
-    ("linear 1-D weight", lambda: F.linear(tg.ones(2, 3), tg.ones(3)), ValueError, ["linear", "2-D", "(3,)"]),
+    ("linear 3-D weight", lambda: F.linear(tg.ones(2, 3), tg.ones(1, 4, 3)), ValueError,
+     ["linear", "2-D", "(1, 4, 3)"]),
     ("linear features", lambda: F.linear(tg.ones(2, 5), tg.ones(4, 3)), ValueError,
      ["linear", "(2, 5)", "(4, 3)", "5", "3"]),
     ("linear 0-d input", lambda: F.linear(tg.tensor(1.0), tg.ones(4, 3)), ValueError, ["linear", "()"]),
