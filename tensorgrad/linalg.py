@@ -152,6 +152,21 @@ def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
     return return_types.slogdet(sign, value)
 
 
+def legacy_det(input: Tensor) -> Tensor:
+    """`torch.det`: `linalg.det`, with PyTorch's argument name `input` where linalg's is `A`."""
+    return det(input)
+
+
+def legacy_inverse(input: Tensor) -> Tensor:
+    """`torch.inverse`: `linalg.inv`, with PyTorch's argument name `input`."""
+    return inv(input)
+
+
+def legacy_slogdet(input: Tensor) -> tuple[Tensor, Tensor]:
+    """`torch.slogdet`: `linalg.slogdet`, with PyTorch's argument name `input`."""
+    return slogdet(input)
+
+
 def logdet(input: Tensor) -> Tensor:  # noqa: N803
     """log(det(A)): nan where the determinant is negative, -inf where it is 0. d/dA = G A^-T."""
     if not isinstance(input, Tensor):
@@ -241,11 +256,13 @@ def _cholesky_graph(upper: bool, grad: Tensor, out: Tensor, A: Tensor) -> tuple[
     return (solve_triangular(lower, y, upper=False, left=False),)
 
 
-def svdvals(A: Tensor) -> Tensor:  # noqa: N803
-    """The singular values, largest first. d/dA = U diag(G) V^T (for distinct singular values)."""
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:  # noqa: N803
+    """The singular values, largest first. d/dA = U diag(G) V^T (for distinct singular values).
+    `driver` picks a cuSOLVER routine in PyTorch: None, or on a GPU array one of its names."""
     if not isinstance(A, Tensor):
         raise not_a_tensor(A, "svdvals")
     _matrices(A, "svdvals")
+    _svd_driver(A, driver)
     u, s, vh = np.linalg.svd(A.data, full_matrices=False)
     return record(s, "svdvals", (A,), lambda grad: (u * grad[..., None, :]) @ vh, saved=(),
                   graph_vjp=_svd_s_graph)
@@ -294,7 +311,21 @@ def _gaps(values: np.ndarray) -> np.ndarray:
                                                                              dtype=values.dtype)
 
 
-def svd(A: Tensor, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
+def _svd_driver(A: Tensor, driver: str | None) -> None:  # noqa: N803
+    """Check svd's `driver=` as PyTorch does: only on CUDA inputs, one of cuSOLVER's routines (which
+    CuPy picks itself, so the name is checked and not used)."""
+    if driver is None:
+        return
+    if type(A.data) is np.ndarray:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+                           "with cuSOLVER backend.")
+    if driver not in ("gesvd", "gesvdj", "gesvda"):
+        raise RuntimeError(f"torch.linalg.svd: unknown svd driver {driver} in svd_cusolver computation. "
+                           f"Available options are: gesvd, gesvdj, gesvda")
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None  # noqa: N803
+        ) -> tuple[Tensor, Tensor, Tensor]:
     """The named tuple (U, S, Vh) with A = U diag(S) Vh, singular values largest first.
 
     For k = min(m, n) distinct, non-zero singular values (PyTorch's svd_backward, real case), with
@@ -303,11 +334,13 @@ def svd(A: Tensor, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]:
            + (I - U U^T) gU S^-1 Vh  (m > k)  + U S^-1 gVh (I - Vh^T Vh)  (n > k).
     With full_matrices the columns of U (rows of Vh) past k are any basis of a subspace, and
     their gradients are ignored, as PyTorch does. The signs of each singular pair are LAPACK's
-    choice: only a loss that does not depend on them has a meaningful gradient.
+    choice: only a loss that does not depend on them has a meaningful gradient. `driver` as
+    `svdvals`'s.
     """
     if not isinstance(A, Tensor):
         raise not_a_tensor(A, "svd")
     _matrices(A, "svd")
+    _svd_driver(A, driver)
     u, s, vh = np.linalg.svd(A.data, full_matrices=full_matrices)
     m, n, k = A.shape[-2], A.shape[-1], s.shape[-1]
     u_k, vh_k = u[..., :, :k], vh[..., :k, :]  # (views; all of u and vh without full_matrices)
@@ -662,11 +695,12 @@ def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None  # noqa: N803
+def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str | None = None
           ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """The least-squares solution X of A X = B (the one of smallest norm if A is rank deficient),
-    as the named tuple (solution, residuals, rank, singular_values). B is a (batch of) matrix, or
-    of vectors when it has one dimension fewer than A; batch dimensions broadcast.
+    """The least-squares solution X of A X = B, A and B given as PyTorch's `input` and `b` (the
+    one of smallest norm if A is rank deficient), as the named tuple (solution, residuals, rank,
+    singular_values). B is a (batch of) matrix, or of vectors when it has one dimension fewer
+    than A; batch dimensions broadcast.
 
     From the SVD: singular values at or below rcond * the largest (rcond defaults to eps *
     max(m, n)) count as 0. What else is filled depends on `driver`, as in PyTorch ('gelsy' by
@@ -679,6 +713,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     (d/dB = P^T G, d/dA = pinv_backward(G B^T)); the residuals' d/dA = 2 (A X - B) diag(G) X^T,
     d/dB = -2 (A X - B) diag(G).
     """
+    A, B = input, b  # noqa: N806 - the math's names
     if A.ndim < 2:
         raise ShapeError(f"linalg.lstsq: input must have at least 2 dimensions, got shape {A.shape}")
     if not 0 <= A.ndim - B.ndim <= 1:

@@ -24,7 +24,7 @@ from tensorgrad.checks import ShapeError, UnsupportedDtypeError, not_a_tensor
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.higher_order import linear_graph
-from tensorgrad.tensor import Tensor, new_leaf
+from tensorgrad.tensor import Tensor, _one_shape, _one_split, new_leaf
 
 
 def _view(x: Tensor, data: np.ndarray, op: str, vjp, graph_vjp=None) -> Tensor:
@@ -42,9 +42,12 @@ def _as_is(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad,)
 
 
-def reshape(input: Tensor, *shape: int) -> Tensor:
-    """The same elements in a new shape (-1 infers one size); a view whenever strides allow."""
-    return _reshape(input, checks.sizes(shape, "reshape", allow_infer=True), "reshape")
+def reshape(input: Tensor, *sizes: int, shape: Sequence[int] | None = None) -> Tensor:
+    """The same elements in a new shape (-1 infers one size); a view whenever strides allow. The
+    shape comes as PyTorch's one argument (`reshape(x, (2, 3))`, `shape=(2, 3)`) or size by size."""
+    if shape is not None:
+        sizes = _one_shape(sizes, shape, "reshape", "shape")
+    return _reshape(input, checks.sizes(sizes, "reshape", allow_infer=True), "reshape")
 
 
 def _reshape(x: Tensor, shape: tuple[int, ...], op: str) -> Tensor:
@@ -178,9 +181,9 @@ def expand(x: Tensor, *sizes: int) -> Tensor:
     return broadcast_to(x, checks.sizes(sizes, "expand", allow_infer=True), op="expand")
 
 
-def broadcast_to(x: Tensor, shape: Sequence[int], op: str = "expand") -> Tensor:
-    """x broadcast to `shape` (-1 keeps a size; stride 0 where it is stretched): a read-only view."""
-    shape = checks.sizes((shape,), op, allow_infer=True)
+def broadcast_to(input: Tensor, size: Sequence[int], op: str = "expand") -> Tensor:
+    """input broadcast to `size` (-1 keeps a size; stride 0 where it is stretched): a read-only view."""
+    x, shape = input, checks.sizes((size,), op, allow_infer=True)
     lead = len(shape) - x.ndim
     if lead < 0:
         raise ShapeError(f"{op}: {shape} has fewer dimensions than the tensor's shape {x.shape}")
@@ -472,8 +475,9 @@ def _select_view(x: Tensor, dim: int, part: slice | int, op: str) -> Tensor:
     return _view(x, x.data[key], op, vjp, linear_graph(op, vjp, lambda t: t[key]))
 
 
-def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces along `dim` of the given size (the last may be smaller) or sizes (views)."""
+    x = tensor
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = checks.dim(dim, x.ndim, "split")
@@ -508,9 +512,14 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) ->
     return split(input, list(split_sizes), dim)
 
 
-def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int] | None = None, dim: int = 0, *,
+                 sections: int | None = None, indices: Sequence[int] | None = None,
+                 tensor_indices_or_sections: Tensor | None = None) -> tuple[Tensor, ...]:
     """`sections` near-equal pieces along `dim` (the first size % sections one longer), or the
-    pieces between the given indices (views; indices past the end give empty pieces)."""
+    pieces between the given indices (views; indices past the end give empty pieces). The split
+    comes by position or by one of PyTorch's keywords."""
+    indices_or_sections = _one_split("tensor_split", indices_or_sections, sections, indices,
+                                     tensor_indices_or_sections)
     dim = checks.dim(dim, input.ndim, "tensor_split")
     size = input.shape[dim]
     if isinstance(indices_or_sections, Tensor):
@@ -533,20 +542,26 @@ def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int], dim: i
                  for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
 
 
-def hsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+def hsplit(input: Tensor, indices_or_sections: int | Sequence[int] | None = None, *,
+           sections: int | None = None, indices: Sequence[int] | None = None) -> tuple[Tensor, ...]:
     """`tensor_split` along dimension 1 (0 for a 1-D tensor); sections must divide the size."""
-    return _split_evenly(input, indices_or_sections, 0 if input.ndim == 1 else 1, "hsplit", 1)
+    chosen = _one_split("hsplit", indices_or_sections, sections, indices)
+    return _split_evenly(input, chosen, 0 if input.ndim == 1 else 1, "hsplit", 1)
 
 
-def vsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+def vsplit(input: Tensor, indices_or_sections: int | Sequence[int] | None = None, *,
+           sections: int | None = None, indices: Sequence[int] | None = None) -> tuple[Tensor, ...]:
     """`tensor_split` along dimension 0 of a tensor with at least 2 dimensions."""
-    return _split_evenly(input, indices_or_sections, 0, "vsplit", 2)
+    chosen = _one_split("vsplit", indices_or_sections, sections, indices)
+    return _split_evenly(input, chosen, 0, "vsplit", 2)
 
 
-def dsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+def dsplit(input: Tensor, indices_or_sections: int | Sequence[int] | None = None, *,
+           sections: int | None = None, indices: Sequence[int] | None = None) -> tuple[Tensor, ...]:
     """`tensor_split` along dimension 2 of a tensor with at least 3 dimensions; sections must
     divide the size (views)."""
-    return _split_evenly(input, indices_or_sections, 2, "dsplit", 3)
+    chosen = _one_split("dsplit", indices_or_sections, sections, indices)
+    return _split_evenly(input, chosen, 2, "dsplit", 3)
 
 
 def unsafe_split(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
@@ -618,7 +633,11 @@ def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     return transpose(input, axis0, axis1)
 
 
-swapdims = swapaxes
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions (a view): PyTorch's alias of `transpose`, with its names dim0 and dim1."""
+    return transpose(input, dim0, dim1)
+
+
 moveaxis = movedim
 
 

@@ -176,7 +176,8 @@ def _gather_along(shape: tuple[int, ...], axis: int, index: np.ndarray, out_shap
     return t.reshape(*shape).gather(axis, index).reshape(*out_shape)
 
 
-def max(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
+def max(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noqa: A001
+        other: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """The largest element; with `dim`, the named tuple `(values, indices)` along it.
 
     Without `dim` the gradient is split evenly among the elements that tie for the maximum; with
@@ -184,23 +185,36 @@ def max(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor 
     """
     if isinstance(dim, Tensor):  # tg.max(a, b): the elementwise maximum, as torch.max(input, other)
         return elementwise.maximum(input, dim)
+    if other is not None:  # tg.max(a, other=b)
+        return elementwise.maximum(input, _only_other(other, dim, keepdim, "max"))
     input = _input(input, "max")
     if dim is None:
         return _extreme(input, None, False, "max")
     return return_types.max(*_extreme_along(input, dim, keepdim, "max"))
 
 
-def min(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]:  # noqa: A001
+def min(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noqa: A001
+        other: Tensor | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """The smallest element; with `dim`, the named tuple `(values, indices)` along it.
 
     Without `dim` the gradient is split evenly among tied minima; with `dim` it goes to `indices`.
     """
     if isinstance(dim, Tensor):  # tg.min(a, b): the elementwise minimum
         return elementwise.minimum(input, dim)
+    if other is not None:  # tg.min(a, other=b)
+        return elementwise.minimum(input, _only_other(other, dim, keepdim, "min"))
     input = _input(input, "min")
     if dim is None:
         return _extreme(input, None, False, "min")
     return return_types.min(*_extreme_along(input, dim, keepdim, "min"))
+
+
+def _only_other(other: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    """`other` of max(input, other=...), which takes no dim or keepdim (PyTorch's TypeError)."""
+    if dim is not None or keepdim:
+        raise TypeError(f"{op}(): got an invalid combination of arguments: other= with dim={dim}, "
+                        f"keepdim={keepdim}; the elementwise {op}(input, other) takes neither")
+    return other
 
 
 def amax(input: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
@@ -778,10 +792,15 @@ def _reverse_cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     return np.flip(np.cumsum(np.flip(a, axis), axis=axis), axis)
 
 
-def nansum(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
-    """Sum over `dim` counting nan as 0. Derivative: 1, and 0 at the nans."""
+def nansum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Sum over `dim` counting nan as 0 (of input cast to `dtype` if given, a nan cast to an
+    integer dtype being 0). Derivative: 1, and 0 at the nans."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "nansum")
+    if dtype is not None:
+        if input.data.dtype.kind in "fc" and np.dtype(dtype).kind not in "fc":
+            input = elementwise.where(elementwise.isnan(input), 0, input)
+        input = input.to(dtype)
     if input.data.dtype.kind not in "fc":
         return sum(input, dim, keepdim)  # integers hold no nan
     data = input.data
@@ -802,14 +821,19 @@ def _nansum_graph(kept: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -
     return (grad.reshape(*kept).expand(*x.shape) * new_leaf(~np.isnan(x._data)),)
 
 
-def nanmean(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
-    """Mean over `dim` of the elements that are not nan (nan where all are).
-    Derivative: 1 / (the number of non-nan elements averaged), 0 at the nans."""
+def nanmean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Mean over `dim` of the elements that are not nan (nan where all are), computed in `dtype`
+    if given (a floating dtype). Derivative: 1 / (the number of non-nan elements averaged), 0 at the nans."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "nanmean")
     if input.data.dtype.kind not in "fc":
         raise UnsupportedDtypeError(f"nanmean(): expected input to have floating point dtype but got "
                                     f"{input.dtype} (shape {input.shape})")
+    if dtype is not None:
+        if np.dtype(dtype).kind not in "fc":
+            raise UnsupportedDtypeError(f"nanmean(): could not infer output dtype. Optional dtype must be "
+                                        f"either a floating point or complex dtype. Got: {dtype}")
+        input = input.to(dtype)
     present = sum(elementwise.logical_not(elementwise.isnan(input)), dim, keepdim)
     return elementwise.div(nansum(input, dim, keepdim), present.to(input.dtype))
 
@@ -1377,10 +1401,11 @@ def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa
     return _unique_results(values, inverse, counts, return_inverse, return_counts)
 
 
-def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: bool = False,
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None) -> Any:
     """Each run of equal consecutive values (or slices along `dim`) kept once; inverse and counts
     as `unique`'s. No gradient."""
+    x = input
     if not isinstance(x, Tensor):
         raise not_a_tensor(x, "unique_consecutive")
     data = x.data if dim is not None else x.data.reshape(-1)
@@ -1651,10 +1676,16 @@ def _bin_edges(values: np.ndarray, bins: Any, extent: Any, d: int, op: str) -> n
     return array_like(np.linspace(low, high, count + 1), values, values.dtype)
 
 
-def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+def isin(elements: Any = None, test_elements: Any = None, *, assume_unique: bool = False,
+         invert: bool = False, element: Any = None, test_element: Any = None) -> Tensor:
     """Whether each of `elements` equals some element of `test_elements` (either may be a
-    number): a bool tensor of elements' shape (`invert=True`: whether it equals none). No
-    gradient."""
+    number, by PyTorch's keyword `element=` or `test_element=`): a bool tensor of elements'
+    shape (`invert=True`: whether it equals none). No gradient."""
+    if (element is not None and elements is not None) or (test_element is not None
+                                                           and test_elements is not None):
+        raise TypeError("isin(): got both elements= and element=, or test_elements= and test_element=")
+    elements = elements if element is None else element
+    test_elements = test_elements if test_element is None else test_element
     tensors = [t for t in (elements, test_elements) if isinstance(t, Tensor)]
     if not tensors:
         raise TypeError(f"isin(): expected a Tensor for elements or test_elements, got "
