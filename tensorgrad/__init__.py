@@ -302,11 +302,13 @@ __all__ = [
 ]
 
 from tensorgrad import cuda, data, linalg, nn, optim  # noqa: E402 - after the ops they are built from
-from tensorgrad.linalg import det, logdet, matrix_exp, matrix_power, pinverse, slogdet  # noqa: E402
-from tensorgrad.linalg import inv as inverse
+from tensorgrad.linalg import legacy_det as det  # noqa: E402 - torch.det(input), linalg.det(A)
+from tensorgrad.linalg import legacy_inverse as inverse
 from tensorgrad.linalg import legacy_qr as qr  # torch.qr and torch.svd: the older forms (some=)
+from tensorgrad.linalg import legacy_slogdet as slogdet
 from tensorgrad.linalg import legacy_svd as svd
 from tensorgrad.linalg import legacy_vander as vander  # torch.vander: decreasing powers of a 1-D x
+from tensorgrad.linalg import logdet, matrix_exp, matrix_power, pinverse  # noqa: E402
 
 # torch.selu, torch.layer_norm, ... exist beside torch.nn.functional's: the same functions here.
 from tensorgrad.nn.activation import celu, selu  # noqa: E402
@@ -648,3 +650,72 @@ from tensorgrad.nn.conv import channel_shuffle  # noqa: E402
 from tensorgrad.nn.conv import channel_shuffle as native_channel_shuffle  # noqa: E402
 
 __all__ += ["channel_shuffle", "native_channel_shuffle"]
+
+# More of torch's top-level names: torch.vmap, the 3-d convolutions, the native spellings of the
+# RNN cells, norms, dropouts and pads (tensorgrad/nn/toplevel.py), the `*_copy` ops, torch.fill,
+# torch.range and a few queries (tensorgrad/compat.py).
+from tensorgrad.compat import (  # noqa: E402
+    alias_copy,
+    as_strided_,
+    as_strided_copy,
+    conj_physical,
+    conj_physical_,
+    detach_copy,
+    diagonal_copy,
+    expand_copy,
+    fill,
+    get_float32_matmul_precision,
+    is_storage,
+    is_warn_always_enabled,
+    nonzero_static,
+    permute_copy,
+    select_copy,
+    set_float32_matmul_precision,
+    set_warn_always,
+    slice_copy,
+    split_copy,
+    split_with_sizes_copy,
+    squeeze_copy,
+    t_copy,
+    transpose_copy,
+    typename,
+    unbind_copy,
+    unfold_copy,
+    unsqueeze_copy,
+    view_copy,
+)
+from tensorgrad.compat import legacy_range as range  # noqa: E402, A004 - torch.range: end included
+from tensorgrad.func import vmap  # noqa: E402
+from tensorgrad.nn.conv import conv3d, conv_transpose3d  # noqa: E402
+from tensorgrad.nn.toplevel import (  # noqa: E402
+    constant_pad_nd,
+    convolution,
+    ctc_loss,
+    feature_dropout,
+    feature_dropout_,
+    frobenius_norm,
+    gru_cell,
+    lstm_cell,
+    max_pool1d_with_indices,
+    max_pool3d,
+    native_batch_norm,
+    native_dropout,
+    native_group_norm,
+    native_layer_norm,
+    norm_except_dim,
+    nuclear_norm,
+    rnn_relu_cell,
+    rnn_tanh_cell,
+)
+
+__all__ += [
+    "vmap", "conv3d", "conv_transpose3d", "convolution", "max_pool3d", "max_pool1d_with_indices", "ctc_loss",
+    "constant_pad_nd", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "native_layer_norm",
+    "native_batch_norm", "native_group_norm", "native_dropout", "feature_dropout", "feature_dropout_",
+    "frobenius_norm", "nuclear_norm", "norm_except_dim", "fill", "range", "conj_physical",
+    "conj_physical_", "nonzero_static", "as_strided_", "alias_copy", "as_strided_copy", "detach_copy",
+    "diagonal_copy", "expand_copy", "permute_copy", "select_copy", "slice_copy", "split_copy",
+    "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
+    "unsqueeze_copy", "view_copy", "typename", "is_storage", "set_warn_always", "is_warn_always_enabled",
+    "get_float32_matmul_precision", "set_float32_matmul_precision",
+]

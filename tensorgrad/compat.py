@@ -291,3 +291,180 @@ def get_device(input: Tensor) -> int:  # noqa: A002 - PyTorch's argument name
     """The index of the GPU holding `input`, or -1 for a tensor on the CPU."""
     place = _tensor_argument("get_device", input).device
     return -1 if place.type == "cpu" else place.index or 0
+
+
+# --- torch.fill, torch.range, conj_physical, nonzero_static, and the `*_copy` spellings ---
+
+
+def fill(input: Tensor, value: Any) -> Tensor:  # noqa: A002 - PyTorch's argument name
+    """A new tensor of input's shape and dtype holding `value` everywhere (a number, or a 0-d
+    tensor, cast to input's dtype: 2.7 fills an int tensor with 2). Gradient: none to input,
+    the grad's sum to a tensor `value`."""
+    from tensorgrad import creation, elementwise
+
+    input = _tensor_argument("fill", input)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill(): only supports a 0-dimension value tensor, but got one with "
+                               f"{value.ndim} dimensions")
+        value = value.to(input.dtype)
+    elif isinstance(value, bool | int | float | np.number):
+        value = creation.full_like(input.detach(), np.asarray(value).astype(input.dtype).item())
+    else:
+        raise TypeError(f"fill(): argument 'value' must be a Number or a 0-d Tensor, not "
+                        f"{type(value).__name__}")
+    return elementwise.where(creation.ones_like(input, dtype=bool_), value, input)  # (input's grad: 0)
+
+
+def legacy_range(start: float = 0, end: float | None = None, step: float = 1, *, dtype: Any = None,
+                 device: Any = None, requires_grad: bool = False) -> Tensor:
+    """`torch.range`, deprecated in PyTorch for `arange`: start, start + step, ... up to and INCLUDING end
+    (floor((end - start) / step) + 1 values), in the default float dtype unless `dtype` says."""
+    import warnings
+
+    from tensorgrad import creation
+
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior "
+                  "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
+                  "values in [start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    if step == 0 or (end - start) * step < 0:
+        raise RuntimeError(f"range(): upper bound and larger bound inconsistent with step sign "
+                           f"(start={start}, end={end}, step={step})")
+    count = int(np.floor((end - start) / step)) + 1
+    values = creation.arange(count, dtype=float64, device=device) * step + start
+    return values.to(dtypes.default_float if dtype is None else dtype).requires_grad_(requires_grad)
+
+
+def conj_physical(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
+    """The complex conjugate, computed (tensorgrad has no lazy conjugation); a real input's values
+    unchanged, as a new tensor. Gradient: the grad's conjugate."""
+    from tensorgrad import movement
+
+    return movement.conj(_tensor_argument("conj_physical", input)).clone()
+
+
+def conj_physical_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
+    """`conj_physical`, in place: no change to a real input; returns input."""
+    from tensorgrad import movement
+
+    if _tensor_argument("conj_physical_", input).dtype.kind != "c":
+        return input
+    return input.copy_(movement.conj(input))
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
+    """`nonzero(input)` with exactly `size` rows: cut to the first `size`, or padded with rows of
+    `fill_value`; an int64 tensor of shape (size, input.ndim)."""
+    from tensorgrad import creation, indexing
+
+    size = checks.as_int(size, "nonzero_static", "size")
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    from tensorgrad.movement import cat
+
+    found = indexing.nonzero(_tensor_argument("nonzero_static", input))[:size]
+    short = size - found.shape[0]
+    if short == 0:
+        return found
+    padding = creation.full((short, input.ndim), fill_value, dtype=int64, device=input.device)
+    return cat([found, padding]) if found.shape[0] else padding
+
+
+def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:  # noqa: A002
+    """`input.as_strided_(size, stride, storage_offset)`: input becomes that view of its storage."""
+    return _tensor_argument("as_strided_", input).as_strided_(size, stride, storage_offset)
+
+
+def _copy_of(op: str, doc: str) -> Callable[..., Tensor]:
+    """torch's `op_copy`: `input.op(...)`, then cloned (a tensor of its own, never a view)."""
+
+    def copy(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+        result = getattr(_tensor_argument(f"{op}_copy", input), op)(*args, **kwargs)
+        if isinstance(result, tuple | list):
+            return type(result)(part.clone() for part in result)
+        return result.clone()
+
+    copy.__name__ = copy.__qualname__ = f"{op}_copy"
+    copy.__doc__ = f"`input.{op}({doc})`, as a new tensor (a clone, not a view)."
+    return copy
+
+
+alias_copy = _copy_of("clone", "")
+detach_copy = _copy_of("detach", "")
+diagonal_copy = _copy_of("diagonal", "offset=0, dim1=0, dim2=1")
+expand_copy = _copy_of("expand", "size")
+permute_copy = _copy_of("permute", "dims")
+select_copy = _copy_of("select", "dim, index")
+split_copy = _copy_of("split", "split_size, dim=0")
+split_with_sizes_copy = _copy_of("split", "split_sizes, dim=0")
+squeeze_copy = _copy_of("squeeze", "dim=None")
+t_copy = _copy_of("t", "")
+transpose_copy = _copy_of("transpose", "dim0, dim1")
+unbind_copy = _copy_of("unbind", "dim=0")
+unfold_copy = _copy_of("unfold", "dimension, size, step")
+unsqueeze_copy = _copy_of("unsqueeze", "dim")
+view_copy = _copy_of("view", "size or dtype")
+as_strided_copy = _copy_of("as_strided", "size, stride, storage_offset=None")
+
+
+def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,  # noqa: A002
+               step: int = 1) -> Tensor:
+    """`input[..., start:end:step]` along `dim`, as a new tensor (torch.slice_copy)."""
+    input = _tensor_argument("slice_copy", input)
+    dim = checks.dim(dim, input.ndim, "slice_copy")
+    return input[(slice(None),) * dim + (slice(start, end, step),)].clone()
+
+
+# --- small queries: typename, is_storage, warn_always, matmul precision ---
+
+
+def typename(obj: Any) -> str:
+    """PyTorch's type name of `obj`: "torch.FloatTensor" (and friends) for a tensor, else the
+    qualified name of its class."""
+    if isinstance(obj, Tensor):
+        kind = LEGACY_TYPES.get(obj.dtype)
+        if kind is not None:
+            return f"torch.{kind.__name__}"
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", "__builtin__") else f"{module}.{name}"
+
+
+def is_storage(obj: Any) -> bool:
+    """Whether `obj` is a PyTorch storage: never, as tensorgrad's tensors hold numpy arrays."""
+    return False
+
+
+_warn_always = False
+
+
+def set_warn_always(b: bool) -> None:
+    """Whether warnings PyTorch gives once per process (deprecations) are to be given every time.
+    Recorded for `is_warn_always_enabled`; tensorgrad's warnings follow Python's filters."""
+    global _warn_always
+    _warn_always = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """What `set_warn_always` last set (False at start)."""
+    return _warn_always
+
+
+_matmul_precision = "highest"
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """"highest", "high" or "medium": how much float32 matmuls may trade precision for speed.
+    numpy always computes in full float32 ("highest"); the setting is recorded only."""
+    global _matmul_precision
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"set_float32_matmul_precision(): invalid precision {precision!r}: expected "
+                           "'highest', 'high' or 'medium'")
+    _matmul_precision = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """What `set_float32_matmul_precision` last set ("highest" at start)."""
+    return _matmul_precision

@@ -471,3 +471,55 @@ def detach(input: Tensor) -> Tensor:  # noqa: A002
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "detach")
     return input.detach()
+
+
+# --- the random fills PyTorch has as Tensor methods only: cauchy_, log_normal_, geometric_ ---
+
+
+def _in_dtype(values: Any, t: Tensor) -> Any:
+    """Draws cast to t's dtype; the far tail of a float16 draw becomes inf without a warning."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        return values.astype(t.dtype)
+
+
+def _floating_fill(t: Tensor, name: str, what: str) -> None:
+    if t.dtype.kind != "f":
+        raise NotImplementedError(f"{name}(): {what} draws floating values; not implemented for dtype "
+                                  f"{t.dtype}")
+
+
+def cauchy_(t: Tensor, median: float = 0.0, sigma: float = 1.0, generator: Generator | None = None) -> Tensor:
+    """Fill t in place with Cauchy samples, median + sigma * tan(pi * (u - 1/2)); returns t."""
+    from tensorgrad.creation import _fill_in_place, _stream
+
+    if t.dtype.kind != "f":
+        raise RuntimeError(f"cauchy_(): Cauchy distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified {t.dtype}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    draws = median + sigma * _stream(generator).standard_cauchy(t.shape)
+    return _fill_in_place(t, _in_dtype(draws, t), "cauchy_")
+
+
+def log_normal_(t: Tensor, mean: float = 1.0, std: float = 2.0, generator: Generator | None = None) -> Tensor:
+    """Fill t in place with exp(N(mean, std**2)) samples (mean and std are the logarithm's); returns t."""
+    from tensorgrad.creation import _fill_in_place, _stream
+
+    _floating_fill(t, "log_normal_", "the log-normal distribution")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return _fill_in_place(t, _in_dtype(_stream(generator).lognormal(mean, std, t.shape), t), "log_normal_")
+
+
+def geometric_(t: Tensor, p: float, generator: Generator | None = None) -> Tensor:
+    """Fill t in place with the number of Bernoulli(p) trials up to the first success (1, 2, ...;
+    mean 1 / p), in any dtype but bool; returns t."""
+    from tensorgrad.creation import _fill_in_place, _stream
+
+    if t.dtype.kind == "b":
+        raise NotImplementedError("geometric_(): not implemented for dtype bool")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return _fill_in_place(t, _stream(generator).geometric(p, t.shape), "geometric_")

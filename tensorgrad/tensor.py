@@ -1598,6 +1598,27 @@ class Tensor:
         """A view with the given sizes and strides over this tensor's storage."""
         return movement.as_strided(self, size, stride, storage_offset)
 
+    def as_strided_(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+        """self becomes the view `as_strided(size, stride, storage_offset)` of its storage; returns
+        self. Not for a tensor that requires grad (as `resize_`)."""
+        if self._requires_grad:
+            raise RuntimeError(f"as_strided_(): a tensor that requires grad (shape {self.shape}) can't "
+                               "change its strides in place; use as_strided() (a view in the graph)")
+        self._data = movement.as_strided(self, size, stride, storage_offset).data
+        return self
+
+    def conj_physical(self) -> Tensor:
+        """The complex conjugate, computed; a real tensor's values, as a new tensor."""
+        from tensorgrad import compat
+
+        return compat.conj_physical(self)
+
+    def conj_physical_(self) -> Tensor:
+        """The complex conjugate, in place (no change to a real tensor); returns self."""
+        from tensorgrad import compat
+
+        return compat.conj_physical_(self)
+
     def gather(self, dim: int, index: Any, *, sparse_grad: bool = False) -> Tensor:
         """Values picked along `dim` by `index`."""
         return indexing.gather(self, dim, index)
@@ -1632,6 +1653,12 @@ class Tensor:
         """Indices of the non-zero elements."""
         return indexing.nonzero(self, as_tuple)
 
+    def nonzero_static(self, *, size: int, fill_value: int = -1) -> Tensor:
+        """`nonzero()` cut or padded (with rows of `fill_value`) to exactly `size` rows."""
+        from tensorgrad import compat
+
+        return compat.nonzero_static(self, size=size, fill_value=fill_value)
+
     def take(self, index: Any) -> Tensor:
         """Elements at `index` into the flattened tensor."""
         return indexing.take(self, index)
@@ -1645,6 +1672,24 @@ class Tensor:
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill in place with exponential samples of rate `lambd`; returns self."""
         return creation.exponential_(self, lambd, generator=generator)
+
+    def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill in place with Cauchy samples of that median and scale; returns self."""
+        from tensorgrad import inplace_functions
+
+        return inplace_functions.cauchy_(self, median, sigma, generator)
+
+    def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+        """Fill in place with exp(N(mean, std**2)) samples; returns self."""
+        from tensorgrad import inplace_functions
+
+        return inplace_functions.log_normal_(self, mean, std, generator)
+
+    def geometric_(self, p: float, *, generator: Any = None) -> Tensor:
+        """Fill in place with geometric samples (trials to the first success, 1, 2, ...); returns self."""
+        from tensorgrad import inplace_functions
+
+        return inplace_functions.geometric_(self, p, generator)
 
     def random_(self, low: int = 0, high: int | None = None, *, generator: Any = None,
                 **bounds: int) -> Tensor:

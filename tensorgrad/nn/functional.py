@@ -7,6 +7,8 @@ itself (defined in its op module), so "jump to definition" lands on the forward 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from tensorgrad.elementwise import (
     alpha_dropout,
     dropout,
@@ -38,6 +40,9 @@ from tensorgrad.loss import (
 )
 from tensorgrad.matmul import bilinear, linear, pdist
 from tensorgrad.reduce import log_softmax, softmax
+
+if TYPE_CHECKING:
+    from tensorgrad.tensor import Tensor
 
 __all__ = [
     "relu",
@@ -222,3 +227,19 @@ from tensorgrad.nn.attention import multi_head_attention_forward  # noqa: E402
 from tensorgrad.nn.conv import channel_shuffle as native_channel_shuffle  # noqa: E402
 
 __all__ += ["multi_head_attention_forward", "native_channel_shuffle"]
+
+# Cross entropy of a linear layer's logits (PyTorch 2.13's fused spelling; here the reference form).
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,  # noqa: A002
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:
+    """`cross_entropy(linear(input, linear_weight, linear_bias), target, ...)`; `ignore_index=None`
+    means -100, and `options` (PyTorch's chunking, a memory saving) changes nothing here."""
+    logits = linear(input, linear_weight, linear_bias)
+    return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None else ignore_index,
+                         reduction=reduction, label_smoothing=label_smoothing)
+
+
+__all__ += ["linear_cross_entropy"]

@@ -174,3 +174,201 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return F.binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction(reduction, "binary_cross_entropy_with_logits"),
         pos_weight=pos_weight)
+
+
+# --- more of torch's native spellings: 3-d pooling, CTC, padding, the RNN cells, the native norms ---
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,  # noqa: A002
+               dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
+    """`F.max_pool3d` without `return_indices`; the stride defaults to the kernel size."""
+    return F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """`F.max_pool1d(..., return_indices=True)`: the tuple (values, indices), each index the
+    argmax's position along the last dimension; the stride defaults to the kernel size."""
+    return tuple(F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode, True))
+
+
+def ctc_loss(log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    """`F.ctc_loss` with PyTorch's int reduction (0 none, the default; 1 mean over target lengths;
+    2 sum)."""
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _reduction(reduction, "ctc_loss"), zero_infinity)
+
+
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:  # noqa: A002
+    """`F.pad(input, pad, "constant", value)`: (before, after) pairs from the last dimension back;
+    a negative amount crops. Gradient: the grad's slice where the input sits."""
+    return F.pad(input, pad, "constant", value)
+
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One Elman step, as `nn.RNNCell`'s forward: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    from tensorgrad.nn.rnn import _rnn_step
+
+    return _rnn_step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, "tanh")
+
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One Elman step with ReLU: h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    from tensorgrad.nn.rnn import _rnn_step
+
+    return _rnn_step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, "relu")
+
+
+def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """One LSTM step, as `nn.LSTMCell`'s forward: `hx` is (h, c); gates i, f, g, o in that order
+    in the weights' rows; c' = f c + i g, h' = o tanh(c'). Returns (h', c')."""
+    from tensorgrad.nn.rnn import _lstm_step
+
+    if len(hx) != 2:
+        raise RuntimeError(f"lstm_cell(): hx must hold 2 tensors (h, c), got {len(hx)}")
+    return _lstm_step(F.linear(input, w_ih, b_ih), (hx[0], hx[1]), w_hh, b_hh)
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+             b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One GRU step, as `nn.GRUCell`'s forward: gates r, z, n in the weights' rows;
+    h' = (1 - z) n + z h with n = tanh(x_n + r (h W_hn^T + b_hn))."""
+    from tensorgrad.nn.rnn import _gru_step
+
+    return _gru_step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None,  # noqa: A002
+                      bias: Tensor | None, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """`F.layer_norm` and the statistics it used: (output, mean, rstd), mean and rstd =
+    1 / sqrt(var + eps) (the biased variance) over the normalized dimensions, kept as size 1."""
+    shape = tuple(normalized_shape) if isinstance(normalized_shape, Sequence) else (normalized_shape,)
+    out = F.layer_norm(input, shape, weight, bias, eps)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    rstd = (input.var(dims, correction=0, keepdim=True) + eps).rsqrt()
+    return out, mean, rstd
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                      momentum: float, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """`F.batch_norm` (updating the running statistics in training) and the batch statistics it
+    used: (output, save_mean, save_invstd), per channel; in evaluation both are empty, as PyTorch."""
+    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = creation.zeros(0, dtype=input.dtype, device=input.device)
+        return out, empty, empty.clone()
+    dims = (0, *range(2, input.ndim))
+    mean = input.mean(dims)
+    invstd = (input.var(dims, correction=0) + eps).rsqrt()
+    return out, mean, invstd
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int,  # noqa: A002, N803
+                      C: int, HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
+    """`F.group_norm(input, group, weight, bias, eps)` and its statistics: (output, mean, rstd),
+    mean and rstd of shape (N, group); N, C and HxW restate the input's shape (N, C, *)."""
+    if input.numel() != N * C * HxW or (input.ndim > 1 and input.shape[1] != C):
+        raise RuntimeError(f"native_group_norm(): the input of shape {input.shape} is not N={N} x C={C} "
+                           f"x HxW={HxW}")
+    out = F.group_norm(input, group, weight, bias, eps)
+    grouped = input.reshape(N, group, -1)
+    mean = grouped.mean(-1)
+    rstd = (grouped.var(-1, correction=0) + eps).rsqrt()
+    return out, mean, rstd
+
+
+def _keep_mask(input: Tensor, p: float, shape: tuple[int, ...], op: str) -> Tensor:
+    """A mask of `shape` in input's dtype: 1 / (1 - p) with probability 1 - p, else 0."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"{op}(): dropout probability has to be between 0 and 1, but got {p}")
+    kept = creation.default_generator().random(shape) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return new_leaf(array_like(kept * scale, input.data, input.dtype))
+
+
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """Dropout and its mask: (input * mask / (1 - p), mask), mask a bool tensor True where an
+    element was kept; `train=False` keeps everything (the output is the input's values, the mask
+    all True); `train=None` means training. Gradient: the output's, where kept, times 1 / (1 - p)."""
+    if train is False:
+        return input.clone(), creation.ones_like(input, dtype=np.bool_)
+    scaled = _keep_mask(input, p, input.shape, "native_dropout")
+    return input * scaled, (scaled != 0) if p < 1 else creation.zeros_like(input, dtype=np.bool_)
+
+
+def _feature_mask_shape(input: Tensor, op: str) -> tuple[int, ...]:
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}(): Feature dropout requires at least 2 dimensions in the input, got "
+                           f"shape {input.shape}")
+    return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """Dropout of whole feature maps: each (sample, channel) slice kept with probability 1 - p
+    and scaled by 1 / (1 - p), else zeroed (the input's first two dimensions pick the slices)."""
+    if not train or p == 0:
+        return input
+    return input * _keep_mask(input, p, _feature_mask_shape(input, "feature_dropout"), "feature_dropout")
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """`feature_dropout`, written into `input`; returns it."""
+    if not train or p == 0:
+        return input
+    shape = _feature_mask_shape(input, "feature_dropout_")
+    return input.mul_(_keep_mask(input, p, shape, "feature_dropout_"))
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,  # noqa: A002
+                dilation: Any, transposed: bool, output_padding: Any, groups: int) -> Tensor:
+    """The convolution `weight`'s dimensions pick (1-d, 2-d or 3-d; transposed or not), every
+    argument given, as `torch.convolution`."""
+    n = weight.ndim - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(f"convolution(): expected a weight of 3, 4 or 5 dimensions, got shape "
+                           f"{weight.shape}")
+    if transposed:
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return conv(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return (F.conv1d, F.conv2d, F.conv3d)[n - 1](input, weight, bias, stride, padding, dilation, groups)
+
+
+def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """sqrt(sum |x|^2) over `dim` (at most two dimensions): `linalg.vector_norm(input, 2, dim, keepdim)`."""
+    from tensorgrad import linalg
+
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) > 2:
+        raise RuntimeError(f"frobenius_norm(): expected at most 2 dims, got {len(dims)}")
+    return linalg.vector_norm(input, 2, dims, keepdim)
+
+
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """The sum of the singular values: of a 2-D input, or of the matrices over the two dims
+    `dim`; `nuclear_norm(input, keepdim)` too. `linalg.matrix_norm(input, "nuc", dim, keepdim)`."""
+    from tensorgrad import linalg
+
+    if isinstance(dim, bool):  # torch.nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    if dim is None:
+        if input.ndim != 2:
+            raise RuntimeError(f"nuclear_norm(): expected a 2-D tensor, got shape {input.shape}")
+        dim = (0, 1)
+    return linalg.matrix_norm(input, "nuc", tuple(dim), keepdim)
+
+
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002
+    """The `pow`-norm of each slice of v along `dim` (over every other dimension), v's shape with
+    1 elsewhere, as weight normalisation uses; `dim=-1` is the norm of all of v, a 0-d tensor."""
+    from tensorgrad import linalg
+
+    if dim == -1:
+        return linalg.vector_norm(v, pow)
+    dim = dim % v.ndim if v.ndim else 0
+    return linalg.vector_norm(v, pow, tuple(d for d in range(v.ndim) if d != dim), keepdim=True)
