@@ -826,7 +826,8 @@ __all__ += ["Function", "FunctionCtx", "once_differentiable", "functional", "fun
 
 # The grad-mode switches and gradcheck, where PyTorch code also finds them (`torch.autograd.no_grad`).
 from scalargrad.engine import enable_grad, no_grad, set_grad_enabled  # noqa: E402
-from tensorgrad.compat import inference_mode  # noqa: E402
+from tensorgrad.compat import Variable, inference_mode  # noqa: E402
 from tensorgrad.gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
-__all__ += ["enable_grad", "no_grad", "set_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck"]
+__all__ += ["enable_grad", "no_grad", "set_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck",
+            "Variable"]

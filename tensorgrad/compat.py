@@ -9,6 +9,7 @@ import functools
 import inspect
 import sys
 import threading
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -50,6 +51,27 @@ def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's argument name
     if not isinstance(input, Tensor):
         raise TypeError(f"numel(): argument 'input' must be a Tensor, got {type(input).__name__}")
     return input.numel()
+
+
+class _VariableType(type):
+    """Makes `isinstance(t, Variable)` true of every tensor, as in PyTorch."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, Tensor)
+
+
+class Variable(metaclass=_VariableType):
+    """`torch.autograd.Variable`, from before tensors carried gradients themselves: old tutorials
+    write `Variable(x, requires_grad=True)`. It gives a tensor that shares `data`'s values, cut
+    from the graph, with `requires_grad` as asked; every tensor is a Variable."""
+
+    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Tensor:  # type: ignore[misc]
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with tg.no_grad():` instead.",
+                          UserWarning, stacklevel=2)
+        return data.detach().requires_grad_(requires_grad)
 
 
 class inference_mode(set_grad_enabled):  # noqa: N801 - PyTorch's lower-case name

@@ -237,3 +237,16 @@ def test_small_queries_and_aliases():
         tg.set_float32_matmul_precision("fast")
     x = tg.ones(2)
     assert tg.conj_physical_(x) is x and x.conj_physical() is not x
+
+
+def test_variable_as_old_pytorch_tutorials_write_it():
+    for m in (torch, tg):
+        t = m.ones(2)
+        v = m.autograd.Variable(t, requires_grad=True)
+        assert v is not t and v.requires_grad and v.is_leaf and isinstance(t, m.autograd.Variable)
+        v.sum().backward()
+        assert v.grad.tolist() == [1.0, 1.0] and t.grad is None
+        inner = m.autograd.Variable(m.ones(2, requires_grad=True) * 2)
+        assert inner.is_leaf and not inner.requires_grad
+        with pytest.raises(TypeError, match="Variable data has to be a tensor"):
+            m.autograd.Variable([1.0, 2.0])
