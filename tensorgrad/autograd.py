@@ -36,6 +36,7 @@ from tensorgrad.device import is_array
 __all__ = [
     "record", "CROSSED", "unbroadcast", "bump_version", "is_view", "history_moved", "refresh_view",
     "is_custom_function_view", "InplaceModifiedError", "GradDtypeError", "VJP", "register_hook",
+    "complex_values_made",
     "RemovableHandle", "run_backward", "hooked_grad", "grad", "backward", "detect_anomaly",
     "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
     "register_post_accumulate_grad_hook",
@@ -157,6 +158,8 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
                     edges.append((t, vjp, t._backward, array.shape, array.dtype))
         except AttributeError:
             _raise_not_tensors(op, inputs)
+        if _complex_values and edges:  # (only once a complex tensor was made: see `_conjugating`)
+            edges, graph_vjp = _conjugating(edges, graph_vjp)
     if not edges:
         out.parents = ()
         out.op = ""
@@ -195,6 +198,8 @@ def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, se
     for t, vjp, history, shape, dtype in edges:
         g = vjp(grad)
         if type(g) is not np.ndarray or g.shape != shape or g.dtype is not dtype:
+            if getattr(g, "dtype", dtype).kind == "c" and dtype.kind != "c":  # a real input, a complex result
+                g = np.conj(vjp(np.conj(grad))).real
             g = _conform(g, shape, dtype, op, _position(t, inputs))
         if t._backward is not history:  # t was changed in place since this op used it
             t = _holder_of(history, t, op, seq)
@@ -210,6 +215,41 @@ def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, se
             if type(total) is not np.ndarray and isinstance(total, np.generic):  # 0-d + 0-d
                 total = np.asarray(total)  # (the type test first: isinstance cost 0.5% of a small step)
             t._grad = total
+
+
+# Complex gradients follow PyTorch's convention (conjugate Wirtinger calculus): an op's input z
+# gets conj(df/dz) * grad, where a VJP written as for real numbers gives df/dz * grad. So the edge
+# into a complex input runs conj(vjp(conj(grad))) (`_conjugated`), and the edge into a real input
+# of an op with a complex result takes the real part of the same (`_backward`'s slow path). An op
+# linear with real coefficients (sum, indexing, reshape) is the same either way; the few ops that
+# are not complex-differentiable (imag, angle, conj) write their VJP so that this gives PyTorch's.
+#
+# Real programs never pay for it: `record` looks at the inputs' dtypes only once a complex tensor
+# has been made in this process (`complex_values_made`, called where complex values come in: the
+# factories, `from_numpy`, casts, numpy operands, `.data =`). Looking always cost 1% of a small step.
+
+
+_complex_values = False  # whether a complex tensor was made in this process
+
+
+def complex_values_made() -> None:
+    """From now on, `record` conjugates the VJPs into complex inputs (see above)."""
+    global _complex_values
+    _complex_values = True
+
+
+def _conjugating(edges: list, graph_vjp: GraphVJP | None) -> tuple[list, GraphVJP | None]:
+    """`record`'s edges, with the VJPs into complex inputs in PyTorch's convention; no graph VJP
+    then (gradients of complex gradients are not built: such an op is differentiable once)."""
+    if not any(dtype.kind == "c" for *_, dtype in edges):
+        return edges, graph_vjp
+    return [(t, partial(_conjugated, vjp) if dtype.kind == "c" else vjp, history, shape, dtype)
+            for t, vjp, history, shape, dtype in edges], None
+
+
+def _conjugated(vjp: VJP, grad: np.ndarray) -> np.ndarray:
+    """The VJP into a complex input, in PyTorch's convention (see above)."""
+    return np.conj(vjp(np.conj(grad)))
 
 
 def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: int) -> np.ndarray:

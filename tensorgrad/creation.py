@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import grad_mode
-from tensorgrad import checks, dtypes
+from tensorgrad import autograd, checks, dtypes
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import (
@@ -72,6 +72,13 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
     python_data = not isinstance(data, Tensor | np.ndarray | np.generic) and not hasattr(data, "__array__")
     array = _from_python(data, dtype) if python_data else to_array(data, dtype)
     return _placed(new_leaf(array, requires_grad), device, "tensor")
+
+
+def _complex_noted(t: Tensor) -> Tensor:
+    """t, after telling `autograd` when it holds complex values (see `autograd._conjugating`)."""
+    if t._data.dtype.kind == "c":
+        autograd.complex_values_made()
+    return t
 
 
 _NUMBERS = bool | int | float | complex
@@ -220,7 +227,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if any(stride < 0 for stride in array.strides):
         raise ValueError(f"from_numpy(): at least one stride of the array is negative ({array.strides}), "
                          "and tensors with negative strides are not supported; copy it with array.copy()")
-    return new_leaf(array)
+    return _complex_noted(new_leaf(array))
 
 
 def _new(data: np.ndarray, requires_grad: bool, device: Any, op: str) -> Tensor:
@@ -237,7 +244,7 @@ def _placed(t: Tensor, device: Any, op: str) -> Tensor:
         target = as_device(device)
         if target.type != "cpu":
             t._data = to_device(t._data, target, op)
-    return t
+    return _complex_noted(t)
 
 
 def _following(t: Tensor, like: Any) -> Tensor:

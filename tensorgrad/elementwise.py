@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import creation, return_types
+from tensorgrad import autograd, creation, return_types
 from tensorgrad.autograd import CROSSED, record
 from tensorgrad.checks import (
     ArgumentValueError,
@@ -72,6 +72,8 @@ def _promoted(x: np.ndarray, y: np.ndarray, floating: bool) -> tuple[np.ndarray,
     dtype = result_type(x.dtype, x.ndim > 0, y.dtype, y.ndim > 0)
     if floating:
         dtype = float_dtype(dtype)
+    if dtype.kind == "c":
+        autograd.complex_values_made()
     return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
 
 

@@ -1266,21 +1266,22 @@ def imag(input: Tensor) -> Tensor:
         raise RuntimeError(f"imag is not implemented for tensors with non-complex dtypes. (got dtype "
                            f"{input.dtype}, shape {input.shape})")
     dtype = input.dtype
-    return record(input.data.imag, "imag", (input,), lambda grad: (grad * 1j).astype(dtype, copy=False),
+    return record(input.data.imag, "imag", (input,), lambda grad: (grad * -1j).astype(dtype, copy=False),
                   saved=(), view_of=input)
 
 
 def angle(input: Tensor) -> Tensor:
     """The argument of each element, atan2(imag, real), in the matching float dtype (integers give
     the default float). A real x gives pi where x < 0, 0 elsewhere, nan for nan.
-    Derivative: i x / |x|**2 for a complex x (0 at 0), 0 for a real one."""
+    Derivative: i x / |x|**2 for a complex x (0 at 0), 0 for a real one. (The complex VJPs are
+    written for `autograd`'s conjugation: imag's -i and angle's -i conj(x) give PyTorch's i and i x.)"""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "angle")
     data = input.data
     if data.dtype.kind == "c":
         squared = data.real ** 2 + data.imag ** 2
         return record(np.angle(data), "angle", (input,),
-                      lambda grad: grad * data * 1j / np.where(squared == 0, 1, squared))
+                      lambda grad: grad * np.conj(data) * -1j / np.where(squared == 0, 1, squared))
     dtype = float_dtype(data.dtype)
     out = np.where(data < 0, np.pi, 0.0).astype(dtype)
     if data.dtype.kind == "f":
