@@ -159,7 +159,7 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], *vjps: VJP | None,
         except AttributeError:
             _raise_not_tensors(op, inputs)
         if _complex_values and edges:  # (only once a complex tensor was made: see `_conjugating`)
-            edges, graph_vjp = _conjugating(edges, graph_vjp)
+            edges, graph_vjp = _conjugating(edges, graph_vjp, data)
     if not edges:
         out.parents = ()
         out.op = ""
@@ -199,7 +199,7 @@ def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, se
         g = vjp(grad)
         if type(g) is not np.ndarray or g.shape != shape or g.dtype is not dtype:
             if getattr(g, "dtype", dtype).kind == "c" and dtype.kind != "c":  # a real input, a complex result
-                g = np.conj(vjp(np.conj(grad))).real
+                g = _into_real(vjp, grad)
             g = _conform(g, shape, dtype, op, _position(t, inputs))
         if t._backward is not history:  # t was changed in place since this op used it
             t = _holder_of(history, t, op, seq)
@@ -238,11 +238,12 @@ def complex_values_made() -> None:
     _complex_values = True
 
 
-def _conjugating(edges: list, graph_vjp: GraphVJP | None) -> tuple[list, GraphVJP | None]:
+def _conjugating(edges: list, graph_vjp: GraphVJP | None, out: Any) -> tuple[list, GraphVJP | None]:
     """`record`'s edges, with the VJPs into complex inputs in PyTorch's convention; no graph VJP
-    then (gradients of complex gradients are not built: such an op is differentiable once)."""
+    when complex numbers are involved (gradients of complex gradients are not built: such an op
+    is differentiable once)."""
     if not any(dtype.kind == "c" for *_, dtype in edges):
-        return edges, graph_vjp
+        return edges, graph_vjp if out.dtype.kind != "c" else None
     return [(t, partial(_conjugated, vjp) if dtype.kind == "c" else vjp, history, shape, dtype)
             for t, vjp, history, shape, dtype in edges], None
 
@@ -250,6 +251,19 @@ def _conjugating(edges: list, graph_vjp: GraphVJP | None) -> tuple[list, GraphVJ
 def _conjugated(vjp: VJP, grad: np.ndarray) -> np.ndarray:
     """The VJP into a complex input, in PyTorch's convention (see above)."""
     return np.conj(vjp(np.conj(grad)))
+
+
+def _into_real(vjp: VJP, grad: np.ndarray) -> np.ndarray:
+    """The gradient of a real input of an op with a complex result: the real part of PyTorch's
+    conjugated form (see above)."""
+    return np.conj(vjp(np.conj(grad))).real
+
+
+def edge_gradient(vjp: VJP, grad: np.ndarray, dtype: np.dtype) -> Any:
+    """vjp(grad) for an input of `dtype`, or `_into_real`'s where the input is real and the
+    gradient complex (for `higher_order`'s pass; `_backward` runs the same test inline)."""
+    g = vjp(grad)
+    return _into_real(vjp, grad) if getattr(g, "dtype", dtype).kind == "c" and dtype.kind != "c" else g
 
 
 def _conform(g: Any, shape: tuple[int, ...], dtype: np.dtype, op: str, index: int) -> np.ndarray:

@@ -160,7 +160,7 @@ def _once_differentiable(op: str, inputs: tuple[Tensor, ...], edges: list,
     results: list[Tensor | None] = [None] * len(inputs)
     refuse = partial(_refuse_second_pass, op)  # (one for all the inputs)
     for i, (_, vjp, _, shape, dtype) in _edges_of(inputs, edges):
-        value = autograd._conform(vjp(grad._data), shape, dtype, op, i)
+        value = autograd._conform(autograd.edge_gradient(vjp, grad._data, dtype), shape, dtype, op, i)
         results[i] = differentiable_once(op, value, (grad, *inputs), refuse)
     return results
 

@@ -64,3 +64,14 @@ def test_a_complex_constant_alone_switches_the_convention_on():
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert float(out.stdout) == pytest.approx(-9.0)
+
+
+def test_create_graph_through_real_and_complex_gives_pytorchs_first_derivative():
+    results = []
+    for m in (torch, tg):
+        x, w = m.tensor(X, requires_grad=True), m.tensor(W, requires_grad=True)
+        z = x * w.detach()                    # real to complex
+        loss = (z * z).imag.sum() + (x * w).real.sum() + (w * w).real.sum()
+        results.append([np.asarray(g.detach()) for g in m.autograd.grad(loss, (x, w), create_graph=True)])
+    for theirs, ours in zip(*results, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
