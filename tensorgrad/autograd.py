@@ -36,7 +36,7 @@ from tensorgrad.device import is_array
 __all__ = [
     "record", "CROSSED", "unbroadcast", "bump_version", "is_view", "history_moved", "refresh_view",
     "is_custom_function_view", "InplaceModifiedError", "GradDtypeError", "VJP", "register_hook",
-    "complex_values_made",
+    "note_dtype",
     "RemovableHandle", "run_backward", "hooked_grad", "grad", "backward", "detect_anomaly",
     "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
     "register_post_accumulate_grad_hook",
@@ -225,17 +225,19 @@ def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, se
 # are not complex-differentiable (imag, angle, conj) write their VJP so that this gives PyTorch's.
 #
 # Real programs never pay for it: `record` looks at the inputs' dtypes only once a complex tensor
-# has been made in this process (`complex_values_made`, called where complex values come in: the
+# has been made in this process (`note_dtype`, called where values come in: the
 # factories, `from_numpy`, casts, numpy operands, `.data =`). Looking always cost 1% of a small step.
 
 
 _complex_values = False  # whether a complex tensor was made in this process
 
 
-def complex_values_made() -> None:
-    """From now on, `record` conjugates the VJPs into complex inputs (see above)."""
+def note_dtype(dtype: np.dtype) -> None:
+    """Where values come in: a complex `dtype` makes `record` conjugate the VJPs into complex inputs
+    from now on (see above)."""
     global _complex_values
-    _complex_values = True
+    if dtype.kind == "c":
+        _complex_values = True
 
 
 def _conjugating(edges: list, graph_vjp: GraphVJP | None, out: Any) -> tuple[list, GraphVJP | None]:

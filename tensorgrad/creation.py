@@ -74,12 +74,6 @@ def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
     return _placed(new_leaf(array, requires_grad), device, "tensor")
 
 
-def _complex_noted(t: Tensor) -> Tensor:
-    """t, after telling `autograd` when it holds complex values (see `autograd._conjugating`)."""
-    if t._data.dtype.kind == "c":
-        autograd.complex_values_made()
-    return t
-
 
 _NUMBERS = bool | int | float | complex
 _NUMERIC_KINDS = "biufc"
@@ -227,7 +221,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if any(stride < 0 for stride in array.strides):
         raise ValueError(f"from_numpy(): at least one stride of the array is negative ({array.strides}), "
                          "and tensors with negative strides are not supported; copy it with array.copy()")
-    return _complex_noted(new_leaf(array))
+    autograd.note_dtype(array.dtype)
+    return new_leaf(array)
 
 
 def _new(data: np.ndarray, requires_grad: bool, device: Any, op: str) -> Tensor:
@@ -244,7 +239,8 @@ def _placed(t: Tensor, device: Any, op: str) -> Tensor:
         target = as_device(device)
         if target.type != "cpu":
             t._data = to_device(t._data, target, op)
-    return _complex_noted(t)
+    autograd.note_dtype(t._data.dtype)
+    return t
 
 
 def _following(t: Tensor, like: Any) -> Tensor:

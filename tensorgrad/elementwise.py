@@ -72,8 +72,7 @@ def _promoted(x: np.ndarray, y: np.ndarray, floating: bool) -> tuple[np.ndarray,
     dtype = result_type(x.dtype, x.ndim > 0, y.dtype, y.ndim > 0)
     if floating:
         dtype = float_dtype(dtype)
-    if dtype.kind == "c":
-        autograd.complex_values_made()
+    autograd.note_dtype(dtype)
     return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
 
 

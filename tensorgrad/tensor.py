@@ -90,8 +90,7 @@ class Tensor:
         elif not device_module.is_array(value):
             raise TypeError(f"data: assigned value must be a Tensor or an array (numpy, or CuPy on a "
                             f"GPU), got {type(value).__name__}")
-        if value.dtype.kind == "c":
-            autograd.complex_values_made()
+        autograd.note_dtype(value.dtype)
         self._data = value
         self._base = None  # new storage: no longer a view of another tensor's
 
@@ -272,8 +271,8 @@ class Tensor:
                     "tensor cut from the graph"
                 )
             return self
-        if requires_grad and self._data.dtype.kind == "c":
-            autograd.complex_values_made()  # (record then conjugates the VJPs into complex inputs)
+        if requires_grad:
+            autograd.note_dtype(self._data.dtype)  # (a complex leaf: record conjugates its VJPs)
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 f"only floating point tensors can require gradients, got dtype {self._data.dtype}"
@@ -2938,8 +2937,7 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
         return new_leaf(value)
     if isinstance(x, np.ndarray | np.generic | list | tuple):
         leaf = new_leaf(to_array(x)) if not isinstance(x, np.ndarray) else new_leaf(x)
-        if leaf._data.dtype.kind == "c":
-            autograd.complex_values_made()
+        autograd.note_dtype(leaf._data.dtype)
         return leaf
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
 
@@ -2971,8 +2969,7 @@ def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
     data = x.data.astype(dtype, order="C")
     if not x.data.flags.c_contiguous:
         data = creation.laid_out(data, x.data, layout or creation.preserve_format)
-    if dtype.kind == "c":
-        autograd.complex_values_made()
+    autograd.note_dtype(dtype)
     if dtype.kind not in "fc" or x.data.dtype.kind not in "fc":
         return new_leaf(data)
     source = x.data.dtype
