@@ -719,3 +719,14 @@ __all__ += [
     "unsqueeze_copy", "view_copy", "typename", "is_storage", "set_warn_always", "is_warn_always_enabled",
     "get_float32_matmul_precision", "set_float32_matmul_precision",
 ]
+
+# Complex dtypes, `tg.dtype` (the type of every dtype) and the math constants PyTorch re-exports,
+# so `tg.pi`, `tg.inf` and `x[:, tg.newaxis]` read as they do with torch.
+import math as _math  # noqa: E402
+
+from tensorgrad.dtypes import cdouble, cfloat, complex64, complex128, dtype  # noqa: E402
+
+e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
+newaxis = None
+
+__all__ += ["complex64", "complex128", "cfloat", "cdouble", "dtype", "e", "pi", "inf", "nan", "newaxis"]

@@ -26,6 +26,7 @@ __all__ = [
     "default_float", "promote_types", "result_type", "float_dtype",
     "float", "double", "half", "float16", "long", "int", "short", "int16", "int8", "uint8", "bool",
     "get_default_dtype", "set_default_dtype", "or_default", "finfo", "iinfo",
+    "complex64", "complex128", "cfloat", "cdouble", "dtype",
 ]
 
 float32 = np.dtype(np.float32)
@@ -49,6 +50,11 @@ short = int16 = np.dtype(np.int16)
 int8 = np.dtype(np.int8)
 uint8 = np.dtype(np.uint8)
 bool = np.dtype(np.bool_)  # noqa: A001
+complex64 = cfloat = np.dtype(np.complex64)
+complex128 = cdouble = np.dtype(np.complex128)
+
+# The type every dtype above is, so `isinstance(t.dtype, tg.dtype)` holds as with torch.dtype.
+dtype = np.dtype
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
