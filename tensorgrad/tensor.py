@@ -14,6 +14,7 @@ plain method per op, which calls the op in its module, so "jump to definition" l
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,12 @@ from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int
 __all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array", "numpy_names", "AXIS_ALIASED"]
 
 # --- the Tensor -------------------------------------------------------------------------------
+
+
+# The roots that backward(retain_graph=True) ran from, by creation number (`_seq`), so that a
+# picture of a kept graph (visualize.draw_dot) tells its gradients from a new graph's stale ones.
+# Weak: an entry goes with its root; an in-place change renumbers the root, so it no longer counts.
+backpropagated: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 class Tensor:
@@ -323,6 +330,8 @@ class Tensor:
         """
         if create_graph or inputs is not None:
             autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+            if retain_graph and self._seq is not None:
+                backpropagated[self._seq] = self
             return
         if not self._requires_grad:
             raise RuntimeError(
@@ -335,6 +344,8 @@ class Tensor:
             self.grad = seed if self.grad is None else self.grad + seed
         else:
             autograd.run_backward(self, seed, retain_graph)
+            if retain_graph:  # (a plain backward frees the graph, which says as much by itself)
+                backpropagated[self._seq] = self
 
     def register_hook(self, hook: Any) -> Any:
         """Call `hook(grad)` each time a backward pass computes this tensor's gradient; a tensor

@@ -38,6 +38,8 @@ except ImportError:  # pragma: no cover - depends on the environment
 __all__ = ["Picture", "draw_dot", "render", "MAX_NODES"]
 
 FORMATS = ("svg", "png")
+SVG = "image/svg+xml"
+JUPYTER_FORMATS = {SVG: "svg", "image/png": "png", "image/jpeg": "jpeg"}  # MIME type: layout format
 RANKDIRS = ("LR", "TB", "RL", "BT")
 MAX_NODES = 300  # enough for every picture in the tutorial; a bigger graph is a hairball anyway
 # A picture wider than a page (8.5 inches, about 800 pixels) is scaled down to fit it; a tall
@@ -100,8 +102,17 @@ class Picture(graphviz.Digraph):
             graphviz.view(picture_path)
         return str(picture_path)
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict[str, str]:
-        return {"image/svg+xml": self.pipe("svg", encoding="utf-8")}
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict[str, str | bytes]:
+        """The picture as IPython shows it inline: SVG (or the format `graphviz.set_jupyter_format`
+        chose), or the MIME types in `include` less those in `exclude`."""
+        wanted = set(include) if include is not None else {getattr(self, "_jupyter_mimetype", SVG)}
+        wanted -= set(exclude or ())
+        return {mime: self._repr_svg_() if mime == SVG else self.pipe(fmt)
+                for mime, fmt in JUPYTER_FORMATS.items() if mime in wanted}
+
+    def _repr_svg_(self) -> str:
+        """The picture as SVG text (IPython's older display hook, also used by other front ends)."""
+        return self.pipe("svg", encoding="utf-8")
 
 
 # --- what to draw ---------------------------------------------------------------------------------
@@ -352,8 +363,13 @@ def _caption(scene: Scene, notes: list[str], story: str = "") -> str:
 
 
 def _wrap(line: str, width: int = 80) -> str:
-    """`line` escaped and broken into left-aligned lines of at most `width` characters."""
-    return "".join(style.html_escape(text) + '<br align="left"/>' for text in textwrap.wrap(line, width))
+    """`line` escaped and broken into left-aligned lines of at most `width` characters.
+
+    "x.grad += 2.0" stays on one line: a break before '+=' reads as a new statement.
+    """
+    glued = line.replace(" += ", "\0+=\0")  # textwrap does not break at NUL; spaces again below
+    return "".join(style.html_escape(text.replace("\0", " ")) + '<br align="left"/>'
+                   for text in textwrap.wrap(glued, width))
 
 
 # --- the public drawing function ------------------------------------------------------------------------
@@ -376,7 +392,7 @@ def draw_dot(
     check_rankdir(rankdir, "draw_dot")
     scene = make_scene(root, names, max_nodes)
     looks = [Look(style.value_text(shown.node._grad, preview)) for shown in scene.nodes]
-    return emit(scene, looks, rankdir, preview, notes=_grad_notes(scene))
+    return emit(scene, looks, rankdir, preview, notes=_grad_notes(scene, root))
 
 
 def check_rankdir(rankdir: str, caller: str) -> None:
@@ -385,15 +401,22 @@ def check_rankdir(rankdir: str, caller: str) -> None:
         raise ValueError(f"{caller}: rankdir must be 'LR', 'TB', 'RL' or 'BT', got {rankdir!r}")
 
 
-def _grad_notes(scene: Scene) -> list[str]:
+def _grad_notes(scene: Scene, root: Any) -> list[str]:
     """What the caption says about the gradients: not computed yet, or not kept by inner tensors."""
     if scene.freed:
         return []
-    if all(style.is_zero(shown.node._grad) for shown in scene.nodes) or _fresh_value_graph(scene):
+    if _not_computed(scene, root):
         return [NOT_COMPUTED]
     if any(shown.node.op and shown.node._grad is None for shown in scene.nodes):
         return [NOT_KEPT]
     return []
+
+
+def _not_computed(scene: Scene, root: Any) -> bool:
+    """Whether no backward has run from `root` yet, whatever gradients its leaves hold."""
+    if _is_tensor_graph(root):
+        return not _backpropagated(root)
+    return all(style.is_zero(shown.node._grad) for shown in scene.nodes) or _fresh_value_graph(scene)
 
 
 def _fresh_value_graph(scene: Scene) -> bool:
@@ -405,6 +428,32 @@ def _fresh_value_graph(scene: Scene) -> bool:
     """
     inner = [shown.node for shown in scene.nodes if shown.node.op]
     return bool(inner) and all(type(node._grad) is float and node._grad == 0 for node in inner)
+
+
+def _is_tensor_graph(root: Any) -> bool:
+    """Whether `root` is a Tensor made by an op (numbered, `_seq`), not a Value or a lone leaf."""
+    return getattr(root, "_seq", None) is not None and bool(root.op)
+
+
+def _backpropagated(root: Any) -> bool:
+    """Whether a backward pass ran from (or through) the tensor `root`.
+
+    A plain backward frees the graph (the picture then says so), so a graph still whole either
+    had `backward(retain_graph=True)`, which `tensorgrad.tensor.backpropagated` remembers, or no
+    backward yet: the leaves' grads may be an earlier graph's. An inner root that keeps its
+    gradient (`retain_grad()`) and holds one had a pass through it from further on.
+    """
+    from tensorgrad.tensor import backpropagated  # the root is a Tensor: tensorgrad is loaded
+
+    return backpropagated.get(root._seq) is root or root._grad is not None
+
+
+def mark_backpropagated(root: Any) -> None:
+    """Remember that a pass ran from the tensor `root` and kept its graph, as `Tensor.backward` does."""
+    if _is_tensor_graph(root):
+        from tensorgrad.tensor import backpropagated
+
+        backpropagated[root._seq] = root
 
 
 # --- laying out and writing -----------------------------------------------------------------------------

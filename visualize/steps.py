@@ -23,7 +23,16 @@ import numpy as np
 
 from scalargrad import engine
 from visualize import style
-from visualize.dot import MAX_NODES, Look, Picture, Scene, check_rankdir, emit, make_scene
+from visualize.dot import (
+    MAX_NODES,
+    Look,
+    Picture,
+    Scene,
+    check_rankdir,
+    emit,
+    make_scene,
+    mark_backpropagated,
+)
 
 __all__ = ["backprop_steps", "MAX_STEPS"]
 
@@ -75,6 +84,8 @@ def backprop_steps(
         steps.append(Step(node, _copy(grad), [(parent, _copy(parent._grad)) for parent in node.parents]))
 
     engine.backward(root, seed, retain_graph=retain_graph, on_step=record)
+    if retain_graph:  # a picture drawn of it later shows these gradients as computed
+        mark_backpropagated(root)
     return _Frames(scene, root, seed, steps, before, names_for(scene)).pictures(
         rankdir, preview, caption_in_picture
     )
