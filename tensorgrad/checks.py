@@ -67,16 +67,17 @@ def _is_integral(value: Any) -> bool:
     return True
 
 
-def sizes(size: tuple, op: str, allow_infer: bool = False) -> tuple[int, ...]:
+def sizes(size: tuple, op: str, allow_infer: bool = False, keep: bool = False) -> tuple[int, ...]:
     """A shape given as `f(2, 3)` or `f((2, 3))` (or a list), as a tuple of non-negative ints.
 
-    With `allow_infer` (reshape, view) one size may be -1, to be inferred.
+    With `allow_infer` (reshape, view) one size may be -1, to be inferred; with `keep` (expand)
+    any number of sizes may be -1, each keeping its dimension's size.
     """
     if len(size) == 1 and isinstance(size[0], Sequence | np.ndarray) and not isinstance(size[0], str):
         size = tuple(size[0])
     shape = tuple(as_int(n, op, "size") for n in size)
     for n in shape:
-        if n < 0 and not (allow_infer and n == -1):
+        if n < 0 and not ((allow_infer or keep) and n == -1):
             raise RuntimeError(f"{op}(): sizes must be non-negative, got {n} in {shape}")
     if allow_infer and shape.count(-1) > 1:
         raise RuntimeError(f"{op}(): only one size can be inferred (-1), got {shape}")

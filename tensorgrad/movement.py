@@ -178,12 +178,12 @@ def expand(x: Tensor, *sizes: int) -> Tensor:
 
     Gradient: summed over the expanded dimensions (by `record`).
     """
-    return broadcast_to(x, checks.sizes(sizes, "expand", allow_infer=True), op="expand")
+    return broadcast_to(x, checks.sizes(sizes, "expand", keep=True), op="expand")
 
 
 def broadcast_to(input: Tensor, size: Sequence[int], op: str = "expand") -> Tensor:
     """input broadcast to `size` (-1 keeps a size; stride 0 where it is stretched): a read-only view."""
-    x, shape = input, checks.sizes((size,), op, allow_infer=True)
+    x, shape = input, checks.sizes((size,), op, keep=True)
     lead = len(shape) - x.ndim
     if lead < 0:
         raise ShapeError(f"{op}: {shape} has fewer dimensions than the tensor's shape {x.shape}")

@@ -180,3 +180,13 @@ def test_matches_pytorch(name, fn, arrays):
             assert (b.grad is None) == (a.grad is None)
             if a.grad is not None:
                 np.testing.assert_allclose(b.grad, a.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_expand_keeps_every_size_given_as_minus_one():
+    for shape, sizes in (((1, 2, 1), (3, -1, -1)), ((1, 2, 1), (4, 3, -1, 5)), ((2, 1), (-1, -1))):
+        ours = tg.ones(*shape).expand(*sizes)
+        theirs = torch.ones(*shape).expand(*sizes)
+        assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+    assert tg.broadcast_to(tg.ones(1, 2, 1), (-1, 2, 5)).shape == (1, 2, 5)
+    with pytest.raises(RuntimeError):  # -1 for a new leading dimension has no size to keep
+        tg.ones(2).expand(-1, 2)
