@@ -524,11 +524,13 @@ __all__ += ["is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_e
 # torch's older linear-algebra spellings (torch.cholesky, torch.lu, torch.lu_solve(b, LU, pivots), ...).
 from tensorgrad.linalg import cholesky_inverse, cholesky_solve, lu_unpack, triangular_solve  # noqa: E402
 from tensorgrad.linalg import legacy_cholesky as cholesky  # noqa: E402
+from tensorgrad.linalg import legacy_eig as eig  # noqa: E402 - removed from PyTorch: eig and symeig raise
 from tensorgrad.linalg import legacy_lu as lu  # noqa: E402
 from tensorgrad.linalg import legacy_lu_solve as lu_solve  # noqa: E402
+from tensorgrad.linalg import legacy_symeig as symeig  # noqa: E402
 
 __all__ += ["cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack",
-            "triangular_solve"]
+            "triangular_solve", "eig", "symeig"]
 
 # isort: split
 # Interop (asarray, DLPack, buffers), the deterministic-algorithms switches, the last shape and
@@ -612,9 +614,22 @@ from tensorgrad.interop import (  # noqa: E402
     is_deterministic_algorithms_warn_only_enabled,
     use_deterministic_algorithms,
 )
-from tensorgrad.movement import angle, dsplit, imag, real, unsafe_chunk, unsafe_split, unsafe_split_with_sizes  # noqa: E402
+from tensorgrad.movement import (  # noqa: E402, A004
+    angle,
+    complex,
+    dsplit,
+    imag,
+    polar,
+    real,
+    unsafe_chunk,
+    unsafe_split,
+    unsafe_split_with_sizes,
+    view_as_complex,
+    view_as_real,
+)
 from tensorgrad.reduce import gradient  # noqa: E402
 
+__all__ += ["complex", "polar", "view_as_complex", "view_as_real"]
 __all__ += [
     "asarray", "from_dlpack", "frombuffer", "empty_strided", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "dsplit",
@@ -730,3 +745,10 @@ e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
 newaxis = None
 
 __all__ += ["complex64", "complex128", "cfloat", "cdouble", "dtype", "e", "pi", "inf", "nan", "newaxis"]
+
+# isort: split
+# Fourier transforms: `tg.fft` holds torch.fft's functions; the short-time transforms are torch's.
+from tensorgrad import fft  # noqa: E402
+from tensorgrad.fft import istft, stft  # noqa: E402
+
+__all__ += ["fft", "stft", "istft"]

@@ -411,17 +411,22 @@ def rand(*size: int, generator: Generator | None = None, dtype: Any = None, requ
     """Uniform samples from [0, 1) (a floating dtype)."""
     shape = _shape(size, _size_named(named, "rand"), "rand")
     _floating(dtype, "rand")
+    target = _creation_dtype(dtype)
     data = _stream(generator).random(shape, dtype=np.float64)
-    data = data.astype(_creation_dtype(dtype))
-    return _new(data, requires_grad, device, "rand")
+    if target.kind == "c":  # a complex dtype: real and imaginary parts each uniform in [0, 1)
+        data = data + 1j * _stream(generator).random(shape, dtype=np.float64)
+    return _new(data.astype(target), requires_grad, device, "rand")
 
 
 def randn(*size: int, generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
           device: Any = None, **named: Any) -> Tensor:
     """Samples from the standard normal distribution (a floating dtype)."""
     shape = _shape(size, _size_named(named, "randn"), "randn")
-    data = _stream(generator).standard_normal(shape).astype(_floating(dtype, "randn"))
-    return _new(data, requires_grad, device, "randn")
+    target = _floating(dtype, "randn")
+    data = _stream(generator).standard_normal(shape)
+    if target.kind == "c":  # as PyTorch: real and imaginary parts each of variance 1/2, so E|z|^2 = 1
+        data = (data + 1j * _stream(generator).standard_normal(shape)) * np.sqrt(0.5)
+    return _new(data.astype(target), requires_grad, device, "randn")
 
 
 class memory_format:  # noqa: N801 - PyTorch's name

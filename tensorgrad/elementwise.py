@@ -240,7 +240,10 @@ def pow(input: Operand, exponent: Operand) -> Tensor:  # noqa: A001 - the op's n
 
     def vjp_exponent(grad: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            g = grad * out * np.log(input.data)
+            base = input.data
+            if out.dtype.kind == "c":  # log of a real base in complex numbers: log(-2) is finite
+                base = base.astype(out.dtype)
+            g = grad * out * np.log(base)
         return np.where((input.data == 0) & (exponent.data >= 0), 0, g)
 
     return record(out, "**", (input, exponent), vjp_base, vjp_exponent, saves_output=True,
@@ -344,14 +347,47 @@ def _sqrt_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001 - the op's name, as in torch.abs
-    """|x|. Derivative: sign(x) (0 at 0 and at nan, as in PyTorch)."""
-    _require_dtype(input, "iuf", "abs", "integer or floating")
+    """|x|. Derivative: sign(x) (0 at 0 and at nan, as in PyTorch); for complex z, the real |z|
+    whose gradient is z / |z| (0 at 0)."""
+    if _array(input, "abs").dtype.kind not in "iuf":
+        return _complex_abs(input)
     return record(np.abs(input.data), "abs", (input,),
                   lambda grad: grad * _sign_array(input.data, grad.dtype), graph_vjp=_abs_graph)
 
 
 def _abs_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * held_constant(x, _sign_array(x.data, grad.dtype)),)
+
+
+def _complex_abs(input: Tensor) -> Tensor:
+    """|z| of a complex tensor, in the matching float dtype (bool tensors: PyTorch's error)."""
+    _require_dtype(input, "c", "abs", "integer, floating or complex")
+    unit = _sgn_array(input.data)
+    return record(np.abs(input.data), "abs", (input,), pytorch_gradient(lambda grad: grad * unit))
+
+
+def pytorch_gradient(formula: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """The VJP to hand `record` for a complex input whose gradient PyTorch defines as `formula(grad)`.
+
+    autograd conjugates a complex input's VJP (conj(vjp(conj(grad))), see `note_dtype`), which
+    suits holomorphic ops; an op that is not (abs, sgn, var) states PyTorch's gradient directly
+    and this undoes that conjugation.
+    """
+    return lambda grad: np.conj(formula(np.conj(grad)))
+
+
+def _sgn_array(z: np.ndarray) -> np.ndarray:
+    """z / |z|, 0 where z is 0 (PyTorch's sgn of a complex array)."""
+    magnitude = np.abs(z)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(magnitude == 0, 0, z / magnitude).astype(z.dtype, copy=False)
+
+
+def refuse_complex(x: Tensor, op: str) -> None:
+    """PyTorch's NotImplementedError for an op that needs an order (or a real line) on complex x."""
+    if x.data.dtype.kind == "c":
+        raise UnsupportedDtypeError(f"{op}: not supported for complex tensors ({x.dtype}, shape {x.shape}), "
+                                    "as in PyTorch: complex numbers have no order")
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -367,7 +403,8 @@ def _tanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + e**-x). Derivative: sigmoid(x) * (1 - sigmoid(x))."""
-    out = sigmoid_array(_floating(input))
+    data = _floating(input)
+    out = sigmoid_array(data) if data.dtype.kind == "f" else 1 / (1 + np.exp(-data))
     return record(out, "sigmoid", (input,),
                   lambda grad: grad * out * (1 - out), saved=(), saves_output=True, graph_vjp=_sigmoid_graph)
 
@@ -392,6 +429,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
         out = np.maximum(input._data, 0)
     except AttributeError:
         raise not_a_tensor(input, "relu") from None
+    if out.dtype.kind == "c":
+        refuse_complex(input, "relu")
     return record(out, "relu", (input,),
                   lambda grad: grad * (out != 0), saved=(), saves_output=True, graph_vjp=_relu_graph)
 
@@ -510,7 +549,10 @@ def maximum(input: Operand, other: Operand) -> Tensor:
     """Elementwise max(a, b). The gradient goes to the larger input, split evenly on ties."""
     if type(input) is not Tensor or type(other) is not Tensor:
         input, other = _operands(input, other)
-    return record(_binary(np.maximum, input, other, "maximum"), "maximum", (input, other),
+    out = _binary(np.maximum, input, other, "maximum")
+    if out.dtype.kind == "c":
+        refuse_complex(input if input.data.dtype.kind == "c" else other, "maximum")
+    return record(out, "maximum", (input, other),
                   lambda grad: grad * _share(input.data, other.data),
                   lambda grad: grad * _share(other.data, input.data), graph_vjp=_maximum_graph)
 
@@ -523,7 +565,10 @@ def minimum(input: Operand, other: Operand) -> Tensor:
     """Elementwise min(a, b). The gradient goes to the smaller input, split evenly on ties."""
     if type(input) is not Tensor or type(other) is not Tensor:
         input, other = _operands(input, other)
-    return record(_binary(np.minimum, input, other, "minimum"), "minimum", (input, other),
+    out = _binary(np.minimum, input, other, "minimum")
+    if out.dtype.kind == "c":
+        refuse_complex(input if input.data.dtype.kind == "c" else other, "minimum")
+    return record(out, "minimum", (input, other),
                   lambda grad: grad * _share(other.data, input.data),
                   lambda grad: grad * _share(input.data, other.data), graph_vjp=_minimum_graph)
 
@@ -586,12 +631,14 @@ def _where_graph(cond: np.ndarray, grad: Tensor, out: Tensor, a: Tensor, b: Tens
 # --- comparisons: bool tensors, no gradient -----------------------------------------------------
 
 
-def _compare(ufunc: np.ufunc, name: str) -> Callable[[Operand, Operand], Tensor]:
+def _compare(ufunc: np.ufunc, name: str, ordered: bool = False) -> Callable[[Operand, Operand], Tensor]:
     def compare(input: Operand, other: Operand) -> Tensor:
         input, other = _operands(input, other)
         x, y = input.data, other.data
         if x.dtype != y.dtype:  # compared in PyTorch's result dtype: -3 next to uint8 wraps to 253
             x, y = _promoted(x, y, floating=False)
+        if ordered and x.dtype.kind == "c":
+            refuse_complex(input if input.data.dtype.kind == "c" else other, name)
         try:
             out = ufunc(x, y)
             return new_leaf(out if is_array(out) else np.asarray(out))  # numpy's 0-d result is a scalar
@@ -606,10 +653,10 @@ def _compare(ufunc: np.ufunc, name: str) -> Callable[[Operand, Operand], Tensor]
     return compare
 
 
-lt = _compare(np.less, "<")
-le = _compare(np.less_equal, "<=")
-gt = _compare(np.greater, ">")
-ge = _compare(np.greater_equal, ">=")
+lt = _compare(np.less, "<", ordered=True)
+le = _compare(np.less_equal, "<=", ordered=True)
+gt = _compare(np.greater, ">", ordered=True)
+ge = _compare(np.greater_equal, ">=", ordered=True)
 eq = _compare(np.equal, "==")
 ne = _compare(np.not_equal, "!=")
 
@@ -761,7 +808,13 @@ def _asinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 def acosh(input: Tensor) -> Tensor:
     """arcosh(x) (nan below 1). Derivative: 1 / sqrt(x**2 - 1)."""
     return record(_quietly(np.arccosh, _floating(input)), "acosh", (input,),
-                  _quiet(lambda grad: grad / np.sqrt(input.data * input.data - 1)), graph_vjp=_acosh_graph)
+                  _quiet(partial(_acosh_vjp, input.data)), graph_vjp=_acosh_graph)
+
+
+def _acosh_vjp(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "c":  # sqrt(z - 1) sqrt(z + 1): PyTorch's branch, not sqrt(z**2 - 1)'s
+        return grad / (np.sqrt(x - 1) * np.sqrt(x + 1))
+    return grad / np.sqrt(x * x - 1)
 
 
 def _acosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -975,6 +1028,9 @@ def _reciprocal_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of x (0 for 0, -0.0 and nan, as in PyTorch). Derivative: 0."""
     data = _array(input, "sign")
+    if data.dtype.kind == "c":
+        raise UnsupportedDtypeError(f"sign: not implemented for complex tensors ({input.dtype}, shape "
+                                    f"{input.shape}), as in PyTorch; use sgn for z / |z|")
     out = data.copy() if data.dtype.kind == "b" else _sign_array(data, data.dtype)
     return record(out, "sign", (input,), _no_slope, saved=(), graph_vjp=_no_slope_graph)
 
@@ -1223,6 +1279,8 @@ def clip(input: Tensor, min: Operand | None = None, max: Operand | None = None) 
         out = new_leaf(_binary(np.maximum, out, lo, "clip"))
     if hi is not None:
         out = new_leaf(_binary(np.minimum, out, hi, "clip"))
+    if out.data.dtype.kind == "c":
+        refuse_complex(next(t for t in (input, lo, hi) if t is not None and t.dtype.kind == "c"), "clamp")
     inputs = (input,) + tuple(t for t in (lo, hi) if t is not None)
     names = ("x",) + (("min",) if lo is not None else ()) + (("max",) if hi is not None else ())
     return record(out.data, "clip", inputs, *[partial(_clip_vjp, name, input, lo, hi) for name in names],
@@ -1373,6 +1431,8 @@ def float_power(input: Operand, exponent: Operand) -> Tensor:
     """a ** b computed in float64 whatever the operands' dtypes (PyTorch's double precision power).
     Gradient: as `pow`'s, cast back to each operand's dtype."""
     input, exponent = _operands(input, exponent)
+    if input.data.dtype.kind == "c" or exponent.data.dtype.kind == "c":  # complex: in complex128
+        return pow(input.to(np.complex128), exponent.to(np.complex128))
     return pow(input.double(), exponent.double())
 
 
@@ -1459,6 +1519,7 @@ def deg2rad(input: Tensor) -> Tensor:
     """Degrees to radians: x * pi / 180 (integers give the default float dtype)."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "deg2rad")
+    refuse_complex(input, "deg2rad")
     return mul(input, np.pi / 180)
 
 
@@ -1466,12 +1527,25 @@ def rad2deg(input: Tensor) -> Tensor:
     """Radians to degrees: x * 180 / pi (integers give the default float dtype)."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "rad2deg")
+    refuse_complex(input, "rad2deg")
     return mul(input, 180 / np.pi)
 
 
 def sgn(input: Tensor) -> Tensor:
-    """The sign of x (for real tensors, `sign`). Derivative: 0."""
-    return sign(input)
+    """The sign of x: `sign` for real tensors, z / |z| (0 at 0) for complex ones.
+
+    Derivative: 0 for real x; for complex z, PyTorch's (grad - Re(grad conj(s)) s) / |z|, s = sgn(z)."""
+    data = _array(input, "sgn")
+    if data.dtype.kind != "c":
+        return sign(input)
+    unit, magnitude = _sgn_array(data), np.abs(data)
+
+    def formula(grad: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = (grad - (grad * np.conj(unit)).real * unit) / magnitude
+        return np.where(magnitude == 0, 0, g)
+
+    return record(unit, "sgn", (input,), pytorch_gradient(formula))
 
 
 def negative(input: Tensor) -> Tensor:
@@ -1649,6 +1723,7 @@ def heaviside(input: Tensor, values: Operand) -> Tensor:
     """0 where x < 0, 1 where x > 0, `values` where x == 0 (broadcast), in their common dtype.
     No derivative: backward raises, as in PyTorch."""
     input, values = _operands(input, values)
+    refuse_complex(input, "heaviside")
     if input.dtype != values.dtype:
         raise UnsupportedDtypeError(f"heaviside: input ({input.dtype}) and values ({values.dtype}) must have "
                                     "the same dtype, as in PyTorch")
@@ -1660,13 +1735,16 @@ def heaviside(input: Tensor, values: Operand) -> Tensor:
 
 def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (negative numbers and -0.0): a bool tensor without gradient."""
-    return new_leaf(np.signbit(_array(input, "signbit")))
+    data = _array(input, "signbit")
+    refuse_complex(input, "signbit")
+    return new_leaf(np.signbit(data))
 
 
 def isposinf(input: Tensor) -> Tensor:
     """True where x is +inf: a bool tensor without gradient."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "isposinf")
+    refuse_complex(input, "isposinf")
     data = input.data
     return new_leaf(np.isposinf(data) if data.dtype.kind == "f" else np.zeros_like(data, dtype=bool))
 
@@ -1675,6 +1753,7 @@ def isneginf(input: Tensor) -> Tensor:
     """True where x is -inf: a bool tensor without gradient."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "isneginf")
+    refuse_complex(input, "isneginf")
     data = input.data
     return new_leaf(np.isneginf(data) if data.dtype.kind == "f" else np.zeros_like(data, dtype=bool))
 

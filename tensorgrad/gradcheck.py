@@ -78,9 +78,10 @@ def gradcheck(func: Callable[..., Any], inputs: Sequence[Tensor] | Tensor, eps: 
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of "
                          "them have requires_grad=True.")
     for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t.requires_grad and t.dtype != np.float64:
+        if isinstance(t, Tensor) and t.requires_grad and t.dtype not in (np.float64, np.complex128):
             warnings.warn(f"gradcheck: input {i} requires gradient and is not a double precision floating "
-                          f"point ({t.dtype}): the check is likely to fail; use float64 inputs", stacklevel=2)
+                          f"point or complex ({t.dtype}): the check is likely to fail; use float64 inputs",
+                          stacklevel=2)
     try:
         return _gradcheck(func, inputs, eps, atol, rtol, directions, elementwise, seed)
     except GradcheckError:
@@ -96,18 +97,18 @@ def _gradcheck(func: Callable[..., Any], inputs: list[Tensor], eps: float, atol:
 
     def weighted_output() -> float:
         with no_grad():
-            return float(sum(np.sum(np.asarray(to_numpy(o.data), dtype=np.float64) * w)
+            return float(sum(_real_dot(w, to_numpy(o.data))
                              for o, w in zip(_outputs(func, inputs), weights, strict=True)))
 
     for i, t in enumerate(inputs):
         if not (isinstance(t, Tensor) and t.requires_grad):
             continue
-        probes = [rng.standard_normal(t.shape) for _ in range(directions)]
+        probes = [_random(rng, t) for _ in range(directions)]
         if elementwise:
             probes += list(np.eye(t.data.size).reshape((t.data.size,) + t.shape))
         for direction in probes:
             numeric = _directional_derivative(weighted_output, t, direction, eps)
-            expected = float(np.sum(analytic[i] * direction))
+            expected = _real_dot(analytic[i], direction)
             if not abs(numeric - expected) <= atol + rtol * abs(numeric):
                 raise GradcheckError(
                     f"gradcheck: input {i} (shape {t.shape}): backward gives {expected:.8g} along a "
@@ -194,15 +195,39 @@ def _backward_gradients(func: Callable[..., Any], inputs: list[Tensor],
     for t in tensors:
         t.grad = None
     outs = _outputs(func, inputs)
-    weights = [rng.standard_normal(o.shape) for o in outs]
+    weights = [_random(rng, o) for o in outs]
     roots = [(o, array_like(w, o.data)) for o, w in zip(outs, weights, strict=True) if o.requires_grad]
     if roots:
         autograd.backward([o for o, _ in roots], [w for _, w in roots])
     grads = [None if not isinstance(t, Tensor) else np.zeros(t.shape) if t._grad is None
-             else np.asarray(to_numpy(t._grad), dtype=np.float64) for t in inputs]
+             else np.asarray(to_numpy(t._grad), dtype=_float64_of(t)) for t in inputs]
     for t, g in zip(tensors, saved, strict=True):
         t.grad = g
     return weights, grads
+
+
+# Complex numbers are checked as pairs of reals, in PyTorch's convention: an output's weight w
+# stands for the real loss sum(Re(w) Re(out) + Im(w) Im(out)), and a complex input's gradient
+# g = dL/dRe + i dL/dIm, so the slope along a direction d is Re(conj(g) d).
+
+
+def _random(rng: np.random.Generator, t: Tensor) -> np.ndarray:
+    """Standard normal numbers of t's shape: complex for a complex t (both parts drawn)."""
+    values = rng.standard_normal(t.shape)
+    return values + 1j * rng.standard_normal(t.shape) if t.dtype.kind == "c" else values
+
+
+def _float64_of(t: Tensor) -> type:
+    """float64, or complex128 for a complex t: the precision the check computes in."""
+    return np.complex128 if t.dtype.kind == "c" else np.float64
+
+
+def _real_dot(a: Any, b: Any) -> float:
+    """sum(Re(conj(a) b)): the real inner product of two arrays, each real or complex."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        return float(np.sum((np.conj(a) * b).real))
+    return float(np.sum(np.asarray(a, dtype=np.float64) * b))
 
 
 def _directional_derivative(f: Callable[[], float], t: Tensor, direction: np.ndarray, eps: float) -> float:

@@ -28,9 +28,12 @@ differentiate again (`create_graph=True`); det at a singular matrix is different
 The norms (`vector_norm`, `matrix_norm`, `norm`), `matrix_power`, `cross`, `multi_dot`,
 `vander`, `cond`, `vecdot`, `tensorinv`, `tensorsolve` and `householder_product` are composed
 of ops with gradients of their own; the `*_ex` forms report failures in `info` instead of
-raising; `matrix_rank` has none. The
-decompositions take real matrices (float32, float64). Failures raise `LinAlgError` (a
-RuntimeError, as PyTorch's).
+raising; `matrix_rank` has none. Failures raise `LinAlgError` (a RuntimeError, as PyTorch's).
+
+Complex matrices (complex64, complex128) are taken throughout, with PyTorch's conjugate
+transposes; `eig` / `eigvals` (always complex) have PyTorch's linalg_eig_backward. A complex
+input's gradient is differentiable once (see "complex matrices" below for how the VJPs are
+written).
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ __all__ = ["LinAlgError", "inv", "det", "slogdet", "logdet", "solve", "cholesky"
            "matrix_norm", "norm", "matrix_power", "cross", "svd", "qr", "eigh", "eigvalsh", "pinv", "lstsq",
            "matrix_rank", "matrix_exp", "multi_dot", "vander", "diagonal", "solve_triangular", "lu_factor",
            "lu_factor_ex", "lu", "lu_solve", "lu_unpack", "inv_ex", "solve_ex", "cholesky_ex", "cond",
-           "vecdot", "tensorinv", "tensorsolve", "householder_product"]
+           "vecdot", "tensorinv", "tensorsolve", "householder_product", "eig", "eigvals"]
 
 
 class LinAlgError(RuntimeError):
@@ -122,6 +125,8 @@ def _cofactors(a: np.ndarray) -> np.ndarray:
     u, s, vh = np.linalg.svd(a)
     signs = np.linalg.det(u) * np.linalg.det(vh)
     others = _product_of_others(s, s.ndim - 1) if s.shape[-1] else s
+    if a.dtype.kind == "c":  # A^-T = conj(U) S^-1 conj(Vh) for unitary U and Vh
+        u, vh = np.conj(u), np.conj(vh)
     return signs[..., None, None] * (u * others[..., None, :]) @ vh
 
 
@@ -147,6 +152,16 @@ def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
                    lambda grad: grad[..., None, None] * _swap(_inverse(A.data, "slogdet")), saved=(),
                    graph_vjp=_logdet_graph)
     # The sign of a real determinant is piecewise constant: in the graph, as PyTorch's, with gradient 0.
+    # A complex one is exp(i Im(log det A)): PyTorch's slogdet_backward, i Im(conj(sign) gS) A^-H.
+    if A.data.dtype.kind == "c":
+        sign = xp.asarray(sign)
+
+        def vjp_sign(grad: np.ndarray) -> np.ndarray:
+            phase = xp.asarray(1j * (np.conj(sign) * grad).imag)
+            return phase[..., None, None] * _h(_inverse(A.data, "slogdet"))
+
+        return return_types.slogdet(record(xp.asarray(sign), "slogdet", (A,), _pytorch_vjp(vjp_sign, A),
+                                           saved=()), value)
     sign = record(xp.asarray(sign), "slogdet", (A,), lambda grad: xp.zeros(A.shape, A.dtype), saved=(),
                   graph_vjp=_sign_graph)
     return return_types.slogdet(sign, value)
@@ -168,12 +183,16 @@ def legacy_slogdet(input: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def logdet(input: Tensor) -> Tensor:  # noqa: N803
-    """log(det(A)): nan where the determinant is negative, -inf where it is 0. d/dA = G A^-T."""
+    """log(det(A)): nan where the determinant is negative, -inf where it is 0; for complex A the
+    complex logarithm, log|det| + i angle(det). d/dA = G A^-T."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "logdet")
     _square(input, "logdet")
     sign, logabsdet = np.linalg.slogdet(input.data)
-    out = np.where(sign < 0, np.nan, logabsdet)
+    if input.data.dtype.kind == "c":
+        out = logabsdet + 1j * np.angle(sign)
+    else:
+        out = np.where(sign < 0, np.nan, logabsdet)
     return record(namespace(input.data).asarray(out), "logdet", (input,),
                   lambda grad: grad[..., None, None] * _swap(_inverse(input.data, "logdet")), saved=(),
                   graph_vjp=_logdet_graph)
@@ -231,21 +250,21 @@ def cholesky(input: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
         raise not_a_tensor(input, "cholesky")
     _square(input, "cholesky")
     try:
-        lower = np.linalg.cholesky(_swap(input.data) if upper else input.data)
+        lower = np.linalg.cholesky(_h(input.data) if upper else input.data)
     except np.linalg.LinAlgError:
         raise LinAlgError("linalg.cholesky: The factorization could not be completed because the input is "
                           "not positive-definite") from None
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        g = _swap(grad) if upper else grad
-        phi = np.tril(_swap(lower) @ g)
-        phi = 0.5 * (phi + _swap(np.tril(phi, -1)))  # the diagonal once, the strict lower twice
-        # L^-T phi L^-1, by two solves: L^T Y = phi, then Z L = Y, that is L^T Z^T = Y^T
-        y = np.linalg.solve(_swap(lower), phi)
-        return _swap(np.linalg.solve(_swap(lower), _swap(y)))
+        g = _h(grad) if upper else grad
+        phi = np.tril(_h(lower) @ g)
+        phi = 0.5 * (phi + _h(np.tril(phi, -1)))  # the diagonal once, the strict lower twice
+        # L^-H phi L^-1, by two solves: L^H Y = phi, then Z L = Y, that is L^H Z^H = Y^H
+        y = np.linalg.solve(_h(lower), phi)
+        return _h(np.linalg.solve(_h(lower), _h(y)))
 
-    return record(_swap(lower).copy() if upper else lower, "cholesky", (input,), vjp, saved=(),
-                  graph_vjp=partial(_cholesky_graph, upper))
+    return record(_h(lower).copy() if upper else lower, "cholesky", (input,), _pytorch_vjp(vjp, input),
+                  saved=(), graph_vjp=partial(_cholesky_graph, upper))
 
 
 def _cholesky_graph(upper: bool, grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
@@ -264,7 +283,7 @@ def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:  # noqa: N803
     _matrices(A, "svdvals")
     _svd_driver(A, driver)
     u, s, vh = np.linalg.svd(A.data, full_matrices=False)
-    return record(s, "svdvals", (A,), lambda grad: (u * grad[..., None, :]) @ vh, saved=(),
+    return record(s, "svdvals", (A,), _pytorch_vjp(lambda grad: (u * grad[..., None, :]) @ vh, A), saved=(),
                   graph_vjp=_svd_s_graph)
 
 
@@ -283,25 +302,23 @@ _LSTSQ = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_
 
 
 def _matrices(a: Tensor, op: str, name: str = "A") -> None:
-    """Raise unless a is a real floating (batch of) matrix."""
+    """Raise unless a is a floating or complex (batch of) matrix."""
     if a.ndim < 2:
         raise ShapeError(f"linalg.{op}: The input tensor {name} must have at least 2 dimensions, "
                          f"got shape {a.shape}")
-    _real(a, op, name)
+    _inexact(a, op, name)
 
 
-def _real(a: Tensor, op: str, name: str = "A") -> None:
-    kind = a.data.dtype.kind
-    if kind == "c":
-        raise UnsupportedDtypeError(f"linalg.{op}: complex {name} is not supported (dtype {a.dtype}, "
-                                    f"shape {a.shape}); only float32 and float64")
-    if kind != "f":
+def _inexact(a: Tensor, op: str, name: str = "A") -> None:
+    """Raise unless a is floating or complex."""
+    if a.data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.{op}: Expected a floating point tensor as {name}, got dtype {a.dtype} "
                            f"(shape {a.shape})")
 
 
 def _skew(x: np.ndarray) -> np.ndarray:
-    return x - _swap(x)
+    """x - x^H (x - x^T for real x)."""
+    return x - _h(x)
 
 
 def _gaps(values: np.ndarray) -> np.ndarray:
@@ -348,10 +365,13 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None  # n
 
     def vjp_u(grad: np.ndarray) -> np.ndarray:
         g = grad[..., :, :k]
-        inner = _skew(_swap(u_k) @ g) / gaps * s[..., None, :]
+        skew = _skew(_h(u_k) @ g)
+        inner = skew / gaps * s[..., None, :]
+        if skew.dtype.kind == "c":  # and the phase: i Im(diag(U^H gU)) / S
+            inner = inner + _diag_embed(np.diagonal(skew, 0, -2, -1) / (2 * s))
         if m > k:  # the part of gU outside U's columns
             g_scaled = g / s[..., None, :]
-            return (u_k @ inner + g_scaled - u_k @ (_swap(u_k) @ g_scaled)) @ vh_k
+            return (u_k @ inner + g_scaled - u_k @ (_h(u_k) @ g_scaled)) @ vh_k
         return u_k @ inner @ vh_k
 
     def vjp_s(grad: np.ndarray) -> np.ndarray:
@@ -359,15 +379,23 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None  # n
 
     def vjp_vh(grad: np.ndarray) -> np.ndarray:
         g = grad[..., :k, :]
-        inner = s[..., :, None] * (_skew(vh_k @ _swap(g)) / gaps)
+        inner = s[..., :, None] * (_skew(vh_k @ _h(g)) / gaps)
         if n > k:  # the part of gVh outside Vh's rows
             g_scaled = g / s[..., :, None]
-            return u_k @ (inner @ vh_k + g_scaled - (g_scaled @ _swap(vh_k)) @ vh_k)
+            return u_k @ (inner @ vh_k + g_scaled - (g_scaled @ _h(vh_k)) @ vh_k)
         return u_k @ inner @ vh_k
 
-    return _SVD(record(u, "svd", (A,), vjp_u, saved=(), saves_output=True, graph_vjp=_svd_u_graph),
-                record(s, "svd", (A,), vjp_s, saved=(), saves_output=True, graph_vjp=_svd_s_graph),
-                record(vh, "svd", (A,), vjp_vh, saved=(), saves_output=True, graph_vjp=_svd_vh_graph))
+    return _SVD(record(u, "svd", (A,), _pytorch_vjp(vjp_u, A), saved=(), saves_output=True,
+                       graph_vjp=_svd_u_graph),
+                record(s, "svd", (A,), _pytorch_vjp(vjp_s, A), saved=(), saves_output=True,
+                       graph_vjp=_svd_s_graph),
+                record(vh, "svd", (A,), _pytorch_vjp(vjp_vh, A), saved=(), saves_output=True,
+                       graph_vjp=_svd_vh_graph))
+
+
+def _diag_embed(values: np.ndarray) -> np.ndarray:
+    """Matrices with `values` on their diagonals."""
+    return values[..., :, None] * np.eye(values.shape[-1], dtype=values.real.dtype, like=values)
 
 
 # The graph VJPs of svd and eigh: the formulas above, with the factors from a reduced decomposition
@@ -418,7 +446,7 @@ def legacy_svd(input: Tensor, some: bool = True,  # noqa: N803
     if input.ndim < 2:
         raise ShapeError(f"svd: input should have at least 2 dimensions, but has {input.ndim} dimensions "
                          f"instead (shape {input.shape})")
-    _real(input, "svd")
+    _inexact(input, "svd")
     if not compute_uv:
         xp, (m, n) = namespace(input.data), input.shape[-2:]
         values = svdvals(input)
@@ -463,24 +491,31 @@ def qr(A: Tensor, mode: str = "reduced") -> tuple[Tensor, Tensor]:  # noqa: N803
     def through_m(m_part: np.ndarray, g_q: np.ndarray | None) -> np.ndarray:
         """The gradient given M (the gQ or gR part of it) and gQ (None for the R part)."""
         if m >= n:
-            upper = np.triu(m_part)
-            b = q @ (upper + _swap(np.triu(m_part, 1)))  # triu(M) + triu(M)^T, the diagonal once
+            diagonal = np.diagonal(m_part, 0, -2, -1)
+            diagonal = diagonal.real if diagonal.dtype.kind == "c" else diagonal
+            # triu(M) + triu(M)^H with the real part of M's diagonal once
+            upper = np.triu(m_part, 1) + _diag_embed(diagonal)
+            b = q @ (upper + _h(np.triu(m_part, 1)))
             if g_q is not None:
                 b = b + g_q
-            return _swap(np.linalg.solve(r, _swap(b)))  # b R^-T
-        lower = np.tril(_swap(m_part) - m_part)
-        head = _swap(np.linalg.solve(r[..., :, :m], _swap(q @ lower)))  # (Q lower) R1^-T
+            return _h(np.linalg.solve(r, _h(b)))  # b R^-H
+        lower = np.tril(_h(m_part) - m_part)
+        if lower.dtype.kind == "c":  # the imaginary part of the diagonal halved
+            lower = lower - 0.5j * _diag_embed(np.diagonal(lower, 0, -2, -1).imag)
+        head = _h(np.linalg.solve(r[..., :, :m], _h(q @ lower)))  # (Q lower) R1^-H
         return np.concatenate((head, np.zeros_like(head, shape=head.shape[:-1] + (n - m,))), axis=-1)
 
     def vjp_q(grad: np.ndarray) -> np.ndarray:
-        return through_m(-(_swap(q) @ grad), grad)
+        return through_m(-(_h(q) @ grad), grad)
 
     def vjp_r(grad: np.ndarray) -> np.ndarray:
-        g = through_m(grad @ _swap(r), None)
+        g = through_m(grad @ _h(r), None)
         return g if m >= n else g + q @ grad
 
-    return _QR(record(q, "qr", (A,), vjp_q, saved=(), saves_output=True, graph_vjp=_qr_q_graph),
-               record(r, "qr", (A,), vjp_r, saved=(), saves_output=True, graph_vjp=_qr_r_graph))
+    return _QR(record(q, "qr", (A,), _pytorch_vjp(vjp_q, A), saved=(), saves_output=True,
+                      graph_vjp=_qr_q_graph),
+               record(r, "qr", (A,), _pytorch_vjp(vjp_r, A), saved=(), saves_output=True,
+                      graph_vjp=_qr_r_graph))
 
 
 # qr's graph VJPs: `through_m` above with Q and R of A recorded again (mode 'reduced', the same
@@ -526,13 +561,12 @@ def legacy_qr(input: Tensor, some: bool = True) -> tuple[Tensor, Tensor]:  # noq
 
 
 def _hermitian(A: Tensor, op: str, uplo: str) -> None:  # noqa: N803
-    """Raise unless A is a real floating (batch of) square matrix and uplo names a triangle
+    """Raise unless A is a floating or complex (batch of) square matrix and uplo names a triangle
     (an integer A is NotImplementedError, as PyTorch's "not implemented for 'Long'")."""
     if A.data.dtype.kind not in "fc":
         raise UnsupportedDtypeError(f"linalg.{op}: not implemented for dtype {A.dtype} (A of shape "
                                     f"{A.shape}); use a floating point tensor")
     _square(A, op)
-    _real(A, op)
     if uplo not in ("L", "U"):
         raise ArgumentValueError(f"linalg.{op}: Expected UPLO argument to be 'L' or 'U', but got {uplo!r}")
 
@@ -553,14 +587,31 @@ def eigh(input: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
     gaps = _gaps(values)
 
     def vjp_vectors(grad: np.ndarray) -> np.ndarray:
-        inner = 0.5 * _skew(_swap(vectors) @ grad) / gaps
-        return vectors @ inner @ _swap(vectors)
+        inner = _h(vectors) @ grad
+        if inner.dtype.kind == "c":
+            _check_phase(np.diagonal(inner, 0, -2, -1), "linalg_eig_backward", "eigenvectors")
+        return vectors @ (0.5 * _skew(inner) / gaps) @ _h(vectors)
 
     return _EIGH(
-        record(values, "eigh", (input,), lambda grad: (vectors * grad[..., None, :]) @ _swap(vectors),
+        record(values, "eigh", (input,),
+               _pytorch_vjp(partial(_hermitian_values_backward, vectors=vectors), input),
                saved=(), saves_output=True, graph_vjp=partial(_eigenvalues_graph, UPLO)),
-        record(vectors, "eigh", (input,), vjp_vectors, saved=(), saves_output=True,
+        record(vectors, "eigh", (input,), _pytorch_vjp(vjp_vectors, input), saved=(), saves_output=True,
                graph_vjp=partial(_eigenvectors_graph, UPLO)))
+
+
+def _hermitian_values_backward(grad: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """V diag(gL) V^H: the gradient of eigh's eigenvalues."""
+    return (vectors * grad[..., None, :]) @ _h(vectors)
+
+
+def _check_phase(diagonal: np.ndarray, op: str, what: str) -> None:
+    """Refuse a loss that depends on the phase of complex singular or eigen vectors: Im diag(V^H gV)
+    must be 0 (to PyTorch's tolerance, 1e-2)."""
+    if bool((np.abs(diagonal.imag) > 1e-2).any()):
+        raise RuntimeError(f"{op}: The {what} in the complex case are specified up to multiplication by "
+                           "e^{i phi}. The specified loss function depends on this quantity, so it is "
+                           "ill-defined.")
 
 
 def _eigenvalues_graph(uplo: str, grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
@@ -583,8 +634,128 @@ def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     if not (grad_mode.enabled and input.requires_grad):  # no gradient: no eigenvectors
         return new_leaf(np.linalg.eigvalsh(input.data, UPLO=UPLO))
     values, vectors = np.linalg.eigh(input.data, UPLO=UPLO)
-    return record(values, "eigvalsh", (input,), lambda grad: (vectors * grad[..., None, :]) @ _swap(vectors),
+    return record(values, "eigvalsh", (input,),
+                  _pytorch_vjp(partial(_hermitian_values_backward, vectors=vectors), input),
                   saved=(), graph_vjp=partial(_eigenvalues_graph, UPLO))
+
+
+# --- complex matrices ------------------------------------------------------------------------------
+# A decomposition of a complex matrix is not complex-differentiable (it reads conj(A) too), so
+# its VJP is PyTorch's backward formula G itself: autograd runs conj(vjp(conj(grad))) into a
+# complex input (see tensorgrad.autograd), so vjp(g) = conj(G(conj(g))) gives it G(grad), and a
+# real input takes the real part of G(grad), as PyTorch does. The formulas are written with the
+# conjugate transpose (`_h`), which is the transpose for real matrices.
+
+
+def _h(x: np.ndarray) -> np.ndarray:
+    """The conjugate transpose of the last two dimensions (a view for real arrays)."""
+    return np.conj(_swap(x)) if x.dtype.kind == "c" else _swap(x)
+
+
+def _pytorch_vjp(formula: Any, A: Tensor) -> Any:  # noqa: N803
+    """The VJP into A that makes autograd give PyTorch's backward formula G(grad) (see above)."""
+    if A.data.dtype.kind != "c":
+        return lambda grad: formula(grad).real
+    return lambda grad: np.conj(formula(np.conj(grad)))
+
+
+_EIG = namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+
+
+def _eig(A: Tensor, op: str) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """LAPACK geev's eigenvalues and eigenvectors of A, always complex (complex64 for float32)."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, op)
+    if A.ndim < 2:
+        raise ShapeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions (shape "
+                         f"{A.shape}).")
+    _square(A, op)
+    kind = A.data.dtype
+    if kind not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise UnsupportedDtypeError(f"linalg.{op}: not implemented for {A.dtype} (A of shape {A.shape}); "
+                                    "it takes float32, float64, complex64 or complex128")
+    dtype = np.result_type(kind, np.complex64)
+    xp = namespace(A.data)
+    values, vectors = np.linalg.eig(to_numpy(A.data))  # (no general eigensolver on a GPU: LAPACK's)
+    return xp.asarray(values.astype(dtype, copy=False)), xp.asarray(vectors.astype(dtype, copy=False))
+
+
+def _eigenvalues_backward(grad: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """G(gL) = V^-H diag(gL) V^H (PyTorch's linalg_eig_backward without gV)."""
+    return np.linalg.solve(_h(vectors), grad[..., :, None] * _h(vectors))
+
+
+def _eigenvectors_backward(grad: np.ndarray, values: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """G(gV) of PyTorch's linalg_eig_backward: V^-H ((V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H,
+    E[i, j] = L_j - L_i, the diagonal 0 (the eigenvalues' part). Each eigenvector is defined up to
+    a phase, so a loss whose value depends on it (Im diag(V^H gV) not 0) is refused, as PyTorch does."""
+    inner = _h(vectors) @ grad
+    diagonal = np.diagonal(inner, 0, -2, -1)
+    _check_phase(diagonal, "linalg_eig_backward", "eigenvectors")
+    inner = inner - _h(vectors) @ (vectors * diagonal.real[..., None, :])
+    conj_values = np.conj(values)
+    inner = inner / _gaps(conj_values)
+    inner = inner * (1 - np.eye(values.shape[-1], dtype=inner.real.dtype, like=inner))
+    return np.linalg.solve(_h(vectors), inner @ _h(vectors))
+
+
+def eig(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
+    """The named tuple (eigenvalues, eigenvectors) of a square matrix (or of each in a batch), with
+    A V = V diag(L): always complex (complex64 for float32 and complex64 A, complex128 for the
+    double precisions), as LAPACK's geev gives them: each eigenvector of unit norm with its largest
+    component real, in geev's order. (geev builds differ: float32 eigenvectors may come out with
+    another sign than PyTorch's build gives.)
+
+    Gradients as PyTorch's linalg_eig_backward (in `_eigenvalues_backward` and
+    `_eigenvectors_backward`); a real A gets their real part. Only a loss that does not depend on
+    each eigenvector's phase has a gradient (backward raises otherwise), and the eigenvalues must
+    be distinct.
+    """
+    values, vectors = _eig(A, "eig")
+
+    def vjp_values(grad: np.ndarray) -> np.ndarray:
+        return _eigenvalues_backward(grad, vectors)
+
+    def vjp_vectors(grad: np.ndarray) -> np.ndarray:
+        return _eigenvectors_backward(grad, values, vectors)
+
+    return _EIG(record(values, "eig", (A,), _pytorch_vjp(vjp_values, A), saved=()),
+                record(vectors, "eig", (A,), _pytorch_vjp(vjp_vectors, A), saved=()))
+
+
+def eigvals(A: Tensor) -> Tensor:  # noqa: N803
+    """The eigenvalues of a square matrix, as `eig` gives them (complex). d/dA as eig's:
+    V^-H diag(G) V^H, its real part for a real A."""
+    values, vectors = _eig(A, "eigvals")
+    return record(values, "eigvals", (A,), _pytorch_vjp(partial(_eigenvalues_backward, vectors=vectors), A),
+                  saved=())
+
+
+_REMOVED = ("This function was deprecated since version 1.9 and is now removed. {why}\n\n{old_values} "
+            "should be replaced with:\n{new_values}\n\nand\n\n{old_vectors} should be replaced "
+            "with:\n{new_vectors}")
+
+
+def legacy_eig(input: Tensor, eigenvectors: bool = False) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """`torch.eig`, removed from PyTorch: raises its RuntimeError, which names the replacements."""
+    raise RuntimeError(_REMOVED.format(
+        why="`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real "
+            "tensors mimicking complex tensors.",
+        old_values="L, _ = torch.eig(A)", new_values="L_complex = torch.linalg.eigvals(A)",
+        old_vectors="L, V = torch.eig(A, eigenvectors=True)",
+        new_vectors="L_complex, V_complex = torch.linalg.eig(A)"))
+
+
+def legacy_symeig(input: Tensor, eigenvectors: bool = False, upper: bool = True  # noqa: A002
+                  ) -> tuple[Tensor, Tensor]:
+    """`torch.symeig`, removed from PyTorch: raises its RuntimeError, which names the replacements."""
+    raise RuntimeError(_REMOVED.format(
+        why="The default behavior has changed from using the upper triangular portion of the matrix by "
+            "default to using the lower triangular portion.",
+        old_values="L, _ = torch.symeig(A, upper=upper)",
+        new_values="L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')",
+        old_vectors="L, V = torch.symeig(A, eigenvectors=True)",
+        new_vectors="L, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')"))
 
 
 def _tolerance(largest: np.ndarray, A: Tensor, atol: Any, rtol: Any) -> Any:  # noqa: N803
@@ -635,18 +806,18 @@ def pinv(input: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any
         _square(input, "pinv")
         values, vectors = np.linalg.eigh(input.data)
         keep = np.abs(values) > _tolerance(_largest(np.abs(values)), input, atol, rtol)
-        out = (vectors * _reciprocal(values, keep)[..., None, :]) @ _swap(vectors)
+        out = (vectors * _reciprocal(values, keep)[..., None, :]) @ _h(vectors)
     else:
         u, s, vh = np.linalg.svd(input.data, full_matrices=False)
         keep = s > _tolerance(s[..., :1], input, atol, rtol)
-        out = (_swap(vh) * _reciprocal(s, keep)[..., None, :]) @ _swap(u)
-    return record(out, "pinv", (input,), lambda grad: _pinv_vjp(grad, out, input.data), saved=(),
-                  saves_output=True, graph_vjp=_pinv_graph)
+        out = (_h(vh) * _reciprocal(s, keep)[..., None, :]) @ _h(u)
+    vjp = _pytorch_vjp(lambda grad: _pinv_vjp(grad, out, input.data, _h), input)
+    return record(out, "pinv", (input,), vjp, saved=(), saves_output=True, graph_vjp=_pinv_graph)
 
 
 def _pinv_vjp(grad: Any, p: Any, a: Any, swap: Any = _swap) -> Any:
     """pinv's backward (PyTorch's pinv_backward), ordered so the products stay small (arrays, or
-    tensors with `swap` a tensor transpose)."""
+    tensors with `swap` a tensor transpose; `_h` for complex arrays)."""
     m, n = a.shape[-2:]
     grad_t = swap(grad)
     if m <= n:
@@ -719,8 +890,8 @@ def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str |
     if not 0 <= A.ndim - B.ndim <= 1:
         raise ShapeError(f"linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
                          f"(input.dim() - other.dim()) <= 1, got shapes {A.shape} and {B.shape}")
-    _real(A, "lstsq", "input")
-    _real(B, "lstsq", "other")
+    _inexact(A, "lstsq", "input")
+    _inexact(B, "lstsq", "other")
     if A.dtype != B.dtype:
         raise RuntimeError(f"linalg.lstsq: Expected input and other to have the same dtype, but got "
                            f"input's dtype {A.dtype} (shape {A.shape}) and other's dtype {B.dtype} "
@@ -740,29 +911,30 @@ def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str |
     u, s, vh = np.linalg.svd(A.data, full_matrices=False)
     default = float(np.finfo(A.data.dtype).eps) * max(m, n)
     keep = s > (default if rcond is None else rcond) * s[..., :1]
-    x = _swap(vh) @ (_reciprocal(s, keep)[..., None] * (_swap(u) @ b))
+    x = _h(vh) @ (_reciprocal(s, keep)[..., None] * (_h(u) @ b))
     rank = xp.asarray(keep.sum(axis=-1), dtype=np.int64)
     # The gradient is that of pinv(A) @ B, with pinv's default tolerance (as PyTorch's backward).
-    p = (_swap(vh) * _reciprocal(s, s > default * s[..., :1])[..., None, :]) @ _swap(u)
+    p = (_h(vh) * _reciprocal(s, s > default * s[..., :1])[..., None, :]) @ _h(u)
 
     def vjp_a(grad: np.ndarray) -> np.ndarray:
         g = grad[..., None] if vector else grad
-        return _pinv_vjp(g @ _swap(b), p, A.data)
+        return _pinv_vjp(g @ _h(b), p, A.data, _h)
 
     def vjp_b(grad: np.ndarray) -> np.ndarray:
-        g = _swap(p) @ (grad[..., None] if vector else grad)
+        g = _h(p) @ (grad[..., None] if vector else grad)
         return g[..., 0] if vector else g
 
-    solution = record(x[..., 0] if vector else x, "lstsq", (A, B), vjp_a, vjp_b, saved=(),
-                      graph_vjp=partial(_lstsq_graph, vector))
+    solution = record(x[..., 0] if vector else x, "lstsq", (A, B), _pytorch_vjp(vjp_a, A),
+                      _pytorch_vjp(vjp_b, B), saved=(), graph_vjp=partial(_lstsq_graph, vector))
     empty = xp.zeros((0,), A.dtype)
     full_rank = driver == "gels" or (driver in ("gelsd", "gelss") and bool((rank == n).all()))
     if m > n and full_rank:
         residual = A.data @ x - b
-        residuals = record((residual * residual).sum(axis=-2), "lstsq", (A, B),
-                           lambda grad: 2 * (grad[..., None, :] * residual) @ _swap(x),
-                           lambda grad: (-2 * grad[..., None, :] * residual)[..., 0] if vector
-                           else -2 * grad[..., None, :] * residual, saved=(),
+        squares = (residual * np.conj(residual)).real if residual.dtype.kind == "c" else residual * residual
+        residuals = record(squares.sum(axis=-2), "lstsq", (A, B),
+                           _pytorch_vjp(lambda grad: 2 * (grad[..., None, :] * residual) @ _h(x), A),
+                           _pytorch_vjp(lambda grad: (-2 * grad[..., None, :] * residual)[..., 0] if vector
+                                        else -2 * grad[..., None, :] * residual, B), saved=(),
                            graph_vjp=partial(_residuals_graph, vector, solution))
     else:
         residuals = new_leaf(empty)
@@ -786,9 +958,14 @@ def _residuals_graph(vector: bool, solution: Tensor, grad: Tensor, out: Tensor, 
     return weighted @ x.mT, -weighted.squeeze(-1) if vector else -weighted
 
 
-def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None,  # noqa: A002
-                keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The ord-norm of x's elements over `dim` (all of them, as one vector, for None)."""
+def vector_norm(x: Tensor | None = None, ord: float = 2, dim: int | Sequence[int] | None = None,  # noqa: A002
+                keepdim: bool = False, *, dtype: Any = None, input: Tensor | None = None) -> Tensor:  # noqa: A002
+    """The ord-norm of x's elements over `dim` (all of them, as one vector, for None); of |x| for a
+    complex x, a real result. The tensor may also be passed as `input=` (PyTorch accepts both names)."""
+    if (x is None) == (input is None):
+        raise TypeError("linalg.vector_norm() takes the tensor once, as x or as input "
+                        f"(got {'both' if x is not None else 'neither'})")
+    x = x if input is None else input
     if not isinstance(x, Tensor):
         raise not_a_tensor(x, "vector_norm")
     if isinstance(ord, str):
@@ -813,6 +990,9 @@ def matrix_norm(input: Tensor, ord: float | str = "fro", dim: tuple[int, int] = 
     rows, cols = (checks.dim(d, input.ndim, "matrix_norm") for d in dim)
     if dtype is not None:
         input = input.to(dtype)
+    if ord == "nuc" and input.is_complex():  # the sum of the singular values, real
+        out = _sum(svdvals(input.movedim((rows, cols), (-2, -1))), -1)
+        return _kept(out, input.ndim, (rows, cols)) if keepdim else out
     if ord in ("fro", "nuc"):
         return _norm(input, ord, (rows, cols), keepdim)
     if ord in (2, -2):
@@ -999,7 +1179,7 @@ def vander(x: Tensor, N: int | None = None) -> Tensor:  # noqa: N803
     ones, then the running products of x, so the gradient is cumprod's."""
     if not isinstance(x, Tensor):
         raise not_a_tensor(x, "vander")
-    if x.data.dtype.kind not in "iuf":
+    if x.data.dtype.kind not in "iufc":
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
                            f"{x.dtype} (x of shape {x.shape})")
     if x.ndim == 0:
@@ -1111,7 +1291,8 @@ def _solve_quietly(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _lu_packed(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LAPACK's getrf in numpy, batched: (LU packed in one matrix, the 1-based row swaps as int32,
     info: 1 + the first zero pivot's index, 0 if none). Partial pivoting: each column's largest
-    magnitude (the first of ties) becomes the pivot; a zero pivot column is left unscaled."""
+    magnitude (|re| + |im| for complex, the first of ties) becomes the pivot; a zero pivot column is
+    left unscaled."""
     xp = namespace(a)
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -1121,7 +1302,10 @@ def _lu_packed(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     pivots = xp.zeros((lu.shape[0], k), dtype=np.int32)
     info = xp.zeros(lu.shape[0], dtype=np.int32)
     for j in range(k):
-        p = xp.argmax(abs(lu[:, j:, j]), axis=1) + j
+        column = lu[:, j:, j]
+        # LAPACK's izamax: the largest |re| + |im| for complex numbers, not the modulus
+        size = abs(column.real) + abs(column.imag) if column.dtype.kind == "c" else abs(column)
+        p = xp.argmax(size, axis=1) + j
         pivots[:, j] = p + 1
         swapped = lu[rows, p].copy()
         lu[rows, p] = lu[:, j]
@@ -1188,7 +1372,7 @@ def _lu_factor(A: Tensor, pivot: bool, check_errors: bool, op: str) -> tuple[Ten
     if A.ndim < 2:
         raise ShapeError(f"linalg.{op}: Expected tensor with 2 or more dimensions. Got size: {A.shape} "
                          "instead")
-    _real(A, op)
+    _inexact(A, op)
     if not pivot:
         raise RuntimeError(f"linalg.{op}: LU without pivoting is not implemented on the CPU")
     lu, pivots, info = _lu_packed(A.data)
@@ -1275,16 +1459,21 @@ def lu(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor, Tensor]:  # no
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
              adjoint: bool = False) -> Tensor:
-    """X with A X = B for A given by `lu_factor` (A^T X = B with `adjoint`, X A = B with
+    """X with A X = B for A given by `lu_factor` (A^H X = B with `adjoint`, X A = B with
     left=False): two triangular solves and the row swaps, so the gradient reaches LU and B."""
     P, L, U = lu_unpack(LU, pivots)  # noqa: N806
-    if not left:  # X A = B is A^T X^T = B^T
-        return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
-    if adjoint:  # A^T = U^T L^T P^T: X = P L^-T U^-T B
-        y = solve_triangular(U.mT, B, upper=False)
-        return P @ solve_triangular(L.mT, y, upper=True, unitriangular=True)
+    if not left:  # X A = B is A^H X^H = B^H
+        return _adjoint(lu_solve(LU, pivots, _adjoint(B), adjoint=not adjoint))
+    if adjoint:  # A^H = U^H L^H P^T: X = P L^-H U^-H B
+        y = solve_triangular(_adjoint(U), B, upper=False)
+        return P @ solve_triangular(_adjoint(L), y, upper=True, unitriangular=True)
     y = solve_triangular(L, P.mT @ B, upper=False, unitriangular=True)
     return solve_triangular(U, y, upper=True)
+
+
+def _adjoint(t: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (the transpose for real tensors)."""
+    return t.mH if t.is_complex() else t.mT
 
 
 def legacy_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
@@ -1400,8 +1589,9 @@ def cond(input: Tensor, p: Any = None) -> Tensor:  # noqa: N803
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product of x and y along `dim`, broadcasting the other dimensions: sum(x * y, dim)."""
-    return (x * y).sum(dim)
+    """The dot product of x and y along `dim`, broadcasting the other dimensions: sum(conj(x) * y, dim)
+    (x conjugated when complex, as PyTorch's)."""
+    return ((x.conj() if x.is_complex() else x) * y).sum(dim)
 
 
 def tensorinv(input: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
@@ -1437,7 +1627,7 @@ def tensorsolve(input: Tensor, other: Tensor, dims: Sequence[int] | None = None)
 
 
 def householder_product(input: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
-    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^T, v_i the i-th column of A
+    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, v_i the i-th column of A
     below the diagonal with a 1 on it (LAPACK's orgqr). Composed of matrix products, so both A
     and tau get gradients."""
     m, n = input.shape[-2:]
@@ -1454,14 +1644,14 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
     q = eye.expand(*input.shape[:-2], m, m)
     for i in range(k):
         v = columns[..., :, i:i + 1]
-        q = q - (q @ v) * tau[..., i, None, None] @ v.mT
+        q = q - (q @ v) * tau[..., i, None, None] @ (v.mH if v.is_complex() else v.mT)
     return q[..., :, :n]
 
 
 def _cholesky_solve(b: np.ndarray, factor: np.ndarray, upper: bool) -> np.ndarray:
-    """(L L^T)^-1 b from the triangle of `factor` (U^T U with `upper`): LAPACK's potrs."""
-    lower = _swap(np.triu(factor)) if upper else np.tril(factor)
-    return _solve_quietly(_swap(lower), _solve_quietly(lower, b))
+    """(L L^H)^-1 b from the triangle of `factor` (U^H U with `upper`): LAPACK's potrs."""
+    lower = _h(np.triu(factor)) if upper else np.tril(factor)
+    return _solve_quietly(_h(lower), _solve_quietly(lower, b))
 
 
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
@@ -1473,7 +1663,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
         raise ShapeError(f"cholesky_solve: Incompatible matrix sizes: B of shape {input.shape} and L of "
                          f"shape "
                          f"{input2.shape} (L must be a square matrix with as many rows as B)")
-    if input2.data.dtype.kind != "f":
+    if input2.data.dtype.kind not in "fc":
         raise UnsupportedDtypeError(f"cholesky_solve: not implemented for {input2.dtype} tensors (L of shape "
                                     f"{input2.shape}); it takes float32 or float64, as in PyTorch")
     if input.dtype != input2.dtype:
@@ -1485,12 +1675,12 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
         return _cholesky_solve(grad, input2.data, upper)
 
     def vjp_l(grad: np.ndarray) -> np.ndarray:
-        common = _cholesky_solve(grad, input2.data, upper) @ _swap(x)
-        common = common + _swap(common)
+        common = _cholesky_solve(grad, input2.data, upper) @ _h(x)
+        common = common + _h(common)
         return -(input2.data @ common) if upper else -(common @ input2.data)
 
-    return record(x, "cholesky_solve", (input, input2), vjp_b, vjp_l, saved=(),
-                  graph_vjp=partial(_cholesky_solve_graph, upper))
+    return record(x, "cholesky_solve", (input, input2), _pytorch_vjp(vjp_b, input),
+                  _pytorch_vjp(vjp_l, input2), saved=(), graph_vjp=partial(_cholesky_solve_graph, upper))
 
 
 def _cholesky_solve_graph(upper: bool, grad: Tensor, out: Tensor, B: Tensor,  # noqa: N803
@@ -1511,10 +1701,10 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: N80
     out = _cholesky_solve(eye, input.data, upper)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
-        common = out @ (grad + _swap(grad)) @ out
+        common = out @ (grad + _h(grad)) @ out
         return -(input.data @ common) if upper else -(common @ input.data)
 
-    return record(out, "cholesky_inverse", (input,), vjp, saved=(),
+    return record(out, "cholesky_inverse", (input,), _pytorch_vjp(vjp, input), saved=(),
                   graph_vjp=partial(_cholesky_inverse_graph, upper))
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import checks
+from tensorgrad import autograd, checks
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, not_a_tensor
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
@@ -1268,6 +1268,110 @@ def imag(input: Tensor) -> Tensor:
     dtype = input.dtype
     return record(input.data.imag, "imag", (input,), lambda grad: (grad * -1j).astype(dtype, copy=False),
                   saved=(), view_of=input)
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor's memory seen as floats: shape (..., 2) holding (real, imag), a view (writes
+    through it change input). Gradient: the (real, imag) pairs of the gradient as complex numbers."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "view_as_real")
+    data = input.data
+    if data.dtype.kind != "c":
+        raise RuntimeError(f"view_as_real is only supported for complex tensors (got {input.dtype}, "
+                           f"shape {input.shape})")
+    parts = data.real  # the real parts: the same memory, strides and shape, in the float dtype
+    out = strided_view(parts, parts.shape + (2,), parts.strides + (parts.itemsize,))
+    dtype = data.dtype
+    # grad[..., 0] + i grad[..., 1] is PyTorch's gradient; the VJP states its conjugate (see `imag`).
+    return record(out, "view_as_real", (input,),
+                  lambda grad: (grad[..., 0] - 1j * grad[..., 1]).astype(dtype, copy=False),
+                  saved=(), view_of=input)
+
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """A float32 or float64 tensor of shape (..., 2) seen as complex numbers (real, imag), a view
+    (writes through it change input). The last dim must have size 2 and stride 1, the other
+    strides and the storage offset must be even (PyTorch's RuntimeErrors otherwise).
+    Gradient: the gradient's (real, imag) pairs."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "view_as_complex")
+    data = input.data
+    if data.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a "
+                           f"tensor of dtype {input.dtype} (shape {input.shape})")
+    if not input.ndim or data.shape[-1] != 2:
+        raise RuntimeError(f"view_as_complex: Tensor must have a last dimension of size 2 (got shape "
+                           f"{input.shape})")
+    steps = [stride // data.itemsize for stride in data.strides]
+    if steps[-1] != 1:
+        raise RuntimeError(f"view_as_complex: Tensor must have a last dimension with stride 1 (got "
+                           f"strides {tuple(steps)})")
+    if any(step % 2 for step in steps[:-1]):
+        raise RuntimeError(f"view_as_complex: Tensor must have a stride divisible by 2 for all but last "
+                           f"dimension (got strides {tuple(steps)})")
+    if input.storage_offset() % 2:
+        raise RuntimeError(f"view_as_complex: Tensor must have a storage_offset divisible by 2 (got "
+                           f"{input.storage_offset()})")
+    dtype = np.dtype(np.complex64 if data.dtype == np.float32 else np.complex128)
+    out = data.view(dtype).reshape(data.shape[:-1])  # the last axis, 2 floats, is one complex: no copy
+    # A real input: its gradient is the VJP's result as it stands, here PyTorch's view_as_real(grad).
+    return record(out, "view_as_complex", (input,),
+                  lambda grad: namespace(grad).stack([grad.real, grad.imag], axis=-1),
+                  saved=(), view_of=input)
+
+
+def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - the op's name, as in torch.complex
+    """real + i imag, broadcast, from two float32 (complex64) or two float64 (complex128) tensors.
+    Gradients: the real part of the gradient to `real`, its imaginary part to `imag`."""
+    parts = _complex_parts(real, imag, "complex")
+    shape = np.broadcast_shapes(parts[0].shape, parts[1].shape)
+    out = namespace(parts[0]).empty(shape, dtype=_complex_of(parts[0]))
+    out.real, out.imag = parts  # set apart, not real + 1j * imag: an inf part must not make a nan
+    # d out / d real = 1, d out / d imag = i; autograd takes the real part for a real input.
+    return record(out, "complex", (real, imag), lambda grad: grad, lambda grad: grad * 1j, saved=())
+
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument names
+    """abs (cos(angle) + i sin(angle)), broadcast, from two float32 or two float64 tensors.
+    Gradients (through autograd's real part): d out / d abs = sgn(out) (as PyTorch: e**(i angle)
+    where abs > 0), d out / d angle = i out."""
+    magnitude, phase = _complex_parts(abs, angle, "polar")
+    shape = np.broadcast_shapes(magnitude.shape, phase.shape)
+    out = namespace(magnitude).empty(shape, dtype=_complex_of(magnitude))
+    out.real, out.imag = magnitude * np.cos(phase), magnitude * np.sin(phase)
+    # PyTorch's gradient to abs reads sgn(out), not e**(i angle): they differ where abs <= 0
+    size = np.abs(out)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unit = np.where(size == 0, 0, out / size)
+    return record(out, "polar", (abs, angle), lambda grad: grad * unit, lambda grad: grad * 1j * out,
+                  saved=(), saves_output=True)
+
+
+def _complex_parts(a: Tensor, b: Tensor, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """The arrays of `complex`'s or `polar`'s two inputs: tensors, both float32 or both float64
+    (PyTorch's RuntimeErrors otherwise)."""
+    for x in (a, b):
+        if not isinstance(x, Tensor):
+            raise not_a_tensor(x, op)
+    x, y = a.data, b.data
+    if x.dtype.kind != "f" or y.dtype.kind != "f":
+        raise RuntimeError(f"{op}: expected both inputs to be Float or Double tensors but got {a.dtype} and "
+                           f"{b.dtype} (shapes {a.shape} and {b.shape})")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"{op}: expected both inputs to have the same dtype, but got {a.dtype} and "
+                           f"{b.dtype} for the second argument (shapes {a.shape} and {b.shape})")
+    if x.dtype == np.float16:
+        raise UnsupportedDtypeError(f"{op}: not implemented for float16 tensors (shapes {a.shape} and "
+                                    f"{b.shape}), as in PyTorch")
+    return x, y
+
+
+def _complex_of(x: np.ndarray) -> np.dtype:
+    """The complex dtype whose parts have x's float dtype (and a note to autograd that complex
+    numbers are in use)."""
+    dtype = np.dtype(np.complex64 if x.dtype == np.float32 else np.complex128)
+    autograd.note_dtype(dtype)
+    return dtype
 
 
 def angle(input: Tensor) -> Tensor:

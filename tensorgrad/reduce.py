@@ -109,6 +109,7 @@ def mean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = 
 
 def _extreme(x: Tensor, dim: Dim, keepdim: bool, op: str) -> Tensor:
     """amax or amin: the gradient is split evenly among the elements that tie for the extreme."""
+    elementwise.refuse_complex(x, op)
     if x.data.size == 0 and dim is None:
         raise RuntimeError(f"{op}(): the tensor is empty (shape {x.shape}); give a dim to reduce over")
     axes = checks.dims(dim, x.ndim, op)
@@ -145,6 +146,7 @@ def _extreme_graph(axes: tuple[int, ...], nan_wins: bool, grad: Tensor, out: Ten
 
 def _extreme_along(x: Tensor, dim: int, keepdim: bool, op: str) -> tuple[Tensor, Tensor]:
     """max or min over one dim: (values, indices); the gradient goes to the element at the index."""
+    elementwise.refuse_complex(x, op)
     axis = checks.dim(dim, x.ndim, op)
     _nonempty(x, axis, op)
     data = x.data if x.ndim else x.data.reshape(1)
@@ -242,6 +244,7 @@ def _input(x: Any, op: str) -> Tensor:
 
 def _arg_extreme(x: Tensor, dim: int | None, keepdim: bool, op: str) -> Tensor:
     x = _input(x, op)
+    elementwise.refuse_complex(x, op)
     if x.data.dtype.kind == "b":
         raise RuntimeError(f"{op}(): does not support bool input (shape {x.shape}); use .int() or "
                            ".float() first")
@@ -505,6 +508,8 @@ def var(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, kee
     """sum((x - mean)**2) / (N - correction) over dim. Derivative: 2 (x - mean) / (N - correction)."""
     dim, correction = _correction(dim, unbiased, correction, "var")
     centered, axes, dof = _centered(input, dim, correction, "var")
+    if centered.dtype.kind == "c":
+        return _complex_spread(input, centered, axes, dof, keepdim, "var")
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = np.add.reduce(centered * centered, axis=axes, keepdims=True) / dof
     out = kept if keepdim else np.squeeze(kept, axis=axes)
@@ -517,6 +522,26 @@ def var(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, kee
                   graph_vjp=partial(_var_graph, axes, dof))
 
 
+def _complex_spread(input: Tensor, centered: np.ndarray, axes: tuple[int, ...], dof: float, keepdim: bool,
+                    op: str) -> Tensor:
+    """var or std of a complex tensor: sum(|x - mean|**2) / (N - correction) (its square root for
+    std), real. PyTorch's gradient: 2 grad (x - mean) / dof for var, grad (x - mean) / (dof std)
+    for std (0 where std is 0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = np.add.reduce((centered * np.conj(centered)).real, axis=axes, keepdims=True) / dof
+        if op == "std":
+            kept = np.sqrt(kept)
+    out = kept if keepdim else np.squeeze(kept, axis=axes)
+
+    def formula(grad: np.ndarray) -> np.ndarray:
+        grad = grad.reshape(kept.shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = 2 * grad / dof if op == "var" else np.where(kept == 0, 0, grad / (dof * kept))
+        return scale * centered
+
+    return record(out, op, (input,), elementwise.pytorch_gradient(formula))
+
+
 def _var_graph(axes: tuple[int, ...], dof: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     centered = x - x.mean(axes, keepdim=True)
     return (grad.reshape(*_kept_shape(x.shape, axes)) * 2 * centered / dof,)
@@ -527,6 +552,8 @@ def std(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, kee
     """sqrt(var(x)) over dim. Derivative: (x - mean) / ((N - correction) std), 0 where std is 0."""
     dim, correction = _correction(dim, unbiased, correction, "std")
     centered, axes, dof = _centered(input, dim, correction, "std")
+    if centered.dtype.kind == "c":
+        return _complex_spread(input, centered, axes, dof, keepdim, "std")
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = np.sqrt(np.add.reduce(centered * centered, axis=axes, keepdims=True) / dof)
     out = kept if keepdim else np.squeeze(kept, axis=axes)
@@ -652,7 +679,10 @@ def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = Fal
         with np.errstate(invalid="ignore", divide="ignore"):
             scale = np.where(kept == 0, 0, grad.reshape(kept.shape) / kept ** (p - 1))
             power = np.where(x.data == 0, 0, np.abs(x.data) ** (p - 1))
-        return _sign(x.data) * power * scale
+        sign = _sign(x.data)
+        if sign.dtype.kind == "c":  # PyTorch's gradient has sgn(x): the VJP states its conjugate (see `abs`)
+            sign = np.conj(sign)
+        return sign * power * scale
 
     return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp,
                   graph_vjp=partial(_norm_graph, axes, float(p)))
@@ -781,9 +811,18 @@ def count_nonzero(input: Tensor, dim: Dim = None) -> Tensor:
 # --- scans: cumsum, cumprod, cummax, cummin, logcumsumexp ------------------------------------------
 
 
+# The scans that compare elements: PyTorch refuses them for complex tensors (cumsum, cumprod and
+# logcumsumexp take complex numbers).
+_ORDERING = frozenset(("sort", "argsort", "topk", "median", "nanmedian", "kthvalue", "mode", "cummax",
+                       "cummin"))
+
+
 def _scan_input(x: Tensor, dim: int, op: str) -> tuple[np.ndarray, int]:
-    """x's data with at least one dimension (a 0-d tensor scans as one element), and the axis."""
+    """x's data with at least one dimension (a 0-d tensor scans as one element), and the axis.
+    A complex x is refused (PyTorch's error) by the ops that need an order (sort, cummax...)."""
     axis = checks.dim(dim, x.ndim, op)
+    if op in _ORDERING:
+        elementwise.refuse_complex(x, op)
     return (x.data if x.ndim else x.data.reshape(1)), axis
 
 
@@ -797,6 +836,7 @@ def nansum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any 
     integer dtype being 0). Derivative: 1, and 0 at the nans."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "nansum")
+    elementwise.refuse_complex(input, "nansum")
     if dtype is not None:
         if input.data.dtype.kind in "fc" and np.dtype(dtype).kind not in "fc":
             input = elementwise.where(elementwise.isnan(input), 0, input)
@@ -826,6 +866,7 @@ def nanmean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any
     if given (a floating dtype). Derivative: 1 / (the number of non-nan elements averaged), 0 at the nans."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "nanmean")
+    elementwise.refuse_complex(input, "nanmean")
     if input.data.dtype.kind not in "fc":
         raise UnsupportedDtypeError(f"nanmean(): expected input to have floating point dtype but got "
                                     f"{input.dtype} (shape {input.shape})")
@@ -1210,6 +1251,7 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
         raise not_a_tensor(input, "median")
     if dim is None:
         _not_bool(input, "median")
+        elementwise.refuse_complex(input, "median")
         return _median_of_all(input)
     data, axis = _scan_input(input, dim, "median")
     _nonempty(input, axis, "median")
@@ -1231,6 +1273,7 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> T
     if dim is not None:  # (PyTorch checks the dim before the dtype)
         _nonempty(input, checks.dim(dim, input.ndim, "nanmedian"), "nanmedian")
     _not_bool(input, "nanmedian")
+    elementwise.refuse_complex(input, "nanmedian")
     if input.data.dtype.kind not in "fc":
         out = median(input, dim, keepdim)
         return out if dim is None else return_types.nanmedian(*out)
@@ -1394,6 +1437,7 @@ def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa
     element went, with `return_counts` how often each occurs. No gradient, as in PyTorch."""
     if not isinstance(x, Tensor):
         raise not_a_tensor(x, "unique")
+    elementwise.refuse_complex(x, "unique")
     data = x.data
     axis = None if dim is None else _unique_axis(x, dim, "unique")
     values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=axis)

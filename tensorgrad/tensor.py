@@ -1608,6 +1608,24 @@ class Tensor:
         """Sliding windows along `dimension` as a new last dimension (a view)."""
         return movement.unfold(self, dimension, size, step)
 
+    def stft(self, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+             window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect",
+             normalized: bool = False, onesided: bool | None = None, return_complex: bool | None = None,
+             align_to_window: bool | None = None) -> Tensor:
+        """The short-time Fourier transform (`tg.stft`)."""
+        from tensorgrad import fft  # (fft is built on nn.functional, imported after this module)
+        return fft.stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                        return_complex, align_to_window)
+
+    def istft(self, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+              window: Tensor | None = None, center: bool = True, normalized: bool = False,
+              onesided: bool | None = None, length: int | None = None,
+              return_complex: bool = False) -> Tensor:
+        """The inverse short-time Fourier transform (`tg.istft`)."""
+        from tensorgrad import fft
+        return fft.istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                         return_complex)
+
     def as_strided(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
         """A view with the given sizes and strides over this tensor's storage."""
         return movement.as_strided(self, size, stride, storage_offset)
@@ -2950,7 +2968,23 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
         leaf = new_leaf(to_array(x)) if not isinstance(x, np.ndarray) else new_leaf(x)
         autograd.note_dtype(leaf._data.dtype)
         return leaf
+    if isinstance(x, complex):
+        return _complex_number(x, like)
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+
+
+def _complex_number(x: complex, like: Tensor) -> Tensor:
+    """A Python complex beside `like`, in PyTorch's result dtype: like's own if complex, complex128
+    beside float64, else the default dtype's complex partner."""
+    dtype = like._data.dtype
+    if dtype.kind != "c":
+        wide = dtype == np.float64 or (dtype.kind != "f" and dtypes.default_float == np.float64)
+        dtype = np.dtype(np.complex128 if wide else np.complex64)
+    autograd.note_dtype(dtype)
+    value = np.array(x, dtype=dtype)
+    if type(like._data) is not np.ndarray:
+        value = device_module.array_like(value, like._data)
+    return new_leaf(value)
 
 
 def _move(x: Tensor, target: Any) -> Tensor:

@@ -5,6 +5,7 @@ not 2 z. Each case runs the same expression in both libraries and compares every
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -75,3 +76,39 @@ def test_create_graph_through_real_and_complex_gives_pytorchs_first_derivative()
         results.append([np.asarray(g.detach()) for g in m.autograd.grad(loss, (x, w), create_graph=True)])
     for theirs, ours in zip(*results, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+
+
+def _square_function(conjugated: bool) -> type:
+    """z*z as an autograd.Function whose backward is PyTorch's conj(2z) grad, or the unconjugated 2z grad."""
+    class Square(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+
+        @staticmethod
+        def backward(ctx, grad):
+            (t,) = ctx.saved_tensors
+            return grad * ((2 * t).conj() if conjugated else 2 * t)
+
+    return Square
+
+
+def test_gradcheck_checks_complex_inputs_and_outputs_as_pytorch_does():
+    z = tg.tensor(np.array([1 + 2j, -0.5 + 0.3j, 2 - 1j]), requires_grad=True)
+    x = tg.tensor(np.array([0.3, 1.2, -0.7]), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # complex128 is double precision: no warning
+        assert tg.autograd.gradcheck(lambda t: t.abs(), (z,))                        # complex to real
+        assert tg.autograd.gradcheck(lambda t: (t.exp() * t.conj()).sin(), (z,))    # complex to complex
+        assert tg.autograd.gradcheck(lambda a: tg.polar(a.abs() + 0.1, a), (x,))    # real to complex
+        assert tg.autograd.gradcheck(_square_function(True).apply, (z,))
+    # the unconjugated gradient is wrong in PyTorch's convention, and both libraries say so
+    assert not tg.autograd.gradcheck(_square_function(False).apply, (z,), raise_exception=False)
+
+    class TorchSquare(torch.autograd.Function):
+        forward = staticmethod(lambda ctx, t: (ctx.save_for_backward(t), t * t)[1])
+        backward = staticmethod(lambda ctx, grad: grad * 2 * ctx.saved_tensors[0])
+
+    zt = torch.tensor(z.data, requires_grad=True)
+    assert not torch.autograd.gradcheck(TorchSquare.apply, (zt,), raise_exception=False)
