@@ -752,3 +752,7 @@ from tensorgrad import fft  # noqa: E402
 from tensorgrad.fft import istft, stft  # noqa: E402
 
 __all__ += ["fft", "stft", "istft"]
+
+from tensorgrad import distributions  # noqa: E402 - built from the ops above
+
+__all__ += ["distributions"]
