@@ -652,13 +652,15 @@ __all__ += ["func"]
 
 # Memory formats (`clone`, the `*_like` functions and `to` keep a dense input's layout by default).
 from tensorgrad.creation import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
     clone,  # noqa: F811 - with memory_format=, replaces movement's
     contiguous_format,
     memory_format,
     preserve_format,
 )
 
-__all__ += ["memory_format", "preserve_format", "contiguous_format"]
+__all__ += ["memory_format", "preserve_format", "contiguous_format", "channels_last", "channels_last_3d"]
 
 # Channel shuffling, as torch.channel_shuffle and torch.native_channel_shuffle.
 from tensorgrad.nn.conv import channel_shuffle  # noqa: E402
@@ -756,3 +758,8 @@ __all__ += ["fft", "stft", "istft"]
 from tensorgrad import distributions  # noqa: E402 - built from the ops above
 
 __all__ += ["distributions"]
+
+# Layouts: every tensor is dense and strided (`t.layout`, a factory's `layout=`).
+from tensorgrad.layouts import layout, strided  # noqa: E402
+
+__all__ += ["layout", "strided"]

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import grad_mode
-from tensorgrad import autograd, checks, dtypes
+from tensorgrad import autograd, checks, dtypes, layouts
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError
 from tensorgrad.device import (
@@ -53,7 +53,8 @@ __all__ = [
     "bernoulli", "normal_", "uniform_", "normal", "randint_like", "initial_seed", "seed", "get_rng_state",
     "set_rng_state", "exponential_", "random_", "tril_indices", "triu_indices", "scalar_tensor",
     "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "poisson",
-    "binomial", "memory_format", "preserve_format", "contiguous_format", "clone",
+    "binomial", "memory_format", "preserve_format", "contiguous_format", "channels_last", "channels_last_3d",
+    "clone",
 ]
 
 def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
@@ -283,10 +284,13 @@ def zeros(*size: int, dtype: Any = None, requires_grad: bool = False,
 
 
 def _size_named(named: dict, op: str) -> Any:
-    """The `size=` keyword out of **named (the only one accepted there)."""
-    unknown = set(named) - {"size"}
+    """The `size=` keyword out of **named (with PyTorch's `layout=` and `pin_memory=`, checked:
+    the only ones accepted there)."""
+    unknown = set(named) - {"size", "layout", "pin_memory"}
     if unknown:
         raise TypeError(f"{op}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    layouts.check_layout(named.get("layout"), op)
+    layouts.check_pin_memory(named.get("pin_memory", False), op)
     return named.get("size")
 
 
@@ -432,10 +436,12 @@ def randn(*size: int, generator: Generator | None = None, dtype: Any = None, req
 class memory_format:  # noqa: N801 - PyTorch's name
     """How a new tensor's elements sit in storage: `tg.preserve_format` (the default of `clone`,
     the `*_like` functions and `to`: a dense input's layout is kept, a transposed (3, 4) tensor's
-    clone has strides (1, 3)) or `tg.contiguous_format` (row-major)."""
+    clone has strides (1, 3)), `tg.contiguous_format` (row-major), `tg.channels_last` (a 4-d
+    NCHW tensor stored as NHWC: strides (HWC, 1, WC, C)) or `tg.channels_last_3d` (5-d, NDHWC)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, rank: int = 0) -> None:
         self._name = name
+        self.rank = rank  # the number of dimensions a channels-last format needs; 0 for the others
 
     def __repr__(self) -> str:
         return f"tensorgrad.{self._name}"
@@ -446,6 +452,8 @@ class memory_format:  # noqa: N801 - PyTorch's name
 
 preserve_format = memory_format("preserve_format")
 contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last", 4)
+channels_last_3d = memory_format("channels_last_3d", 5)
 
 
 def check_memory_format(value: Any, op: str) -> memory_format:
@@ -453,6 +461,57 @@ def check_memory_format(value: Any, op: str) -> memory_format:
     if not isinstance(value, memory_format):
         raise TypeError(f"{op}(): argument 'memory_format' must be memory_format, not {type(value).__name__}")
     return value
+
+
+def _check_rank(ndim: int, layout: memory_format) -> None:
+    """PyTorch's error for a channels-last format on a tensor of another number of dimensions."""
+    if ndim != layout.rank:
+        raise RuntimeError(f"required rank {layout.rank} tensor to use {layout._name} format")
+
+
+def is_channels_last_contiguous(shape: tuple[int, ...], strides: tuple[int, ...],
+                                layout: memory_format) -> bool:
+    """Whether `strides` lay `shape` out densely in `layout`'s order, size-1 dimensions ignored
+    (PyTorch's `is_contiguous(memory_format=...)`; False for a tensor of another rank)."""
+    if len(shape) != layout.rank:
+        return False
+    expected = 1
+    for d in (1, *range(len(shape) - 1, 1, -1), 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def suggested_format(shape: tuple[int, ...], strides: tuple[int, ...]) -> memory_format:
+    """The format PyTorch reads from strides (`suggest_memory_format`): channels_last(_3d) where
+    the channels are innermost and the rest in order, ambiguous size-1 cases read as contiguous."""
+    layout = {4: channels_last, 5: channels_last_3d}.get(len(shape))
+    if layout is None or strides[1] == 0:
+        return contiguous_format
+    least = 0
+    for d in (1, *range(len(shape) - 1, 1, -1), 0):
+        if shape[d] == 0 or strides[d] < least or (d == 0 and least == strides[1]):
+            return contiguous_format
+        least = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return layout
+
+
+def _channels_last_copy(values: Any, layout: memory_format) -> Any:
+    """`values` copied into `layout` (checked to suit its rank): stored with the channels last."""
+    _check_rank(values.ndim, layout)
+    to_last = (0, *range(2, values.ndim), 1)
+    return values.transpose(to_last).copy().transpose(np.argsort(to_last))
+
+
+def in_format(array: Any, layout: memory_format) -> Any:
+    """`array` (4-d or 5-d) as `Tensor.to(memory_format=layout)` leaves it: itself where its strides
+    already suggest `layout` (or `layout` is preserve_format), else a copy laid out in `layout`."""
+    strides = tuple(s // array.itemsize for s in array.strides)
+    if layout is preserve_format or suggested_format(array.shape, strides) is layout:
+        return array
+    return laid_out(array.copy(), array, layout)
 
 
 def _stride_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]:
@@ -481,7 +540,10 @@ def _stride_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]
 
 def laid_out(values: Any, like: Any, layout: memory_format = preserve_format) -> Any:
     """`values` (an array of `like`'s shape, made row-major) copied into `like`'s layout where
-    PyTorch's preserve_format keeps one: a strided but not row-major `like`. Else `values` itself."""
+    PyTorch's preserve_format keeps one: a strided but not row-major `like`; with a channels-last
+    format, in that. Else `values` itself."""
+    if layout.rank:
+        return _channels_last_copy(values, layout)
     if layout is contiguous_format or like.flags.c_contiguous or not like.size:
         return values
     inner_first = _stride_order(like.shape, tuple(s // like.itemsize for s in like.strides))
@@ -614,10 +676,16 @@ def _floating(dtype: Any, op: str) -> np.dtype:
 
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
-          device: Any = None, **named: Any) -> Tensor:
-    """A tensor whose values are whatever the memory held (fill it before reading)."""
+          device: Any = None, memory_format: memory_format = contiguous_format, **named: Any) -> Tensor:
+    """A tensor whose values are whatever the memory held (fill it before reading); laid out
+    row-major, or as `memory_format=tg.channels_last` (4-d) / `tg.channels_last_3d` (5-d) says."""
     shape = _shape(size, _size_named(named, "empty"), "empty")
-    return _new(np.empty(shape, _creation_dtype(dtype)), requires_grad, device, "empty")
+    data = np.empty(shape, _creation_dtype(dtype))
+    if memory_format is not contiguous_format:
+        if check_memory_format(memory_format, "empty") is preserve_format:
+            raise RuntimeError("empty(): unsupported memory format Preserve")
+        data = _channels_last_copy(data, memory_format)
+    return _new(data, requires_grad, device, "empty")
 
 
 def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import checks, dtypes
+from tensorgrad import checks, dtypes, layouts
 from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 
 __all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array", "numpy_names", "AXIS_ALIASED"]
@@ -190,8 +190,11 @@ class Tensor:
         start = device_module.data_address(self._data)
         return (start - device_module.data_address(base)) // self._data.itemsize
 
-    def is_contiguous(self) -> bool:
-        """Whether the elements sit in storage in row-major order without gaps."""
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Whether the elements sit in storage in row-major order without gaps (or in the order of
+        `memory_format=tg.channels_last` / `tg.channels_last_3d`; size-1 dimensions don't count)."""
+        if memory_format is not None and creation.check_memory_format(memory_format, "is_contiguous").rank:
+            return creation.is_channels_last_contiguous(self.shape, self.stride(), memory_format)
         return self._data.flags.c_contiguous
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -1325,11 +1328,15 @@ class Tensor:
         """Merge dimensions start_dim..end_dim."""
         return movement.flatten(self, start_dim, end_dim)
 
-    def contiguous(self, memory_format: Any = None) -> Tensor:
-        """self if row-major already, else a row-major copy (`memory_format` may only be
-        `tg.contiguous_format`, as PyTorch without channels_last)."""
-        if memory_format is not None and creation.check_memory_format(memory_format, "contiguous") \
-                is not creation.contiguous_format and not self._data.flags.c_contiguous:
+    def contiguous(self, *, memory_format: Any = None) -> Tensor:
+        """self if laid out row-major already, else a row-major copy; with
+        `memory_format=tg.channels_last` (4-d) or `tg.channels_last_3d` (5-d), the same in that order."""
+        if memory_format is not None and creation.check_memory_format(memory_format, "contiguous").rank:
+            if self.is_contiguous(memory_format=memory_format):
+                return self
+            return self.clone(memory_format=memory_format)
+        if memory_format is not None and memory_format is not creation.contiguous_format \
+                and not self._data.flags.c_contiguous:
             raise RuntimeError(f"contiguous(): memory_format={memory_format} is unsupported by the "
                                "contiguous operator; only tg.contiguous_format is")
         return movement.contiguous(self)
@@ -1340,7 +1347,7 @@ class Tensor:
         out = movement.clone(self)
         if memory_format is not None:
             creation.check_memory_format(memory_format, "clone")
-        if not self._data.flags.c_contiguous:
+        if not self._data.flags.c_contiguous or (memory_format is not None and memory_format.rank):
             out._data = creation.laid_out(out._data, self._data, memory_format or creation.preserve_format)
         return out
 
@@ -1402,6 +1409,10 @@ class Tensor:
             creation.preserve_format if memory_format is None else memory_format, "to")
         out = self if device is None else _move(self, device_module.as_device(device))
         out = out if dtype is None else _cast(out, np.dtype(dtype), layout)
+        if layout is not creation.preserve_format and not (
+                creation.suggested_format(out.shape, out.stride()) is layout if out is self
+                else out.is_contiguous(memory_format=layout)):
+            return out.clone(memory_format=layout)  # as PyTorch: self only where its strides suggest `layout`
         return out.clone(memory_format=layout) if copy and out is self else out
 
     def cpu(self) -> Tensor:
@@ -1468,6 +1479,28 @@ class Tensor:
     def is_cpu(self) -> bool:
         """Whether the tensor lives on the CPU."""
         return self.device.type == "cpu"
+
+    # What PyTorch code checks before it takes a fast path: tensorgrad has dense strided arrays on
+    # the CPU or a CUDA GPU only, so each of these is False, as for a plain PyTorch tensor.
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_mps = is_nested = is_xpu = is_mkldnn = \
+        is_vulkan = is_ipu = is_mtia = is_maia = property(lambda self: False, doc="False: a dense tensor.")
+
+    @property
+    def layout(self) -> layouts.layout:
+        """How the elements are organised: always `tg.strided` (a dense strided array)."""
+        return layouts.strided
+
+    def is_pinned(self, device: Any = None) -> bool:
+        """Whether the tensor sits in page-locked host memory: never, in tensorgrad."""
+        return False
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """A copy in page-locked memory, for faster copies to a GPU. Without a GPU this is
+        PyTorch's RuntimeError; with one, a plain copy (CuPy's transfers need no pinning)."""
+        layouts.check_pin_memory(True, "pin_memory")
+        if self.is_cuda:
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        return self.clone()
 
     def data_ptr(self) -> int:
         """The memory address of the first element (views of one storage share their base's)."""
@@ -3002,8 +3035,11 @@ def _moved_back(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 
 def _converted(x: Tensor, dtype: np.dtype, memory_format: Any, op: str) -> Tensor:
-    """`x.float()` and the other conversions: `_cast`, with `memory_format` checked for `op`."""
-    return _cast(x, dtype, memory_format and creation.check_memory_format(memory_format, op))
+    """`x.float()` and the other conversions: `_cast`; with a `memory_format` (checked for `op`),
+    `x.to(dtype, memory_format=...)`, as PyTorch."""
+    if memory_format is None:
+        return _cast(x, dtype)
+    return x.to(dtype, memory_format=creation.check_memory_format(memory_format, op))
 
 
 def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
@@ -3012,7 +3048,7 @@ def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
     if x.data.dtype == dtype:
         return x
     data = x.data.astype(dtype, order="C")
-    if not x.data.flags.c_contiguous:
+    if not x.data.flags.c_contiguous or (layout is not None and layout.rank):
         data = creation.laid_out(data, x.data, layout or creation.preserve_format)
     autograd.note_dtype(dtype)
     if dtype.kind not in "fc" or x.data.dtype.kind not in "fc":

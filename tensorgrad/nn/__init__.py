@@ -5,7 +5,7 @@ Layers with state (`Module`, `Parameter`, `Linear`, the containers, the loss mod
 usually imported as `F`; weight initialisers in `init`; gradient clipping in `utils`.
 """
 
-from tensorgrad.nn import functional, init, utils
+from tensorgrad.nn import functional, grad, init, parameter, utils
 from tensorgrad.nn.modules import (
     AlphaDropout,
     BCELoss,
@@ -48,7 +48,9 @@ from tensorgrad.nn.modules import (
 
 __all__ = [
     "functional",
+    "grad",
     "init",
+    "parameter",
     "utils",
     "Module",
     "Parameter",

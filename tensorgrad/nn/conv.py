@@ -455,7 +455,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
     'valid' or 'same'. Gradients: d/dinput = fold(weight^T @ grad), d/dweight = grad @ im2col^T,
     d/dbias = grad summed over N, H, W.
     """
-    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+    out = _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+    return _channels_last_as(out, input, weight)
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
@@ -612,8 +613,10 @@ def max_pool2d(input: Tensor, kernel_size: Size, stride: Size | None = None, pad
     With `return_indices`, also the argmax positions as flat indices into each H x W plane
     (int64), as PyTorch. Ties go to the first position in the window; NaN wins, as in PyTorch.
     """
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2,
-                     "max_pool2d")
+    out = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2, "max_pool2d")
+    if return_indices:
+        return _channels_last_as(out[0], input), _channels_last_as(out[1], input)
+    return _channels_last_as(out, input)
 
 
 def max_pool1d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
@@ -783,7 +786,17 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size | Sequence[int | None])
     on_device = namespace(input.data).asarray  # the matrices are made on the host
     rows = new_leaf(on_device(_averaging_matrix(h, oh, input.dtype)))
     cols = new_leaf(on_device(_averaging_matrix(w, ow, input.dtype).T.copy()))
-    return matmul(matmul(rows, input), cols)
+    return _channels_last_as(matmul(matmul(rows, input), cols), input)
+
+
+def _channels_last_as(out: Tensor, *inputs: Tensor) -> Tensor:
+    """A 4-d `out`, made just now, laid out channels-last where an input is (PyTorch's layout for
+    conv2d and the 2-d poolings). The values stay; a row-major input costs a flag check only."""
+    if out.ndim == 4 and any(not t.data.flags.c_contiguous and t.ndim == 4
+                             and creation.suggested_format(t.shape, t.stride()) is creation.channels_last
+                             for t in inputs):
+        out._data = creation.laid_out(out.data, out.data, creation.channels_last)
+    return out
 
 
 # --- padding --------------------------------------------------------------------------------------

@@ -243,3 +243,8 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
 
 
 __all__ += ["linear_cross_entropy"]
+
+# The convolutions' input and weight gradients, PyTorch's `F.grad` (tensorgrad/nn/grad.py).
+from tensorgrad.nn import grad  # noqa: E402
+
+__all__ += ["grad"]

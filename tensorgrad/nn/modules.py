@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tensorgrad import dtypes, loss
-from tensorgrad.creation import default_generator
+from tensorgrad.creation import check_memory_format, default_generator, in_format
 from tensorgrad.device import as_device, default_device, is_array, namespace, to_device, to_numpy
 from tensorgrad.device import device as Device  # noqa: N812 - PyTorch's lower-case class name
 from tensorgrad.elementwise import (
@@ -556,7 +556,9 @@ class Module:
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move parameters and buffers to a device and/or cast the floating ones to a dtype, in
         place: `to("cuda")`, `to(tg.float64)`, `to("cpu", tg.float64)`, `to(dtype=...)`,
-        `to(other_tensor)`. Returns self."""
+        `to(other_tensor)`, `to(memory_format=tg.channels_last)` (the 4-d and 5-d ones relaid, as
+        PyTorch's). Returns self."""
+        layout = kwargs.pop("memory_format", None)
         dtype, device = _dtype_and_device("Module.to", args, kwargs)
         if dtype is not None and dtype.kind not in "fc":
             raise TypeError(f"Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
@@ -565,6 +567,10 @@ class Module:
             self._apply_to_arrays(lambda array: to_device(array, target, "Module.to"), floats_only=False)
         if dtype is not None:
             self._apply_to_arrays(lambda array: array.astype(dtype, copy=False))
+        if layout is not None:
+            layout = check_memory_format(layout, "Module.to")
+            self._apply_to_arrays(lambda array: in_format(array, layout) if array.ndim in (4, 5) else array,
+                                  floats_only=False)
         return self
 
     def float(self) -> Module:

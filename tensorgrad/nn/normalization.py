@@ -19,6 +19,7 @@ statistics and updates the running ones; eval mode normalises with the running o
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, NamedTuple
@@ -218,9 +219,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     statistics are the mean and var, constants for the gradient (dx = grad * weight / sqrt(var + eps)).
     """
     x = _floating_input(input, "batch_norm")
-    if x.ndim < 2:
-        raise ValueError(f"batch_norm: expected an input of at least 2 dimensions (N, C, ...), "
-                         f"got shape {x.shape}")
+    if x.ndim < 2:  # PyTorch's exception: its running_mean size check, else a dim out of range
+        error = IndexError if running_mean is None and running_var is None else RuntimeError
+        raise error(f"batch_norm: expected an input of at least 2 dimensions (N, C, ...), got shape "
+                    f"{x.shape}")
+    if not isinstance(momentum, numbers.Real):  # the functional form has no cumulative average (None)
+        raise TypeError(f"batch_norm(): argument 'momentum' must be float, not {type(momentum).__name__}")
     channels = x.shape[1]
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
                          ("weight", weight), ("bias", bias)):
@@ -320,14 +324,18 @@ def _vector_norm(x: np.ndarray, p: float, axis: int) -> tuple[np.ndarray, Callab
     evenly among ties), and 0 where the norm is 0, as in PyTorch.
     """
     a = np.abs(x)
-    if p == math.inf:
-        norm = a.max(axis=axis, keepdims=True)
+    if p == 0:  # the number of nonzero entries: a step function, derivative 0
+        norm = (a != 0).sum(axis=axis, keepdims=True).astype(x.dtype)
+        return norm, lambda: np.zeros_like(x)
+    if abs(p) == math.inf:  # the largest (p = inf) or smallest (p = -inf) |x|
+        norm = a.max(axis=axis, keepdims=True) if p > 0 else a.min(axis=axis, keepdims=True)
 
         def derivative() -> np.ndarray:
             winners = (a == norm) & (norm > 0)
             return np.sign(x) * winners / np.maximum(winners.sum(axis=axis, keepdims=True), 1)
     else:
-        norm = (a ** p).sum(axis=axis, keepdims=True) ** (1 / p)
+        with np.errstate(divide="ignore"):  # p < 0: a zero entry makes the norm 0, as in PyTorch
+            norm = (a ** p).sum(axis=axis, keepdims=True) ** (1 / p)
 
         def derivative() -> np.ndarray:
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -342,9 +350,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
     with d = max(||x||_p, eps) and the second term only where ||x||_p >= eps (clamp's gradient).
 
     With `out`, the result is written into that tensor instead (no gradient, as in PyTorch)."""
-    x = _floating_input(input, "normalize")
-    if not p > 0:
-        raise ValueError(f"normalize: p must be positive, got {p}")
+    x = _floating_input(input, "normalize")  # any p, as PyTorch: 0 counts, negative p and -inf too
     axis = _dim(dim, x.ndim, "normalize")
     norm, norm_derivative = _vector_norm(x.data, p, axis)
     denominator = np.maximum(norm, eps)
@@ -374,8 +380,11 @@ def _normalize_p_graph(p: float, axis: int, eps: float, grad: Tensor, out: Tenso
     (`_vector_norm`'s derivative: sign(x) (|x| / norm)**(p-1), or the largest |x| shared among
     ties for p = inf, 0 where the norm is 0)."""
     a = x.abs()
-    if p == math.inf:
-        norm = a.amax(axis, keepdim=True)
+    if p == 0:  # the count of nonzero entries: a constant of the graph
+        norm = new_leaf((a.data != 0).sum(axis=axis, keepdims=True).astype(x.data.dtype))
+        slope = new_leaf(np.zeros_like(x.data))
+    elif abs(p) == math.inf:
+        norm = a.amax(axis, keepdim=True) if p > 0 else a.amin(axis, keepdim=True)
         winners = (a.data == norm.data) & (norm.data > 0)
         shares = winners / np.maximum(winners.sum(axis=axis, keepdims=True), 1)
         slope = x.sign() * new_leaf(shares.astype(x.data.dtype))

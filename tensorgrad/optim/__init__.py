@@ -1,7 +1,7 @@
 """`tensorgrad.optim`: PyTorch's optimizers and learning-rate schedules (tutorial chapter 9).
 
 `SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`, `Adamax`, `NAdam`, `RAdam`, `Adadelta`, `Rprop`,
-`ASGD`, `Adafactor` and `LBFGS` (which calls the model itself, through a closure) follow PyTorch's
+`ASGD`, `Adafactor`, `Muon` and `LBFGS` (which calls the model itself, through a closure) follow PyTorch's
 update rules exactly, with PyTorch 2.13's constructor signatures
 (`lr` may be a Tensor; `foreach` and `fused` are accepted, one numpy path), parameter groups
 (`param_groups`, `add_param_group`) and state dicts in PyTorch's layout, so a model trained with
@@ -19,6 +19,7 @@ from tensorgrad.optim.adam import Adam, AdamW
 from tensorgrad.optim.adamax import Adamax
 from tensorgrad.optim.asgd import ASGD
 from tensorgrad.optim.lbfgs import LBFGS
+from tensorgrad.optim.muon import Muon
 from tensorgrad.optim.nadam import NAdam
 from tensorgrad.optim.optimizer import Optimizer
 from tensorgrad.optim.radam import RAdam
@@ -27,4 +28,4 @@ from tensorgrad.optim.rprop import Rprop
 from tensorgrad.optim.sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler", "swa_utils"]
+           "Rprop", "ASGD", "LBFGS", "Adafactor", "Muon", "lr_scheduler", "swa_utils"]
