@@ -73,12 +73,17 @@ def _norm(norm: str | None, op: str) -> str:
     return norm
 
 
+def _checked(x: Any, op: str) -> Tensor:
+    """x, if it is a tensor (PyTorch's TypeError otherwise)."""
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(x, f"fft_{op}")
+    return x
+
+
 def _values(x: Tensor, op: str, real: bool = False) -> np.ndarray:
     """x's array as the transform reads it: integers and bools as the default float; float16
     refused, as PyTorch's CPU FFT does; with `real`, a complex input refused."""
-    if not isinstance(x, Tensor):
-        raise not_a_tensor(x, f"fft_{op}")
-    data = x.data
+    data = _checked(x, op).data
     kind = data.dtype.kind
     if kind in "biu":
         return data.astype(dtypes.default_float)
@@ -92,11 +97,21 @@ def _values(x: Tensor, op: str, real: bool = False) -> np.ndarray:
 
 
 def _points(n: Any, op: str, argument: str) -> int:
-    """A number of data points, checked positive."""
-    n = checks.as_int(n, f"fft_{op}", argument)
+    """A number of data points given as `argument`, checked: an int, positive."""
+    return _positive(checks.as_int(n, f"fft_{op}", argument), op)
+
+
+def _positive(n: int, op: str) -> int:
+    """n, if a transform can have n points: at least one."""
     if n < 1:
         raise RuntimeError(f"fft.{op}: Invalid number of data points ({n}) specified")
     return n
+
+
+def _conj(x: Tensor, op: str) -> Tensor:
+    """The complex conjugate (x itself when real), after `op`'s dtype checks."""
+    _values(x, op)
+    return conj(x)
 
 
 def _one_dim(x: Tensor, n: int | None, dim: int, op: str) -> tuple[tuple[int], tuple[int] | None]:
@@ -122,8 +137,7 @@ def _n_dims(x: Tensor, s: Sizes, dim: Dims, op: str,
                                f"{x.ndim} dimensions.")
         axes = tuple(range(x.ndim - (x.ndim if s is None else len(s)), x.ndim))
     else:
-        axes = tuple(checks.dim(d, x.ndim, f"fft.{op}") for d in ((dim,) if isinstance(dim, int | np.integer)
-                                                                 else dim))
+        axes = _axes(dim, x.ndim, op)
         if len(set(axes)) != len(axes):
             raise RuntimeError(f"fft.{op}: FFT dims must be unique (got dim={dim})")
         if s is not None and len(s) != len(axes):
@@ -132,17 +146,22 @@ def _n_dims(x: Tensor, s: Sizes, dim: Dims, op: str,
     if s is None:
         return axes, None
     sizes = tuple(x.shape[a] if n == -1 else _points(n, op, "s") for a, n in zip(axes, s, strict=True))
-    return axes, sizes[:-1] + (None,) if to_real and s and s[-1] == -1 else sizes
+    if to_real and s and s[-1] == -1:  # irfft's default length, 2 (len - 1), not the input's
+        sizes = sizes[:-1] + (None,)
+    return axes, sizes
+
+
+def _axes(dim: int | Sequence[int], ndim: int, op: str) -> tuple[int, ...]:
+    """`dim` (an int or a sequence of them) as non-negative axes, each checked in range."""
+    dims = (dim,) if isinstance(dim, int | np.integer) else dim
+    return tuple(checks.dim(d, ndim, f"fft.{op}") for d in dims)
 
 
 def _sizes_or_shape(data: np.ndarray, axes: tuple[int, ...], sizes: tuple[int, ...] | None,
                     op: str) -> tuple[int, ...]:
     """The transform lengths: `sizes`, or the input's own (which must not be 0)."""
     if sizes is None:
-        sizes = tuple(data.shape[a] for a in axes)
-        for n in sizes:
-            if n < 1:
-                raise RuntimeError(f"fft.{op}: Invalid number of data points ({n}) specified")
+        sizes = tuple(_positive(data.shape[a], op) for a in axes)
     return sizes
 
 
@@ -150,8 +169,8 @@ def _sizes_or_shape(data: np.ndarray, axes: tuple[int, ...], sizes: tuple[int, .
 
 
 def _fit(a: np.ndarray, axes: Sequence[int], sizes: Sequence[int]) -> np.ndarray:
-    """`a` cropped or zero-padded at the end of each of `axes` to `sizes` (each its own transpose's
-    undoing: the gradient of padding is cropping, and of cropping zero-padding)."""
+    """`a` cropped or zero-padded at the end of each of `axes` to `sizes`. Cropping and zero-padding
+    are each other's transposes, so the same call takes a gradient back to its input's size."""
     index = [slice(None)] * a.ndim
     widths = [(0, 0)] * a.ndim
     for axis, n in zip(axes, sizes, strict=True):
@@ -161,9 +180,12 @@ def _fit(a: np.ndarray, axes: Sequence[int], sizes: Sequence[int]) -> np.ndarray
     return np.pad(a, widths) if any(w for _, w in widths) else a
 
 
-def _of_real(vjp: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    """The VJP into a real input of a complex-valued transform, returned real at once: the real
-    part of conj(vjp(conj(grad))), which autograd would otherwise compute by running vjp twice."""
+def _into(data: np.ndarray, vjp: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """A complex-valued transform's `vjp`, as the VJP into an input holding `data`: itself for a
+    complex input; for a real one, the real part of conj(vjp(conj(grad))), returned real at once
+    (autograd would otherwise run vjp twice, once per part of the complex gradient)."""
+    if data.dtype.kind == "c":
+        return vjp
     return lambda grad: vjp(np.conj(grad)).real
 
 
@@ -184,7 +206,7 @@ def _c2c(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm: 
     def vjp(grad: np.ndarray) -> np.ndarray:
         return _fit(transform(grad, axes=axes, norm=norm), axes, shape) if axes else grad
 
-    return record(out, op, (x,), vjp if data.dtype.kind == "c" else _of_real(vjp), saved=())
+    return record(out, op, (x,), _into(data, vjp), saved=())
 
 
 def _r2c(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm: str, op: str) -> Tensor:
@@ -214,9 +236,7 @@ def _c2r(x: Tensor, axis: int, n: int | None, norm: str, op: str) -> Tensor:
     for itself and its mirror n - k; conjugated, as autograd expects it written."""
     data = _values(x, op)
     if n is None:
-        n = 2 * (data.shape[axis] - 1)
-        if n < 1:
-            raise RuntimeError(f"fft.{op}: Invalid number of data points ({n}) specified")
+        n = _positive(2 * (data.shape[axis] - 1), op)
     out = np.fft.irfft(data, n=n, axis=axis, norm=norm)
     length = data.shape[axis]
     middle = tuple(slice(1, (n + 1) // 2) if a == axis else slice(None) for a in range(data.ndim))
@@ -226,7 +246,7 @@ def _c2r(x: Tensor, axis: int, n: int | None, norm: str, op: str) -> Tensor:
         spectrum[middle] *= 2
         return _fit(np.conj(spectrum), (axis,), (length,))
 
-    return record(out, op, (x,), vjp if data.dtype.kind == "c" else _of_real(vjp), saved=())
+    return record(out, op, (x,), _into(data, vjp), saved=())
 
 
 def _c2r_n(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm: str, op: str) -> Tensor:
@@ -234,7 +254,6 @@ def _c2r_n(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm
     along the last, as NumPy computes it."""
     if not axes:
         raise RuntimeError(f"fft.{op}: {op} must transform at least one axis")
-    _values(x, op)  # (checked before the first step, which would name another op)
     if len(axes) > 1:
         x = _c2c(x, axes[:-1], None if sizes is None else sizes[:-1], norm, True, op)
     return _c2r(x, axes[-1], None if sizes is None else sizes[-1], norm, op)
@@ -363,19 +382,6 @@ def ihfftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = 
     return _conj(_r2c(input, axes, sizes, _SWAPPED[_norm(norm, "ihfftn")], "ihfftn"), "ihfftn")
 
 
-def _checked(x: Any, op: str) -> Tensor:
-    """x, if it is a tensor."""
-    if not isinstance(x, Tensor):
-        raise not_a_tensor(x, f"fft_{op}")
-    return x
-
-
-def _conj(x: Tensor, op: str) -> Tensor:
-    """The complex conjugate (x itself when real), after `op`'s dtype checks."""
-    _values(x, op)
-    return conj(x)
-
-
 # --- frequencies and shifts ---------------------------------------------------------------------
 
 
@@ -393,6 +399,7 @@ def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
 
 
 def _frequencies(op: str, n: int, d: Any, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    """`fftfreq` or `rfftfreq` (`op`), with PyTorch's checks and edge cases."""
     n = checks.as_int(n, f"fft_{op}", "n")
     # PyTorch's count, n // 2 rounded toward 0 as in C: rfftfreq(-1) is [-0.], rfftfreq(0) [nan].
     count = n if op == "fftfreq" else int(n / 2) + 1
@@ -426,11 +433,9 @@ def ifftshift(input: Tensor, dim: Dims = None) -> Tensor:  # noqa: A002
 
 
 def _shift(x: Tensor, dim: Dims, op: str, sign: int) -> Tensor:
+    """x rolled by sign * (length // 2) along each of `dim` (every dimension when None)."""
     x = _checked(x, op)
-    if dim is None:
-        dim = tuple(range(x.ndim))
-    axes = tuple(checks.dim(d, x.ndim, f"fft.{op}") for d in ((dim,) if isinstance(dim, int | np.integer)
-                                                             else dim))
+    axes = tuple(range(x.ndim)) if dim is None else _axes(dim, x.ndim, op)
     if not axes:
         raise RuntimeError(f"fft.{op}: `shifts` required (no dimension to shift)")
     return roll(x, [sign * (x.shape[a] // 2) for a in axes], axes)
@@ -447,11 +452,35 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     apart, times the window, as (B?, frequencies, frames). Composed of `unfold`, `*` and `rfft`
     (`fft` for complex signals, or `onesided=False`), so its gradient is theirs."""
     x = _checked(input, "stft")
+    is_complex, return_complex = _stft_checks(x, window, center, align_to_window, return_complex)
+    signal = x if x.ndim == 2 else x.unsqueeze(0)  # (B, time)
+    if center:  # frame t centred on sample t * hop_length: half a frame more at both ends
+        half = n_fft // 2
+        signal = pad(signal.unsqueeze(1), (half, half), mode=pad_mode).squeeze(1)
+    hop_length, window = _frame_geometry("stft", signal, signal.shape[-1], n_fft, hop_length, win_length,
+                                         window)
+    if align_to_window:  # frame t's window, not its n_fft points, starts at sample t * hop_length
+        signal = pad(signal, _window_margins(n_fft, n_fft if win_length is None else win_length))
+    if onesided is None:
+        onesided = not is_complex
+    if onesided and is_complex:
+        raise RuntimeError("stft: Cannot have onesided output if window or input is complex")
+    frames = signal.unfold(-1, n_fft, hop_length) * window  # (B, frames, n_fft)
+    spectrum = (rfft if onesided else fft)(frames, dim=-1, norm=_frame_norm(normalized)).transpose(1, 2)
+    if x.ndim == 1:
+        spectrum = spectrum.squeeze(0)
+    return spectrum if return_complex else view_as_real(spectrum)
+
+
+def _stft_checks(x: Tensor, window: Tensor | None, center: bool, align_to_window: bool | None,
+                 return_complex: bool | None) -> tuple[bool, bool]:
+    """stft's argument checks and warnings, in PyTorch's order: (whether the input or the window
+    is complex, return_complex with its default)."""
     if center and align_to_window is not None:
         raise RuntimeError("stft: align_to_window should only be set when center = false")
-    complex_ = x.dtype.kind == "c" or window is not None and window.dtype.kind == "c"
+    is_complex = x.dtype.kind == "c" or window is not None and window.dtype.kind == "c"
     if return_complex is None:
-        if not complex_:
+        if not is_complex:
             raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and "
                                "will further require that return_complex=True in a future PyTorch release.")
         return_complex = True
@@ -459,28 +488,11 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
         raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got a tensor of shape {x.shape}")
     if window is None:
         warnings.warn("stft: a window was not provided; a rectangular window will be applied, which is known "
-                      "to cause spectral leakage (pass window=tg.hann_window(n_fft), say)", stacklevel=2)
+                      "to cause spectral leakage (pass window=tg.hann_window(n_fft), say)", stacklevel=3)
     if not return_complex:
         warnings.warn("stft with return_complex=False is deprecated, as in PyTorch: call view_as_real on the "
-                      "complex output to get this format", stacklevel=2)
-    signal = x if x.ndim == 2 else x.unsqueeze(0)
-    if center:
-        half = n_fft // 2
-        signal = pad(signal.unsqueeze(1), (half, half), mode=pad_mode).squeeze(1)
-    hop_length, window = _frame_geometry("stft", signal, signal.shape[-1], n_fft, hop_length, win_length,
-                                         window)
-    if align_to_window and window.shape[0] != n_fft and win_length not in (None, n_fft):
-        raise NotImplementedError("stft: align_to_window=True with win_length < n_fft is not supported")
-    if onesided is None:
-        onesided = not complex_
-    if onesided and complex_:
-        raise RuntimeError("stft: Cannot have onesided output if window or input is complex")
-    frames = signal.unfold(-1, n_fft, hop_length) * window  # (B, frames, n_fft)
-    norm = "ortho" if normalized else "backward"
-    spectrum = (rfft if onesided else fft)(frames, dim=-1, norm=norm).transpose(1, 2)
-    if x.ndim == 1:
-        spectrum = spectrum.squeeze(0)
-    return spectrum if return_complex else view_as_real(spectrum)
+                      "complex output to get this format", stacklevel=3)
+    return is_complex, return_complex
 
 
 def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,  # noqa: A002
@@ -489,7 +501,29 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     """The inverse of `stft`: each frame's inverse DFT times the window, overlapped and added
     (`fold`), divided by the overlapped squared window (the least-squares estimate of the signal).
     Composed of differentiable ops, so its gradient is theirs."""
-    x = _checked(input, "istft")
+    x = _istft_checked(input, window)
+    spectrum = x if x.ndim == 3 else x.unsqueeze(0)  # (B, frequencies, frames)
+    n_frames = spectrum.shape[2]
+    onesided = _istft_onesided(spectrum.shape[1], n_fft, onesided)
+    hop_length, window = _frame_geometry("istft", x, n_fft, n_fft, hop_length, win_length, window)
+    frames = _inverse_frames(spectrum.transpose(1, 2), n_fft, window, onesided, return_complex, normalized)
+    total = n_fft + hop_length * (n_frames - 1)
+    signal = _overlap_add(frames * window, total, hop_length)
+    envelope = _overlap_add((window * window).expand(1, n_frames, n_fft), total, hop_length)
+    start = n_fft // 2 if center else 0  # stft's centring padding, taken off again
+    end = start + length if length is not None else total - n_fft // 2 if center else total
+    signal = _divided_by_envelope(signal[:, start:end], envelope[:, start:end])
+    if end > total:
+        warnings.warn("istft: the length of signal is shorter than the length parameter. Result is being "
+                      "padded with zeros in the tail. Please check your center and hop_length settings.",
+                      stacklevel=2)
+        signal = pad(signal, (0, end - total))
+    return signal if x.ndim == 3 else signal.squeeze(0)
+
+
+def _istft_checked(x: Any, window: Tensor | None) -> Tensor:
+    """istft's input, checked: a complex tensor of 2 or 3 dimensions (a warning without a window)."""
+    x = _checked(x, "istft")
     if x.dtype.kind != "c":
         raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
                            "return_complex=True.")
@@ -498,42 +532,47 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
                            f"{x.shape}")
     if window is None:
         warnings.warn("istft: a window was not provided; a rectangular window will be applied. Pass the "
-                      "window given to stft, so that the inversion is lossless", stacklevel=2)
-    spectrum = x if x.ndim == 3 else x.unsqueeze(0)
-    fft_size, n_frames = spectrum.shape[1], spectrum.shape[2]
+                      "window given to stft, so that the inversion is lossless", stacklevel=3)
+    return x
+
+
+def _istft_onesided(fft_size: int, n_fft: int, onesided: bool | None) -> bool:
+    """Whether the spectrum holds only the first n_fft // 2 + 1 frequencies (by default: whether
+    it has fewer than n_fft), checked against its size."""
     if onesided is None:
         onesided = fft_size != n_fft
     expected = n_fft // 2 + 1 if onesided else n_fft
     if fft_size != expected:
         raise RuntimeError(f"istft: expected the frequency dimension (3rd to the last) of the input tensor "
                            f"to match {expected} (n_fft = {n_fft}, onesided={onesided}), but got {fft_size}")
-    hop_length, window = _frame_geometry("istft", x, n_fft, n_fft, hop_length, win_length, window)
-    frames = spectrum.transpose(1, 2)  # (B, frames, frequencies)
-    norm = "ortho" if normalized else "backward"
+    return onesided
+
+
+def _inverse_frames(spectra: Tensor, n_fft: int, window: Tensor, onesided: bool, return_complex: bool,
+                    normalized: bool) -> Tensor:
+    """(B, frames, frequencies) spectra back to (B, frames, n_fft) frames: `ifft` for a complex
+    signal, else `irfft` of the first n_fft // 2 + 1 frequencies."""
+    norm = _frame_norm(normalized)
     if return_complex:
         if onesided:
             raise RuntimeError("istft: Cannot have onesided output if window or input is complex")
-        frames = ifft(frames, dim=-1, norm=norm)
-    else:
-        if window.dtype.kind == "c":
-            raise RuntimeError("istft: Complex windows are incompatible with return_complex=False")
-        frames = irfft(frames[..., :n_fft // 2 + 1], n=n_fft, dim=-1, norm=norm)
-    total = n_fft + hop_length * (n_frames - 1)
-    signal = _overlap_add(frames * window, total, hop_length)
-    envelope = _overlap_add((window * window).expand(1, n_frames, n_fft), total, hop_length)
-    start = n_fft // 2 if center else 0
-    end = start + length if length is not None else total - n_fft // 2 if center else total
-    signal, envelope = signal[:, start:end], envelope[:, start:end]
+        return ifft(spectra, dim=-1, norm=norm)
+    if window.dtype.kind == "c":
+        raise RuntimeError("istft: Complex windows are incompatible with return_complex=False")
+    return irfft(spectra[..., :n_fft // 2 + 1], n=n_fft, dim=-1, norm=norm)
+
+
+def _divided_by_envelope(signal: Tensor, envelope: Tensor) -> Tensor:
+    """signal / envelope, if the envelope (the overlapped squared windows) is nowhere near 0."""
     if envelope.numel() and float(np.abs(to_numpy(envelope.data)).min()) < 1e-11:
         raise RuntimeError("istft: window overlap add min is below 1e-11 (the windows must overlap-add to a "
                            "nonzero envelope everywhere: the NOLA condition)")
-    signal = signal / envelope
-    if end > total:
-        warnings.warn("istft: the length of signal is shorter than the length parameter. Result is being "
-                      "padded with zeros in the tail. Please check your center and hop_length settings.",
-                      stacklevel=2)
-        signal = pad(signal, (0, end - total))
-    return signal if x.ndim == 3 else signal.squeeze(0)
+    return signal / envelope
+
+
+def _frame_norm(normalized: bool) -> str:
+    """The DFT norm of stft's frames: `normalized` makes each frame's transform unitary."""
+    return "ortho" if normalized else "backward"
 
 
 def _frame_geometry(op: str, like: Tensor, signal_length: int, n_fft: int, hop_length: int | None,
@@ -555,9 +594,14 @@ def _frame_geometry(op: str, like: Tensor, signal_length: int, n_fft: int, hop_l
         raise RuntimeError(f"{op}: expected a 1D window tensor of size equal to win_length={win_length}, "
                            f"but got window with size {window.shape}")
     if win_length < n_fft:
-        left = (n_fft - win_length) // 2
-        window = pad(window, (left, n_fft - win_length - left))
+        window = pad(window, _window_margins(n_fft, win_length))
     return hop_length, window
+
+
+def _window_margins(n_fft: int, win_length: int) -> tuple[int, int]:
+    """The zeros on each side that centre a window of win_length points in a frame of n_fft."""
+    left = (n_fft - win_length) // 2
+    return left, n_fft - win_length - left
 
 
 def _overlap_add(frames: Tensor, total: int, hop_length: int) -> Tensor:

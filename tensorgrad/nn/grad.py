@@ -25,23 +25,31 @@ Size = int | Sequence[int]
 def _input_grad(conv: Callable[..., Tensor], name: str, input_size: Sequence[int], weight: Tensor,
                 grad_output: Tensor, options: tuple[Any, ...]) -> Tensor:
     """d(conv(x, weight)) / dx applied to `grad_output`, for an input x of shape `input_size`."""
-    differentiable = is_grad_enabled() and (weight.requires_grad or grad_output.requires_grad)
-    with enable_grad():
-        x = weight.new_zeros(tuple(input_size)).requires_grad_()
-        out = conv(x, weight, None, *options)
-        _check_output(name, out, grad_output)
-        return autograd.grad(out, x, grad_output, create_graph=differentiable)[0]
+    x = weight.new_zeros(tuple(input_size))
+    return _vjp(name, lambda x: conv(x, weight, None, *options), x, weight, grad_output)
 
 
 def _weight_grad(conv: Callable[..., Tensor], name: str, input: Tensor,  # noqa: A002
                  weight_size: Sequence[int], grad_output: Tensor, options: tuple[Any, ...]) -> Tensor:
     """d(conv(input, w)) / dw applied to `grad_output`, for a weight w of shape `weight_size`."""
-    differentiable = is_grad_enabled() and (input.requires_grad or grad_output.requires_grad)
-    with enable_grad():
-        w = input.new_zeros(tuple(weight_size)).requires_grad_()
-        out = conv(input, w, None, *options)
+    w = input.new_zeros(tuple(weight_size))
+    return _vjp(name, lambda w: conv(input, w, None, *options), w, input, grad_output)
+
+
+def _vjp(name: str, linear: Callable[[Tensor], Tensor], zeros: Tensor, given: Tensor,
+         grad_output: Tensor) -> Tensor:
+    """`grad_output` pulled back through `linear` onto its argument.
+
+    `linear` is linear in its argument, so its gradient is the same at every point and `zeros`
+    (of the argument's shape) serves. The result is differentiable with respect to `given` (the
+    convolution's other argument) and `grad_output` when grad mode is on, as PyTorch's.
+    """
+    differentiable = is_grad_enabled() and (given.requires_grad or grad_output.requires_grad)
+    with enable_grad():  # the pull-back needs a graph even under no_grad
+        point = zeros.requires_grad_()
+        out = linear(point)
         _check_output(name, out, grad_output)
-        return autograd.grad(out, w, grad_output, create_graph=differentiable)[0]
+        return autograd.grad(out, point, grad_output, create_graph=differentiable)[0]
 
 
 def _check_output(name: str, out: Tensor, grad_output: Tensor) -> None:

@@ -79,18 +79,23 @@ class Muon(Optimizer):
             raise ValueError("Param gradient must be a 2D matrix")
         if "momentum_buffer" not in state:
             state["momentum_buffer"] = new_leaf(np.zeros_like(grad))
-        momentum, lr = group["momentum"], hyper(group["lr"])
-        buf = state["momentum_buffer"].data
-        lerp_(buf, grad, 1 - momentum)
-        if group["nesterov"]:
-            update = grad.copy()
-            lerp_(update, buf, momentum)
-        else:
-            update = buf
+        lr = hyper(group["lr"])
+        update = _momentum(grad, state["momentum_buffer"].data, group["momentum"], group["nesterov"])
         ortho = zeropower_via_newtonschulz(update, group["ns_coefficients"], group["ns_steps"], group["eps"])
         adjusted_lr = adjust_lr(lr, group["adjust_lr_fn"], param.shape)
         param *= 1 - lr * group["weight_decay"]
         param += -adjusted_lr * ortho.astype(param.dtype)
+
+
+def _momentum(grad: np.ndarray, buf: np.ndarray, momentum: float, nesterov: bool) -> np.ndarray:
+    """The direction to orthogonalise: `buf` moved toward `grad` (in place), then with Nesterov
+    the gradient moved toward the new `buf`, as PyTorch's `grad.lerp(buf, momentum)`."""
+    lerp_(buf, grad, 1 - momentum)
+    if not nesterov:
+        return buf
+    update = grad.copy()
+    lerp_(update, buf, momentum)
+    return update
 
 
 def adjust_lr(lr: float, adjust_lr_fn: str | None, shape: tuple[int, ...]) -> float:
@@ -125,7 +130,8 @@ def zeropower_via_newtonschulz(grad: np.ndarray, ns_coefficients: tuple[float, f
     if tall:
         x = x.T
     norm = _bfloat16(np.sqrt(np.sum(np.square(x, dtype=np.float64))))
-    x = _bfloat16(x / np.maximum(norm, float(_bfloat16(np.float32(eps)))))  # a float: any array kind
+    # the clamp's eps is rounded to bfloat16 too; a Python float mixes with a NumPy or CuPy norm
+    x = _bfloat16(x / np.maximum(norm, float(_bfloat16(np.float32(eps)))))
     for _ in range(ns_steps):
         gram = _bfloat16(_matmul(x, x.T))
         gram_update = _addmm(gram, gram, gram, beta=b, alpha=c)
@@ -145,11 +151,16 @@ def _addmm(c: np.ndarray, a: np.ndarray, b: np.ndarray, beta: float, alpha: floa
     return _bfloat16((np.float64(np.float32(beta)) * c.astype(np.float64) + scaled).astype(np.float32))
 
 
-def _bfloat16(values: Any) -> Any:
-    """`values` rounded to bfloat16 (to nearest, ties to even: PyTorch's conversion, through
-    float32 for float64 input), returned as float32. bfloat16 is float32's top 16 bits."""
-    single = values.astype(np.float32) if hasattr(values, "astype") else np.float32(values)
-    bits = single.view(np.uint32).astype(np.uint64)
+def _bfloat16(values: np.ndarray) -> np.ndarray:
+    """`values` (an array or a NumPy scalar) rounded to bfloat16, returned as float32.
+
+    bfloat16 is float32's top 16 bits, so rounding to it is integer arithmetic on float32's bit
+    pattern: add just under half of the dropped part (0x7FFF), plus the kept part's lowest bit
+    so that a tie goes to the even neighbour, then clear the low 16 bits. This is PyTorch's
+    conversion (to nearest, ties to even; float64 goes through float32 first).
+    """
+    single = values.astype(np.float32)
+    bits = single.view(np.uint32).astype(np.uint64)  # uint64: the addition may carry past 32 bits
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     rounded = bits.astype(np.uint32).view(np.float32)
     # nan keeps its bits (rounding could carry it into infinity)

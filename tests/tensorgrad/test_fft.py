@@ -404,6 +404,10 @@ STFT_CASES = [
     {"pad_mode": "circular", "win_length": 5},
     {"no_window": True},
     {"return_complex": False},
+    # a window shorter than n_fft, aligned to the frame's start: the signal is padded by its margins
+    {"center": False, "win_length": 5, "hop_length": 2, "align_to_window": True},
+    {"center": False, "win_length": 6, "align_to_window": False},
+    {"center": False, "win_length": 5, "hop_length": 2, "align_to_window": True, "onesided": False},
 ]
 
 
