@@ -275,3 +275,17 @@ def test_batchnorm_module_momentum_none_is_a_cumulative_average_as_in_pytorch():
         theirs(torch.tensor(x))
     np.testing.assert_allclose(ours.running_mean.data, theirs.running_mean.numpy(), rtol=1e-6)
     np.testing.assert_allclose(ours.running_var.data, theirs.running_var.numpy(), rtol=1e-6)
+
+
+def test_constants_complex_dtypes_and_the_dtype_type_are_pytorchs():
+    for name in ("e", "pi", "inf", "nan", "newaxis"):
+        ours, theirs = getattr(tg, name), getattr(torch, name)
+        assert ours is theirs or ours == theirs or (ours != ours and theirs != theirs), name
+    assert tg.ones(3)[:, tg.newaxis].shape == (3, 1)
+    for ours, theirs in ((tg.complex64, torch.complex64), (tg.cfloat, torch.cfloat),
+                         (tg.complex128, torch.complex128), (tg.cdouble, torch.cdouble)):
+        made = tg.zeros(2, dtype=ours)
+        assert str(made.dtype) == str(theirs).removeprefix("torch.")
+        assert made.is_complex()
+    assert all(isinstance(d, tg.dtype) for d in (tg.float32, tg.int64, tg.bool, tg.complex64))
+    assert not isinstance("float32", tg.dtype)
