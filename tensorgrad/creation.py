@@ -39,6 +39,7 @@ from tensorgrad.device import (
     device_of,
     is_array,
     namespace,
+    strided_view,
     to_device,
     to_numpy,
     writeable,
@@ -57,13 +58,16 @@ __all__ = [
     "clone",
 ]
 
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
-           device: Any = None) -> Tensor:
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of `data` (nested lists, numbers or an array).
 
     Python floats become the default float (float32) and ints int64; numpy arrays keep their dtype.
-    A GPU array stays on its GPU (unless `device` says otherwise).
+    A GPU array stays on its GPU (unless `device` says otherwise). `pin_memory` as `torch.tensor`'s
+    (a bool; True needs a GPU, see `tensorgrad.layouts`).
     """
+    if pin_memory is not False:
+        layouts.check_pin_memory(pin_memory, "tensor", strict=True)
     if type(data) is not np.ndarray and is_array(data):  # a GPU's array: copied through the host
         t = new_leaf(to_array(to_numpy(data), dtype), requires_grad)
         return _placed(t, device, "tensor") if device is not None else _following(t, data)
@@ -283,6 +287,15 @@ def zeros(*size: int, dtype: Any = None, requires_grad: bool = False,
     return _new(np.zeros(shape, _creation_dtype(dtype)), requires_grad, device, "zeros")
 
 
+def _options(layout: Any, pin_memory: Any, op: str) -> None:
+    """A factory's `layout=` and `pin_memory=` keywords, checked (see `tensorgrad.layouts`): the
+    defaults cost two comparisons."""
+    if layout is not None:
+        layouts.check_layout(layout, op)
+    if pin_memory:
+        layouts.check_pin_memory(pin_memory, op)
+
+
 def _size_named(named: dict, op: str) -> Any:
     """The `size=` keyword out of **named (with PyTorch's `layout=` and `pin_memory=`, checked:
     the only ones accepted there)."""
@@ -301,9 +314,10 @@ def ones(*size: int, dtype: Any = None, requires_grad: bool = False,
     return _new(np.ones(shape, _creation_dtype(dtype)), requires_grad, device, "ones")
 
 
-def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
+def full(size: Sequence[int], fill_value: float, *, dtype: Any = None, layout: Any = None, device: Any = None,
+         requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A tensor of shape `size` (a sequence of ints, as PyTorch) filled with `fill_value`."""
+    _options(layout, pin_memory, "full")
     if not isinstance(size, Sequence) or isinstance(size, str):
         raise TypeError(f"full(): argument 'size' must be tuple of ints, not {type(size).__name__}")
     if isinstance(fill_value, Tensor | np.ndarray | np.generic) and np.ndim(fill_value) == 0:
@@ -320,13 +334,14 @@ def full(size: Sequence[int], fill_value: float, dtype: Any = None, requires_gra
     return _new(data, requires_grad, device, "full")
 
 
-def arange(start: float = 0, end: float | None = None, step: float = 1, dtype: Any = None,
-           requires_grad: bool = False,
-           device: Any = None) -> Tensor:
+def arange(start: float = 0, end: float | None = None, step: float = 1, *, dtype: Any = None,
+           layout: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
     """Evenly spaced values in [start, end): int64 for integer arguments, else the default float.
 
     The count is ceil((end - start) / step), computed in float64; an integer dtype then steps by
     the integer parts of start and step, as PyTorch (`arange(5, 1, -1.5, dtype=int32)` is 5, 4, 3)."""
+    _options(layout, pin_memory, "arange")
     if end is None:
         start, end = 0, start
     # 0-d tensors and numpy scalars count as the numbers they hold (`arange(t.size(0))`, `arange(n)`).
@@ -351,9 +366,10 @@ def arange(start: float = 0, end: float | None = None, step: float = 1, dtype: A
     return _new(np.arange(start, end, step, dtype=dtype), requires_grad, device, "arange")
 
 
-def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
-        device: Any = None) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: Any = None, layout: Any = None, device: Any = None,
+        requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """The identity matrix, n x m (m defaults to n)."""
+    _options(layout, pin_memory, "eye")
     n, m = checks.sizes((n, n if m is None else m), "eye")
     return _new(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad, device, "eye")
 
@@ -501,8 +517,40 @@ def suggested_format(shape: tuple[int, ...], strides: tuple[int, ...]) -> memory
 def _channels_last_copy(values: Any, layout: memory_format) -> Any:
     """`values` copied into `layout` (checked to suit its rank): stored with the channels last."""
     _check_rank(values.ndim, layout)
+    if not values.size:  # numpy keeps no layout for no elements: PyTorch's strides, set by hand
+        return _with_strides(values, channels_last_strides(values.shape))
     to_last = (0, *range(2, values.ndim), 1)
     return values.transpose(to_last).copy().transpose(np.argsort(to_last))
+
+
+def channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """PyTorch's channels-last strides for a 4-d or 5-d shape, in elements: the channels innermost,
+    then the last dimension, ..., the batch outermost; a size 0 is not counted as 1, so that
+    `empty((2, 0, 3, 4), memory_format=channels_last).stride()` is (0, 1, 0, 0), as PyTorch's."""
+    strides = [0] * len(shape)
+    expected = 1
+    for d in (1, *range(len(shape) - 1, 1, -1), 0):
+        strides[d] = expected
+        expected *= shape[d]
+    return tuple(strides)
+
+
+def empty_strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides PyTorch gives a new tensor with no elements (numpy's are no guide): channels-last
+    ones where `_channels_last_copy` set them, else row-major with sizes 0 counted as 1."""
+    if len(shape) in (4, 5) and strides == channels_last_strides(shape):
+        return strides
+    return tuple(math.prod(max(n, 1) for n in shape[i + 1:]) for i in range(len(shape)))
+
+
+def _with_strides(values: Any, strides: tuple[int, ...]) -> Any:
+    """A fresh array holding `values` laid out at `strides` (in elements; dense, no overlap)."""
+    extent = 0 if not values.size else 1 + sum((n - 1) * step for n, step in zip(values.shape, strides,
+                                                                                 strict=True))
+    memory = namespace(values).empty(extent, values.dtype)
+    out = strided_view(memory, values.shape, tuple(step * values.itemsize for step in strides))
+    out[...] = values
+    return out
 
 
 def in_format(array: Any, layout: memory_format) -> Any:
@@ -544,11 +592,42 @@ def laid_out(values: Any, like: Any, layout: memory_format = preserve_format) ->
     format, in that. Else `values` itself."""
     if layout.rank:
         return _channels_last_copy(values, layout)
-    if layout is contiguous_format or like.flags.c_contiguous or not like.size:
+    if layout is contiguous_format:
         return values
-    inner_first = _stride_order(like.shape, tuple(s // like.itemsize for s in like.strides))
+    if like.flags.c_contiguous or not like.size:
+        return _same_strides(values, like)
+    strides = tuple(s // like.itemsize for s in like.strides)
+    if _dense(like.shape, strides):  # no gaps, no overlap, in some order: those very strides
+        return _with_strides(values, strides)
+    inner_first = _stride_order(like.shape, strides)
     outer_first = inner_first[::-1]
     return values.transpose(outer_first).copy().transpose(np.argsort(outer_first))
+
+
+def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether `strides` (in elements) lay `shape` out with no gaps and no overlap, in some order
+    of the dimensions, size-1 ones ignored (PyTorch's `is_non_overlapping_and_dense`)."""
+    expected = 1
+    for step, n in sorted((step, n) for step, n in zip(strides, shape, strict=True) if n != 1):
+        if step != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _same_strides(values: Any, like: Any) -> Any:
+    """`values` (row-major) laid out at the strides of `like`, a row-major array (or an empty one)
+    whose strides may still differ in its size-1 dimensions, or a channels-last empty one: PyTorch's
+    preserve_format copies a dense layout's strides exactly (a (2, 3, 1, 1) channels-last tensor's
+    clone keeps strides (3, 1, 3, 3), not (3, 1, 1, 1))."""
+    if 1 not in like.shape and like.size:  # the common case: nothing that can differ
+        return values
+    strides = tuple(step // like.itemsize for step in like.strides)
+    if not like.size:
+        strides = empty_strides(like.shape, strides)
+    if strides == tuple(step // values.itemsize for step in values.strides):
+        return values
+    return _with_strides(values, strides)
 
 
 def clone(input: Tensor, *, memory_format: memory_format = preserve_format) -> Tensor:  # noqa: A002
@@ -564,6 +643,21 @@ def rebuild_tensor(kind: type, data: Any, requires_grad: bool) -> Tensor:
     t = kind.__new__(kind)
     init_node(t, data, requires_grad)
     return t
+
+
+def as_subclass(t: Tensor, cls: type) -> Tensor:
+    """`Tensor.as_subclass(cls)`: an instance of `cls` (a subclass of Tensor) sharing t's memory,
+    a view of t in the graph (the gradient flows through it unchanged); `cls.__init__` is not run."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                        f"possible. Make sure your class inherits from Tensor (got {cls!r}).")
+    alias = record(t.data, "alias", (t,), lambda grad: grad, saved=(), view_of=t,
+                   graph_vjp=lambda grad, out, x: (grad,))
+    out = object.__new__(cls)  # (as PyTorch: neither cls.__new__ nor cls.__init__ runs)
+    for name in Tensor.__slots__:  # the node's attributes, as `record` set them
+        if name != "__weakref__":
+            setattr(out, name, getattr(alias, name))
+    return out
 
 
 def deep_copied(t: Tensor, memo: dict) -> Tensor:
@@ -598,46 +692,58 @@ def _deep_copied_data(data: Any, memo: dict) -> Any:
 
 
 def _like(make: Any, t: Tensor, dtype: Any, requires_grad: bool, device: Any, name: str,
-          *args: Any, memory_format: memory_format = preserve_format) -> Tensor:
+          *args: Any, memory_format: memory_format = preserve_format, layout: Any = None,
+          pin_memory: bool = False, **drawing: Any) -> Tensor:
     """`make(t.shape, *args, ...)` with t's dtype and device unless others are asked for, laid out
-    in storage as t is unless `memory_format=tg.contiguous_format`."""
+    in storage as t is unless `memory_format=tg.contiguous_format`. `drawing`: a random maker's
+    `generator=`."""
     if not isinstance(t, Tensor):
         raise checks.not_a_tensor(t, name)
+    _options(layout, pin_memory, name)
     out = make(t.shape, *args, dtype=t.dtype if dtype is None else dtype, requires_grad=requires_grad,
-               device=CPU)  # (made on the host, then moved once: not to the default device)
+               device=CPU, **drawing)  # (made on the host, then moved once: not to the default device)
     out._data = laid_out(out._data, t.data, check_memory_format(memory_format, name))
     return _following(out, t.data) if device is None else _placed(out, device, name)
 
 
-def zeros_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def zeros_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+               requires_grad: bool = False, pin_memory: bool = False,
                memory_format: memory_format = preserve_format) -> Tensor:
     """Zeros of `input`'s shape, dtype and device."""
-    return _like(zeros, input, dtype, requires_grad, device, "zeros_like", memory_format=memory_format)
+    return _like(zeros, input, dtype, requires_grad, device, "zeros_like", memory_format=memory_format,
+                 layout=layout, pin_memory=pin_memory)
 
 
-def ones_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def ones_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+              requires_grad: bool = False, pin_memory: bool = False,
               memory_format: memory_format = preserve_format) -> Tensor:
     """Ones of `input`'s shape, dtype and device."""
-    return _like(ones, input, dtype, requires_grad, device, "ones_like", memory_format=memory_format)
+    return _like(ones, input, dtype, requires_grad, device, "ones_like", memory_format=memory_format,
+                 layout=layout, pin_memory=pin_memory)
 
 
-def full_like(input: Tensor, fill_value: float, dtype: Any = None, requires_grad: bool = False,
-              device: Any = None, *, memory_format: memory_format = preserve_format) -> Tensor:
+def full_like(input: Tensor, fill_value: float, *, dtype: Any = None, layout: Any = None, device: Any = None,
+              requires_grad: bool = False, pin_memory: bool = False,
+              memory_format: memory_format = preserve_format) -> Tensor:
     """`fill_value` in `input`'s shape, dtype and device."""
     return _like(full, input, dtype, requires_grad, device, "full_like", fill_value,
-                 memory_format=memory_format)
+                 memory_format=memory_format, layout=layout, pin_memory=pin_memory)
 
 
-def rand_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None, layout: Any = None,
+              device: Any = None, requires_grad: bool = False, pin_memory: bool = False,
               memory_format: memory_format = preserve_format) -> Tensor:
     """Uniform [0, 1) samples in `input`'s shape, dtype and device."""
-    return _like(rand, input, dtype, requires_grad, device, "rand_like", memory_format=memory_format)
+    return _like(rand, input, dtype, requires_grad, device, "rand_like", memory_format=memory_format,
+                 layout=layout, pin_memory=pin_memory, generator=generator)
 
 
-def randn_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None, layout: Any = None,
+               device: Any = None, requires_grad: bool = False, pin_memory: bool = False,
                memory_format: memory_format = preserve_format) -> Tensor:
     """Standard normal samples in `input`'s shape, dtype and device."""
-    return _like(randn, input, dtype, requires_grad, device, "randn_like", memory_format=memory_format)
+    return _like(randn, input, dtype, requires_grad, device, "randn_like", memory_format=memory_format,
+                 layout=layout, pin_memory=pin_memory, generator=generator)
 
 
 class Generator:
@@ -688,17 +794,20 @@ def empty(*size: Any, dtype: Any = None, requires_grad: bool = False,
     return _new(data, requires_grad, device, "empty")
 
 
-def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, device: Any = None, *,
+def empty_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+               requires_grad: bool = False, pin_memory: bool = False,
                memory_format: memory_format = preserve_format) -> Tensor:
     """`empty` in input's shape and dtype."""
-    return _like(empty, input, dtype, requires_grad, device, "empty_like", memory_format=memory_format)
+    return _like(empty, input, dtype, requires_grad, device, "empty_like", memory_format=memory_format,
+                 layout=layout, pin_memory=pin_memory)
 
 
-def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
-             device: Any = None) -> Tensor:
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None, layout: Any = None,
+             device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (the default float unless
     `dtype`; complex64 for a complex endpoint). An integer dtype truncates the endpoints first and
     each value after, as PyTorch: `linspace(0.5, 3.7, 3, dtype=tg.int64)` is [0, 1, 3]."""
+    _options(layout, pin_memory, "linspace")
     steps = _steps(steps, "linspace")
     start, end, dtype = _spacing(start, end, dtype, "linspace")
     if dtype.kind in "iu":
@@ -708,12 +817,13 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_g
     return _new(_cast_truncating(values, dtype), requires_grad, device, "linspace")
 
 
-def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
-             requires_grad: bool = False,
-             device: Any = None) -> Tensor:
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             layout: Any = None, device: Any = None, requires_grad: bool = False,
+             pin_memory: bool = False) -> Tensor:
     """`steps` values base**x for x evenly spaced from start to end, both included. An integer
     dtype spaces the truncated endpoints, as PyTorch: `logspace(-1.5, 1.5, 4, dtype=tg.int64)` is
     [0, 0, 2, 10]."""
+    _options(layout, pin_memory, "logspace")
     steps = _steps(steps, "logspace")
     start, end, dtype = _spacing(start, end, dtype, "logspace")
     if dtype.kind in "iu" and steps == 1:
@@ -781,15 +891,19 @@ def _halves(x: Any) -> tuple[Any, Any]:
     return hi, x - hi
 
 
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The (2, N) row and column indices of the lower triangle of a row x col matrix (on and below
     diagonal `offset`), row by row, as `torch.tril_indices`."""
+    _options(layout, pin_memory, "tril_indices")
     return _triangle_indices(np.tril_indices, row, col, offset, dtype, device, "tril_indices")
 
 
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The (2, N) row and column indices of the upper triangle of a row x col matrix (on and above
     diagonal `offset`), row by row, as `torch.triu_indices`."""
+    _options(layout, pin_memory, "triu_indices")
     return _triangle_indices(np.triu_indices, row, col, offset, dtype, device, "triu_indices")
 
 
@@ -821,14 +935,16 @@ def _cast_truncating(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return (np.trunc(values) if dtype.kind in "iu" else values).astype(dtype)
 
 
-def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
-            requires_grad: bool = False, device: Any = None, **named: Any) -> Tensor:
+def randint(*args: Any, generator: Generator | None = None, dtype: Any = None, layout: Any = None,
+            device: Any = None, requires_grad: bool = False, pin_memory: bool = False,
+            **named: Any) -> Tensor:
     """Uniform integers in [low, high): `randint(high, size)` or `randint(low, high, size)`; int64.
 
     The arguments may be named, as in PyTorch: `randint(low=0, high=10, size=(3,))`."""
     unknown = set(named) - {"low", "high", "size"}
     if unknown:
         raise TypeError(f"randint() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    _options(layout, pin_memory, "randint")
     if named:
         names = ("low", "high", "size") if len(args) + len(named) == 3 else ("high", "size")
         given = dict(zip(names, args, strict=False))
@@ -858,9 +974,10 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
     return _new(data.astype(int64 if dtype is None else np.dtype(dtype)), requires_grad, device, "randint")
 
 
-def randperm(n: int, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, layout: Any = None,
+             device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A random permutation of 0 .. n-1 (int64 unless `dtype`)."""
+    _options(layout, pin_memory, "randperm")
     n = checks.sizes((n,), "randperm")[0]
     dtype = int64 if dtype is None else np.dtype(dtype)
     if dtype.kind == "b":
@@ -870,26 +987,28 @@ def randperm(n: int, generator: Generator | None = None, dtype: Any = None, devi
     return _new(_stream(generator).permutation(n).astype(dtype), requires_grad, device, "randperm")
 
 
-def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
-                 requires_grad: bool = False, device: Any = None,
-                 memory_format: memory_format = preserve_format) -> Tensor:
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, generator: Generator | None = None,
+                 dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False,
+                 pin_memory: bool = False, memory_format: memory_format = preserve_format) -> Tensor:
     """Uniform integers in [low, high) in input's shape, dtype and device: `randint_like(t, high)`
     or `randint_like(t, low, high)`."""
     if not isinstance(input, Tensor):
         raise checks.not_a_tensor(input, "randint_like")
+    _options(layout, pin_memory, "randint_like")
     if high is None:
         low, high = 0, low
-    out = randint(low, high, input.shape, dtype=input.dtype if dtype is None else dtype,
+    out = randint(low, high, input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
                   requires_grad=requires_grad, device=CPU)
     out._data = laid_out(out._data, input.data, check_memory_format(memory_format, "randint_like"))
     return _following(out, input.data) if device is None else _placed(out, device, "randint_like")
 
 
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *,
-           generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
-           device: Any = None) -> Tensor:
+           generator: Generator | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Samples from N(mean, std**2): `normal(mean, std, size)` with numbers, or `normal(means, stds)`
     with tensors (elementwise, broadcast), as PyTorch's `torch.normal`."""
+    _options(layout, pin_memory, "normal")
     tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
     if not tensors:
         if size is None:
@@ -1017,9 +1136,11 @@ def _fill_in_place(t: Tensor, values: np.ndarray, name: str) -> Tensor:
 # --- torch.scalar_tensor, window functions, and Poisson and binomial sampling ----------------------
 
 
-def scalar_tensor(s: Any, *, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A 0-d tensor holding the number `s`, in the default float dtype unless `dtype` says
     otherwise (also for an int or bool `s`, as `torch.scalar_tensor`)."""
+    _options(layout, pin_memory, "scalar_tensor")
     if isinstance(s, Tensor | np.ndarray | np.generic) and np.ndim(s) == 0:
         s = s.item()
     if not isinstance(s, bool | int | float | complex):
@@ -1031,9 +1152,11 @@ def scalar_tensor(s: Any, *, dtype: Any = None, requires_grad: bool = False, dev
 
 
 def _window(op: str, window_length: int, periodic: bool, dtype: Any, requires_grad: bool, device: Any,
-            values: Any) -> Tensor:
+            values: Any, options: tuple[Any, bool]) -> Tensor:
     """A window of `window_length` samples: `values(k, m)` at k = 0 .. m-1 for a symmetric window of
-    m points, where a periodic window (for spectral analysis) is the first n of n + 1 points."""
+    m points, where a periodic window (for spectral analysis) is the first n of n + 1 points.
+    `options`: the factory's (layout, pin_memory)."""
+    _options(*options, op)
     n = checks.as_int(window_length, op, "window_length")
     if n < 0:
         raise RuntimeError(f"{op}(): requires non-negative window_length, got window_length={n}")
@@ -1049,45 +1172,54 @@ def _window(op: str, window_length: int, periodic: bool, dtype: Any, requires_gr
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None, requires_grad: bool = False,
-                device: Any = None) -> Tensor:
+                device: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The Hann window: 0.5 - 0.5 cos(2 pi k / (m - 1)) for k = 0 .. m-1 (periodic: m = n + 1, the
     last point dropped)."""
     return _window("hann_window", window_length, periodic, dtype, requires_grad, device,
-                   lambda k, m: 0.5 - 0.5 * np.cos(2 * np.pi * k / (m - 1)))
+                   lambda k, m: 0.5 - 0.5 * np.cos(2 * np.pi * k / (m - 1)),
+                   (layout, pin_memory))
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
-                   dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+                   dtype: Any = None, requires_grad: bool = False, device: Any = None,
+                   layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The generalised Hamming window: alpha - beta cos(2 pi k / (m - 1)) for k = 0 .. m-1
     (periodic: m = n + 1, the last point dropped)."""
     return _window("hamming_window", window_length, periodic, dtype, requires_grad, device,
-                   lambda k, m: alpha - beta * np.cos(2 * np.pi * k / (m - 1)))
+                   lambda k, m: alpha - beta * np.cos(2 * np.pi * k / (m - 1)),
+                   (layout, pin_memory))
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
-                    requires_grad: bool = False, device: Any = None) -> Tensor:
+                    requires_grad: bool = False, device: Any = None,
+                    layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The Blackman window: 0.42 - 0.5 cos(2 pi k / (m - 1)) + 0.08 cos(4 pi k / (m - 1)) for
     k = 0 .. m-1 (periodic: m = n + 1, the last point dropped)."""
     return _window("blackman_window", window_length, periodic, dtype, requires_grad, device,
                    lambda k, m: 0.42 - 0.5 * np.cos(2 * np.pi * k / (m - 1))
-                   + 0.08 * np.cos(4 * np.pi * k / (m - 1)))
+                   + 0.08 * np.cos(4 * np.pi * k / (m - 1)),
+                   (layout, pin_memory))
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
-                    requires_grad: bool = False, device: Any = None) -> Tensor:
+                    requires_grad: bool = False, device: Any = None,
+                    layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The Bartlett (triangular) window: 1 - |2k / (m - 1) - 1| for k = 0 .. m-1 (periodic:
     m = n + 1, the last point dropped)."""
     return _window("bartlett_window", window_length, periodic, dtype, requires_grad, device,
-                   lambda k, m: 1 - np.abs(2 * k / (m - 1) - 1))
+                   lambda k, m: 1 - np.abs(2 * k / (m - 1) - 1),
+                   (layout, pin_memory))
 
 
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None,
-                  requires_grad: bool = False, device: Any = None) -> Tensor:
+                  requires_grad: bool = False, device: Any = None,
+                  layout: Any = None, pin_memory: bool = False) -> Tensor:
     """The Kaiser window: I0(beta sqrt(1 - (2k / (m - 1) - 1)**2)) / I0(beta) for k = 0 .. m-1,
     I0 the modified Bessel function of order 0 (periodic: m = n + 1, the last point dropped)."""
     return _window("kaiser_window", window_length, periodic, dtype, requires_grad, device,
                    lambda k, m: np.i0(beta * np.sqrt(np.clip(1 - (2 * k / (m - 1) - 1) ** 2, 0, None)))
-                   / np.i0(beta))
+                   / np.i0(beta),
+                   (layout, pin_memory))
 
 
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:  # noqa: A002 - PyTorch's name

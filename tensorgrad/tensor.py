@@ -177,8 +177,8 @@ class Tensor:
         itemsize = self._data.itemsize
         strides = tuple(s // itemsize for s in self._data.strides)
         if not self._data.size and self._base is None:  # a new empty tensor: PyTorch's row-major
-            # strides, sizes 0 counted as 1 (an empty view keeps its base's, as PyTorch's does)
-            strides = tuple(int(np.prod([max(n, 1) for n in self.shape[i + 1:]])) for i in range(self.ndim))
+            # strides, sizes 0 counted as 1, or channels-last ones (an empty view keeps its base's)
+            strides = creation.empty_strides(self.shape, strides)
         return strides if dim is None else strides[checks.dim(dim, self.ndim, "stride")]
 
     def storage_offset(self) -> int:
@@ -1347,7 +1347,8 @@ class Tensor:
         out = movement.clone(self)
         if memory_format is not None:
             creation.check_memory_format(memory_format, "clone")
-        if not self._data.flags.c_contiguous or (memory_format is not None and memory_format.rank):
+        if not self._data.flags.c_contiguous or (memory_format is not None and memory_format.rank) or \
+                1 in self._data.shape or not self._data.size:  # (size-1 dims' strides: see `laid_out`)
             out._data = creation.laid_out(out._data, self._data, memory_format or creation.preserve_format)
         return out
 
@@ -1505,6 +1506,31 @@ class Tensor:
     def data_ptr(self) -> int:
         """The memory address of the first element (views of one storage share their base's)."""
         return device_module.data_address(self._data)
+
+    def const_data_ptr(self) -> int:
+        """`data_ptr()`, for reading only (tensorgrad has no copy-on-write storage to materialise)."""
+        return device_module.data_address(self._data)
+
+    def dim_order(self, *, ambiguity_check: bool | list = False) -> tuple[int, ...]:
+        """The dimensions from the outermost in memory to the innermost (`(0, 2, 3, 1)` for a
+        channels-last tensor); see `tensorgrad.layouts.dim_order` for `ambiguity_check`."""
+        return layouts.dim_order(self, ambiguity_check)
+
+    def to_dense(self, dtype: Any = None, *, masked_grad: bool = True) -> Tensor:
+        """Self (a strided tensor is dense already), or a copy in `dtype` (recorded, as `to`).
+        `masked_grad` is for sparse tensors, which tensorgrad has none of."""
+        if dtype is not None and not movement.is_dtype(dtype):
+            raise TypeError("to_dense(): argument 'dtype' (position 1) must be dtype, not "
+                            f"{type(dtype).__name__}")
+        return self if dtype is None or dtype == self._data.dtype else self.to(dtype)
+
+    def as_subclass(self, cls: type) -> Tensor:
+        """This tensor as an instance of `cls` (a Tensor subclass): the same memory, a view in the graph."""
+        return creation.as_subclass(self, cls)
+
+    def is_set_to(self, tensor: Tensor) -> bool:
+        """Whether `tensor` views the same memory with the same offset, sizes and strides."""
+        return layouts.is_set_to(self, tensor)
 
     def detach_(self) -> Tensor:
         """Cut this tensor from the graph in place: it becomes a leaf that does not require grad."""
@@ -3048,7 +3074,7 @@ def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
     if x.data.dtype == dtype:
         return x
     data = x.data.astype(dtype, order="C")
-    if not x.data.flags.c_contiguous or (layout is not None and layout.rank):
+    if not x.data.flags.c_contiguous or (layout is not None and layout.rank) or 1 in x.data.shape:
         data = creation.laid_out(data, x.data, layout or creation.preserve_format)
     autograd.note_dtype(dtype)
     if dtype.kind not in "fc" or x.data.dtype.kind not in "fc":
