@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import checks, creation, dtypes
+from tensorgrad import checks, creation, dtypes, layouts
 from tensorgrad.device import as_device, is_array, strided_view
 from tensorgrad.device import from_dlpack as array_from_dlpack
 from tensorgrad.tensor import Tensor, new_leaf
@@ -187,8 +187,10 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
 def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor of shape `size` whose elements sit `stride` elements apart, in
-    one buffer just big enough (`torch.empty_strided`; stride 0 repeats an element). `layout` and
-    `pin_memory` are taken for PyTorch's signature: tensors here are strided, host memory unpinned."""
+    one buffer just big enough (`torch.empty_strided`; stride 0 repeats an element). `layout` may
+    only be `tg.strided` and `pin_memory` only False without a GPU, as every factory's."""
+    layouts.check_layout(layout, "empty_strided")
+    layouts.check_pin_memory(pin_memory, "empty_strided")
     shape, steps, extent = checks.strided_layout(size, stride, "empty_strided")
     dtype = dtypes.or_default(dtype)
     storage = creation.empty(extent, dtype=dtype, device=device).data

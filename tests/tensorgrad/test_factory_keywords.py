@@ -343,3 +343,13 @@ def test_is_set_to_as_pytorch():
     assert cases(tg) == cases(torch)
     with pytest.raises(TypeError, match="is_set_to.*Tensor"):
         tg.ones(2).is_set_to(3)
+
+
+@pytest.mark.parametrize("kwargs, error", [({"layout": "strided"}, TypeError), ({"pin_memory": True}, RuntimeError)])
+def test_empty_strided_checks_layout_and_pin_memory_as_pytorch(kwargs, error):
+    assert tg.empty_strided((2, 3), (3, 1), layout=tg.strided).stride() == (3, 1)
+    if kwargs.get("pin_memory") and tg.cuda.is_available():
+        return  # with a GPU, pinned memory is a hint tensorgrad takes
+    for module in (torch, tg):
+        with pytest.raises(error):
+            module.empty_strided((2, 3), (3, 1), **kwargs)
