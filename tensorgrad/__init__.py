@@ -533,6 +533,12 @@ __all__ += ["cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", 
             "triangular_solve", "eig", "symeig"]
 
 # isort: split
+# LAPACK's names for the compact QR form (torch.geqrf, torch.orgqr, torch.ormqr).
+from tensorgrad.linalg import geqrf, orgqr, ormqr  # noqa: E402
+
+__all__ += ["geqrf", "orgqr", "ormqr"]
+
+# isort: split
 # Interop (asarray, DLPack, buffers), the deterministic-algorithms switches, the last shape and
 # complex-number spellings, torch.gradient, and torch's in-place functions (`tg.relu_(x)`).
 from tensorgrad import utils  # noqa: E402

@@ -21,6 +21,10 @@ derivatives table for the backward, side by side:
   linalg_lu_backward, for square, tall and wide matrices (in `_lu_vjp`); lu, lu_unpack and
   lu_solve are composed from it and solve_triangular
 - cholesky_solve / cholesky_inverse: PyTorch's formulas, which read L as a full matrix
+- LAPACK's own names: geqrf (numpy's QR in "raw" mode), orgqr and ormqr (Householder products,
+  composed of tensor ops, so differentiable), ldl_factor (Bunch-Kaufman, LAPACK's sytf2 written
+  out in numpy, on the host) and ldl_solve (sytrs); geqrf and the LDL ops have no derivative in
+  PyTorch, so backward through them raises
 
 Each formula is also written with tensor ops (`_<op>_graph`, beside its op), so gradients
 differentiate again (`create_graph=True`); det at a singular matrix is differentiable once.
@@ -65,7 +69,8 @@ __all__ = ["LinAlgError", "inv", "det", "slogdet", "logdet", "solve", "cholesky"
            "matrix_norm", "norm", "matrix_power", "cross", "svd", "qr", "eigh", "eigvalsh", "pinv", "lstsq",
            "matrix_rank", "matrix_exp", "multi_dot", "vander", "diagonal", "solve_triangular", "lu_factor",
            "lu_factor_ex", "lu", "lu_solve", "lu_unpack", "inv_ex", "solve_ex", "cholesky_ex", "cond",
-           "vecdot", "tensorinv", "tensorsolve", "householder_product", "eig", "eigvals"]
+           "vecdot", "tensorinv", "tensorsolve", "householder_product", "eig", "eigvals", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve"]
 
 
 class LinAlgError(RuntimeError):
@@ -1630,21 +1635,25 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
     """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, v_i the i-th column of A
     below the diagonal with a 1 on it (LAPACK's orgqr). Composed of matrix products, so both A
     and tau get gradients."""
+    op = "linalg.householder_product"
+    _householder_checks(input, tau, op)
     m, n = input.shape[-2:]
     k = tau.shape[-1]
-    if not m >= n >= k:
-        raise ShapeError(f"linalg.householder_product: input.shape[-2] must be greater than or equal to "
-                         f"input.shape[-1] and that to tau.shape[-1], got A of shape {input.shape} and "
-                         f"tau of "
-                         f"shape {tau.shape}")
+    if m < n:
+        raise ShapeError(f"torch.{op}: input.shape[-2] must be greater than or equal to input.shape[-1] "
+                         f"(input of shape {input.shape})")
+    if n < k:
+        raise ShapeError(f"torch.{op}: input.shape[-1] must be greater than or equal to tau.shape[-1] "
+                         f"(input of shape {input.shape}, tau of shape {tau.shape})")
+    if tau.dtype != input.dtype:
+        raise RuntimeError(f"torch.{op}: tau dtype {tau.dtype} does not match input dtype {input.dtype}")
+    _lapack_dtype(input, f"torch.{op}", "input")
+    columns = _reflectors(input, k)  # v_i as columns
     eye = new_leaf(np.eye(m, dtype=input.data.dtype, like=input.data))
-    below = new_leaf(np.tril(np.ones((m, n), dtype=bool), -1))
-    unit = new_leaf(np.eye(m, n, dtype=input.data.dtype))
-    columns = input.masked_fill(~below, 0) + unit  # v_i as columns
     q = eye.expand(*input.shape[:-2], m, m)
     for i in range(k):
         v = columns[..., :, i:i + 1]
-        q = q - (q @ v) * tau[..., i, None, None] @ (v.mH if v.is_complex() else v.mT)
+        q = q - (q @ v) * tau[..., i, None, None] @ _adjoint(v)
     return q[..., :, :n]
 
 
@@ -1739,3 +1748,353 @@ def legacy_cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
         raise not_a_tensor(input, "legacy_cholesky")
     _deprecated("cholesky", "linalg.cholesky")
     return cholesky(input, upper=upper)
+
+
+# --- LAPACK's own names: geqrf, orgqr, ormqr, and the LDL^T factorization -------------------------
+
+_LAPACK_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
+
+
+def _lapack_dtype(t: Tensor, op: str, name: str) -> None:
+    """Raise PyTorch's NotImplementedError for a dtype its LAPACK kernels lack (all but float32,
+    float64, complex64 and complex128)."""
+    if t.data.dtype not in _LAPACK_DTYPES:
+        raise UnsupportedDtypeError(f"{op}: not implemented for {t.dtype} ({name} of shape {t.shape}); "
+                                    "it takes float32, float64, complex64 or complex128")
+
+
+def _no_derivative(op: str, error: type[Exception] = RuntimeError) -> Any:
+    """A VJP that refuses: the op is recorded (its output requires grad, as PyTorch's does), but
+    PyTorch has no derivative for it, so backward through it raises."""
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        raise error(f"the derivative for '{op}' is not implemented (as in PyTorch)")
+    return vjp
+
+
+def geqrf(input: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002 - PyTorch's name
+    """LAPACK's geqrf: the named tuple (a, tau) of the QR decomposition in compact form, R on and
+    above a's diagonal, the Householder vectors v_i below it (their leading 1 implicit) and tau
+    their scales, Q = H_1 ... H_k with H_i = I - tau_i v_i v_i^H (k = min(m, n); `orgqr` and
+    `ormqr` read this form). Batched; no derivative (backward raises NotImplementedError, as
+    PyTorch's)."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, "geqrf")
+    if input.ndim < 2:
+        raise ShapeError(f"torch.geqrf: input must have at least 2 dimensions, got shape {input.shape}")
+    _lapack_dtype(input, "torch.geqrf", "input")
+    # numpy's mode="raw" is geqrf's output as LAPACK leaves it: column-major, so transposed here
+    reflectors, tau = namespace(input.data).linalg.qr(input.data, mode="raw")
+    a = reflectors.swapaxes(-1, -2).copy()
+    refuse = _no_derivative("geqrf", NotImplementedError)
+    return return_types.geqrf(record(a, "geqrf", (input,), refuse, saved=()),
+                              record(tau, "geqrf", (input,), refuse, saved=()))
+
+
+def _householder_checks(input: Tensor, tau: Tensor, op: str) -> None:  # noqa: A002
+    """PyTorch's checks on the (input, tau) pair of geqrf's compact form."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(input, op)
+    if input.ndim < 2:
+        raise ShapeError(f"torch.{op}: input must have at least 2 dimensions, got shape {input.shape}")
+    if input.ndim - tau.ndim != 1:
+        raise ShapeError(f"torch.{op}: Expected tau to have one dimension less than input, but got tau.ndim "
+                         f"equal to {tau.ndim} and input.ndim is equal to {input.ndim}")
+    if tau.shape[:-1] != input.shape[:-2]:
+        raise ShapeError(f"torch.{op}: Expected batch dimensions of tau to be equal to input.shape[:-2], but "
+                         f"got {list(tau.shape[:-1])} (input of shape {input.shape})")
+
+
+def _same_dtype(input: Tensor, other: Tensor, op: str, name: str) -> None:  # noqa: A002
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"torch.{op}: Expected input and {name} to have the same dtype, but input has "
+                           f"dtype {input.dtype} and {name} has dtype {other.dtype}")
+
+
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:  # noqa: A002
+    """`torch.orgqr`: the first n columns of Q = H_1 ... H_k from geqrf's (a, tau), LAPACK's
+    orgqr under its own name (`householder_product`). Differentiable in input and tau."""
+    return householder_product(input, tau)
+
+
+def _reflectors(input: Tensor, k: int) -> Tensor:  # noqa: A002
+    """The Householder vectors v_1 ... v_k of geqrf's compact form as columns: input's first k
+    columns below the diagonal, 1 on it, 0 above (so the gradient reaches only what is read)."""
+    m = input.shape[-2]
+    below = new_leaf(np.tri(m, k, -1, dtype=bool, like=input.data))
+    unit = new_leaf(np.eye(m, k, dtype=input.data.dtype, like=input.data))
+    return input[..., :, :k].masked_fill(~below, 0) + unit
+
+
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,  # noqa: A002
+          transpose: bool = False) -> Tensor:
+    """LAPACK's ormqr: Q C (Q^H C with `transpose`, C Q or C Q^H with left=False) for Q = H_1 ...
+    H_k the m x m product of geqrf's reflectors (input m x n, k = min(m, n) = tau.shape[-1]) and
+    C = other, without forming Q: each H_i = I - tau_i v_i v_i^H is applied to C in turn.
+    Composed of tensor ops, so input (below its diagonal), tau and other get gradients."""
+    _householder_checks(input, tau, "ormqr")
+    if other.ndim < 2:
+        raise ShapeError(f"torch.ormqr: other must have at least 2 dimensions, got shape {other.shape}")
+    side = -2 if left else -1
+    m, n = input.shape[-2:]
+    if other.shape[side] != m:
+        raise ShapeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2] (other of shape "
+                         f"{other.shape}, input of shape {input.shape})")
+    if tau.shape[-1] != min(m, n):
+        raise ShapeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], "
+                         f"input.shape[-1]) (tau of shape {tau.shape}, input of shape {input.shape})")
+    if other.ndim != input.ndim:
+        raise ShapeError(f"torch.ormqr: Expected other to have the same number of dimensions as input, but "
+                         f"got other.ndim equal to {other.ndim} and input.ndim is equal to {input.ndim}")
+    if other.shape[:-2] != input.shape[:-2]:
+        raise ShapeError(f"torch.ormqr: Expected batch dimensions of other to be equal to input.shape[:-2], "
+                         f"but got {list(other.shape[:-2])} (input of shape {input.shape})")
+    _same_dtype(input, tau, "ormqr", "tau")
+    _same_dtype(input, other, "ormqr", "other")
+    _lapack_dtype(input, "torch.ormqr", "input")
+    k = tau.shape[-1]
+    columns = _reflectors(input, k)
+    scales = tau.conj() if transpose and tau.is_complex() else tau
+    # Q C = H_1 (H_2 (... H_k C)) and C Q^H = C H_k^H ... H_1^H start from the last reflector
+    order = range(k - 1, -1, -1) if left != transpose else range(k)
+    out = other.clone()
+    for i in order:
+        v = columns[..., :, i:i + 1]
+        s = scales[..., i, None, None]
+        out = out - v @ (s * (_adjoint(v) @ out)) if left else out - ((out @ v) * s) @ _adjoint(v)
+    return out
+
+
+_ALPHA = (1 + math.sqrt(17)) / 8  # Bunch and Kaufman's pivoting threshold, as LAPACK's sytf2
+
+
+def _size(x: Any) -> Any:
+    """LAPACK's magnitude for pivot searches: |re| + |im| for complex numbers (cabs1)."""
+    return abs(x.real) + abs(x.imag) if np.iscomplexobj(x) else abs(x)
+
+
+def _iamax(x: np.ndarray) -> int:
+    """LAPACK's i?amax: the first index of the largest `_size` (a NaN never wins, unless first)."""
+    size = _size(x)
+    if size.size == 0 or np.isnan(size[0]):
+        return 0
+    return int(np.argmax(np.where(np.isnan(size), -np.inf, size)))
+
+
+def _bunch_kaufman_pivot(a: np.ndarray, k: int, hermitian: bool) -> tuple[int, int, bool]:
+    """(kp, step, singular) for column k of sytf2: step 1 or 2 (the size of D's block), kp the row
+    and column to swap in (k's for step 1, k + 1's for step 2), and whether the column is zero."""
+    n = a.shape[0]
+    absakk = abs(a[k, k].real) if hermitian else _size(a[k, k])
+    imax = k + 1 + _iamax(a[k + 1:, k]) if k < n - 1 else k
+    colmax = _size(a[imax, k]) if k < n - 1 else 0.0
+    if np.fmax(absakk, colmax) == 0:  # (the fmax of MKL's sytrf: a NaN diagonal is not "zero")
+        return k, 1, True
+    if absakk >= _ALPHA * colmax:
+        return k, 1, False
+    # the largest off-diagonal magnitude in row (and column) imax
+    rowmax = _size(a[imax, k + _iamax(a[imax, k:imax])])
+    if imax < n - 1:
+        rowmax = max(rowmax, _size(a[imax + 1 + _iamax(a[imax + 1:, imax]), imax]))
+    if absakk >= _ALPHA * colmax * (colmax / rowmax):
+        return k, 1, False
+    diagonal = abs(a[imax, imax].real) if hermitian else _size(a[imax, imax])
+    return (imax, 1, False) if diagonal >= _ALPHA * rowmax else (imax, 2, False)
+
+
+def _ldl_swap(a: np.ndarray, k: int, kk: int, kp: int, step: int, hermitian: bool) -> None:
+    """Swap rows and columns kk and kp of the trailing lower triangle (sytf2's interchange)."""
+    flip = np.conj if hermitian else (lambda x: x)
+    a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
+    middle = a[kk + 1:kp, kk].copy()
+    a[kk + 1:kp, kk] = flip(a[kp, kk + 1:kp])
+    a[kp, kk + 1:kp] = flip(middle)
+    a[kp, kk] = flip(a[kp, kk])
+    a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+    if step == 2:
+        a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+
+
+def _ldl_update(a: np.ndarray, k: int, step: int, hermitian: bool) -> None:
+    """Eliminate the pivot block at k: the trailing lower triangle minus W D^-1 W^H, then W D^-1
+    (columns of L) stored in its place, with sytf2's (hetf2's) formulas."""
+    conj = np.conj if hermitian else (lambda x: x)
+    if step == 1:
+        if hermitian:
+            a[k, k] = a[k, k].real
+        r1 = 1 / (a[k, k].real if hermitian else a[k, k])
+        w = a[k + 1:, k]
+        a[k + 1:, k + 1:] += np.tril(np.multiply.outer(w, -r1 * conj(w)))
+        a[k + 1:, k] = w * r1
+    else:
+        if hermitian:
+            d = abs(a[k + 1, k])
+            d11, d22 = a[k + 1, k + 1].real / d, a[k, k].real / d
+            d21 = a[k + 1, k] / d
+            d = (1 / (d11 * d22 - 1)) / d
+            wk = d * (d11 * a[k + 2:, k] - d21 * a[k + 2:, k + 1])
+            wkp1 = d * (d22 * a[k + 2:, k + 1] - np.conj(d21) * a[k + 2:, k])
+        else:
+            d21 = a[k + 1, k]
+            d11, d22 = a[k + 1, k + 1] / d21, a[k, k] / d21
+            d21 = (1 / (d11 * d22 - 1)) / d21
+            wk = d21 * (d11 * a[k + 2:, k] - a[k + 2:, k + 1])
+            wkp1 = d21 * (d22 * a[k + 2:, k + 1] - a[k + 2:, k])
+        block = a[k + 2:, k + 2:]
+        block[...] = block - np.tril(np.multiply.outer(a[k + 2:, k], conj(wk))) \
+            - np.tril(np.multiply.outer(a[k + 2:, k + 1], conj(wkp1)))
+        a[k + 2:, k], a[k + 2:, k + 1] = wk, wkp1
+    if hermitian:  # (the diagonal of a Hermitian matrix stays real)
+        rest = np.arange(k, a.shape[0])
+        a[rest, rest] = a[rest, rest].real
+
+
+def _sytf2(a: np.ndarray, hermitian: bool) -> tuple[np.ndarray, int]:
+    """LAPACK's unblocked Bunch-Kaufman factorization (sytf2, hetf2 when `hermitian`) of the lower
+    triangle of one matrix, in place: returns (pivots, info). The blocked sytrf gives the same
+    factors for n up to its block size (64), and sytf2's steps for every n."""
+    n = a.shape[0]
+    pivots = np.zeros(n, dtype=np.int32)
+    info, k = 0, 0
+    while k < n:
+        kp, step, singular = _bunch_kaufman_pivot(a, k, hermitian)
+        if singular:
+            info = info or k + 1
+            if hermitian:
+                a[k, k] = a[k, k].real
+        else:
+            if kp != k + step - 1:
+                _ldl_swap(a, k, k + step - 1, kp, step, hermitian)
+            _ldl_update(a, k, step, hermitian)
+        pivots[k:k + step] = kp + 1 if step == 1 else -(kp + 1)
+        k += step
+    return pivots, info
+
+
+def _ldl_checks(A: Tensor, op: str) -> None:  # noqa: N803
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, op)
+    if A.ndim < 2:
+        raise ShapeError(f"torch.linalg.{op}: The input tensor A must have at least 2 dimensions, got shape "
+                         f"{A.shape}")
+    if A.shape[-1] != A.shape[-2]:
+        raise ShapeError(f"torch.linalg.{op}: A must be batches of square matrices, but they are "
+                         f"{A.shape[-2]} by {A.shape[-1]} matrices (shape {A.shape})")
+    if A.data.dtype.kind not in "fc":
+        raise RuntimeError(f"torch.linalg.{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{A.dtype}")
+    _lapack_dtype(A, f"torch.linalg.{op}", "A")
+
+
+def _ldl_factor(A: Tensor, hermitian: bool, check_errors: bool, op: str) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
+    """(LD, pivots, info) of sytf2 on each matrix of A, computed on the host (there is no GPU
+    sytrf in CuPy) and moved back to A's device."""
+    _ldl_checks(A, op)
+    xp = namespace(A.data)
+    n = A.shape[-1]
+    ld = np.tril(to_numpy(A.data)).reshape(math.prod(A.shape[:-2]), n, n)  # (the upper triangle: not read)
+    pivots = np.zeros(ld.shape[:2], dtype=np.int32)
+    info = np.zeros(ld.shape[0], dtype=np.int32)
+    for b in range(ld.shape[0]):
+        pivots[b], info[b] = _sytf2(ld[b], hermitian and ld.dtype.kind == "c")
+    if check_errors and bool((info > 0).any()):
+        first = _first_failure(info)
+        raise LinAlgError(f"torch.linalg.{op}: The factorization could not be completed because the input is "
+                          f"singular: D[{first - 1}, {first - 1}] is a zero pivot (info = {first}, A of "
+                          f"shape {A.shape}). Use linalg.ldl_factor_ex to get the factors anyway")
+    LD = record(xp.asarray(ld.reshape(A.shape)), "ldl_factor", (A,),  # noqa: N806
+                _no_derivative("linalg_ldl_factor_ex"), saved=())
+    pivots, info = pivots.reshape(A.shape[:-1]), info.reshape(A.shape[:-2])
+    return LD, new_leaf(xp.asarray(pivots)), new_leaf(xp.asarray(info))
+
+
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False,  # noqa: N803
+                  check_errors: bool = False) -> tuple[Tensor, Tensor, Tensor]:
+    """The named tuple (LD, pivots, info) of `ldl_factor`, with info (int32, per matrix) = 1 + the
+    index of the first zero pivot of D (0 for none) instead of an error."""
+    return return_types.linalg_ldl_factor_ex(*_ldl_factor(A, hermitian, check_errors, "ldl_factor_ex"))
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> tuple[Tensor, Tensor]:  # noqa: N803
+    """The named tuple (LD, pivots) of A = L D L^T (L D L^H with `hermitian`, for complex A) of a
+    symmetric matrix, from its lower triangle, with Bunch-Kaufman pivoting: LAPACK's sytrf (hetrf),
+    packed as it leaves them. D is block diagonal with 1x1 and 2x2 blocks, stored with L's
+    multipliers in LD's lower triangle (the upper one zero); pivots (int32, 1-based) are the row
+    and column swaps, negative in pairs for a 2x2 block. A singular D raises LinAlgError. Batched;
+    no derivative (backward raises, as PyTorch's)."""
+    LD, pivots, _ = _ldl_factor(A, hermitian, True, "ldl_factor")  # noqa: N806
+    return return_types.linalg_ldl_factor(LD, pivots)
+
+
+def _sytrs(ld: np.ndarray, pivots: np.ndarray, b: np.ndarray, hermitian: bool) -> None:
+    """LAPACK's sytrs (hetrs) for the lower triangle, in place on b: X = A^-1 B for A = L D L^T
+    (L D L^H) from sytrf's LD and pivots."""
+    n = ld.shape[0]
+    conj = np.conj if hermitian else (lambda x: x)
+    k = 0
+    while k < n:  # L D Y = B: the swaps and L's columns forward, then D's blocks
+        second = k if pivots[k] > 0 else k + 1
+        kp = abs(int(pivots[k])) - 1
+        b[[second, kp]] = b[[kp, second]]
+        for j in range(k, second + 1):
+            b[second + 1:] -= np.multiply.outer(ld[second + 1:, j], b[j])
+        if second == k:
+            b[k] /= ld[k, k].real if hermitian else ld[k, k]
+        else:
+            akm1k = ld[k + 1, k]
+            akm1, ak = ld[k, k] / conj(akm1k), ld[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1
+            bkm1, bk = b[k] / conj(akm1k), b[k + 1] / akm1k
+            b[k], b[k + 1] = (ak * bkm1 - bk) / denom, (akm1 * bk - bkm1) / denom
+        k = second + 1
+    k = n - 1
+    while k >= 0:  # L^T X = Y (L^H X = Y): backward, undoing the swaps
+        first = k if pivots[k] > 0 else k - 1
+        for j in range(first, k + 1):
+            b[j] -= conj(ld[k + 1:, j]) @ b[k + 1:]
+        kp = abs(int(pivots[k])) - 1
+        b[[k, kp]] = b[[kp, k]]
+        k = first - 1
+
+
+def _ldl_solve_checks(LD: Tensor, pivots: Tensor, B: Tensor) -> None:  # noqa: N803
+    _ldl_checks(LD, "ldl_solve")
+    if not isinstance(B, Tensor):
+        raise not_a_tensor(B, "ldl_solve")
+    if B.dtype != LD.dtype:
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected b and A to have the same dtype, but found b of "
+                           f"type {B.dtype} and A of type {LD.dtype} instead.")
+    if B.ndim < 2:
+        raise IndexError(f"torch.linalg.ldl_solve: B must have at least 2 dimensions (Dimension out of "
+                         f"range), got shape {B.shape}")
+    if B.shape[-2] != LD.shape[-1]:
+        raise ShapeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is "
+                         f"{LD.shape[-1]} by {LD.shape[-1]} but each b matrix is {B.shape[-2]} by "
+                         f"{B.shape[-1]}")
+    if pivots.shape != LD.shape[:-1]:
+        raise ShapeError(f"torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be the same, "
+                         f"but got pivots with shape {list(pivots.shape)} instead (LD of shape {LD.shape})")
+    if pivots.data.dtype.kind not in "iu":
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected pivots to be integers. Got {pivots.dtype}")
+
+
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:  # noqa: N803
+    """X with A X = B for A given by `ldl_factor`'s (LD, pivots) (LAPACK's sytrs, hetrs with
+    `hermitian`), the batch dimensions of LD and B broadcast. Computed on the host; no derivative
+    (backward raises, as PyTorch's)."""
+    _ldl_solve_checks(LD, pivots, B)
+    n = LD.shape[-1]
+    piv = to_numpy(pivots.data).astype(np.int64)
+    if piv.size and (abs(piv).min() < 1 or abs(piv).max() > n):
+        bound = ">= 1" if abs(piv).min() < 1 else "<= LD.size(-2)"
+        raise RuntimeError(f"Pivots given to ldl_solve must all satisfy |pivot| {bound} (LD of shape "
+                           f"{LD.shape}). Did you properly pass the result of ldl_factor?")
+    batch = np.broadcast_shapes(LD.shape[:-2], B.shape[:-2])
+    count = math.prod(batch)
+    ld = np.broadcast_to(to_numpy(LD.data), batch + (n, n)).reshape(count, n, n)
+    piv = np.broadcast_to(piv, batch + (n,)).reshape(count, n)
+    x = np.array(np.broadcast_to(to_numpy(B.data), batch + B.shape[-2:])).reshape(count, *B.shape[-2:])
+    for i in range(x.shape[0]):
+        _sytrs(ld[i], piv[i], x[i], hermitian and x.dtype.kind == "c")
+    refuse = _no_derivative("linalg_ldl_solve")
+    return record(namespace(B.data).asarray(x.reshape(batch + B.shape[-2:])), "ldl_solve", (LD, B),
+                  refuse, refuse, saved=())

@@ -2783,6 +2783,18 @@ class Tensor:
         """(solution, cloned_coefficient) of A X = self for a triangular A."""
         return linalg.triangular_solve(self, A, upper, transpose, unitriangular)
 
+    def geqrf(self) -> tuple[Tensor, Tensor]:
+        """The named tuple (a, tau): LAPACK's compact QR form of self (`tg.geqrf`)."""
+        return linalg.geqrf(self)
+
+    def orgqr(self, input2: Tensor) -> Tensor:
+        """Q's first n columns from geqrf's compact form (self, tau = input2) (`tg.orgqr`)."""
+        return linalg.orgqr(self, input2)
+
+    def ormqr(self, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+        """Q C (or Q^H C, C Q, C Q^H) for Q given by geqrf's (self, tau = input2), C = input3 (`tg.ormqr`)."""
+        return linalg.ormqr(self, input2, input3, left, transpose)
+
     # --- interop and torch's remaining spellings: DLPack export, real/imag/angle, dsplit, the
     # unsafe splits (the safe ones here), and the number-theory ops in place ----------------------
 

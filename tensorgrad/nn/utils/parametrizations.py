@@ -19,13 +19,12 @@ from enum import Enum, auto
 
 from scalargrad.engine import no_grad
 from tensorgrad import checks, creation, dtypes, linalg
-from tensorgrad.device import namespace
 from tensorgrad.elementwise import allclose
 from tensorgrad.movement import cat
 from tensorgrad.nn import functional as F  # noqa: N812 - PyTorch's spelling
 from tensorgrad.nn.modules import Module
 from tensorgrad.nn.utils import parametrize
-from tensorgrad.tensor import Tensor, new_leaf
+from tensorgrad.tensor import Tensor
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -139,13 +138,6 @@ def _make_orthogonal(a: Tensor) -> Tensor:
     return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
-def _geqrf(a: Tensor) -> tuple[Tensor, Tensor]:
-    """LAPACK's geqrf of a (..., n, k) matrix: R on and above the diagonal, the Householder
-    vectors below it, and their scales tau (PyTorch's `torch.geqrf`; no gradient)."""
-    reflectors, tau = namespace(a.data).linalg.qr(a.data, mode="raw")
-    return new_leaf(reflectors.swapaxes(-1, -2).copy()), new_leaf(tau)
-
-
 class _OrthMaps(Enum):
     matrix_exp = auto()
     cayley = auto()
@@ -216,7 +208,7 @@ class _Orthogonal(Module):
                                           "or the Cayley parametrizations when use_trivialization=False.")
             # The reflectors of Q's QR decomposition, with the signs of diag(R) on the diagonal
             # (flipped where LAPACK skipped a reflection, tau == 0), so the forward gives Q's Q.
-            A, tau = _geqrf(Q)  # noqa: N806
+            A, tau = linalg.geqrf(Q.detach())  # noqa: N806 - (geqrf has no derivative)
             diagonal = A.diagonal(dim1=-2, dim2=-1)  # a view: written in place
             diagonal.sign_()
             diagonal.data[tau.data == 0.0] *= -1
