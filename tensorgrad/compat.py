@@ -322,7 +322,7 @@ def fill(input: Tensor, value: Any) -> Tensor:  # noqa: A002 - PyTorch's argumen
     """A new tensor of input's shape and dtype holding `value` everywhere (a number, or a 0-d
     tensor, cast to input's dtype: 2.7 fills an int tensor with 2). Gradient: none to input,
     the grad's sum to a tensor `value`."""
-    from tensorgrad import creation, elementwise
+    from tensorgrad import creation, elementwise, inplace
 
     input = _tensor_argument("fill", input)
     if isinstance(value, Tensor):
@@ -330,7 +330,11 @@ def fill(input: Tensor, value: Any) -> Tensor:  # noqa: A002 - PyTorch's argumen
             raise RuntimeError(f"fill(): only supports a 0-dimension value tensor, but got one with "
                                f"{value.ndim} dimensions")
         value = value.to(input.dtype)
-    elif isinstance(value, bool | int | float | np.number):
+    elif isinstance(value, bool | int | float | complex | np.number):
+        if isinstance(value, complex | np.complexfloating) and input.dtype.kind != "c":
+            if value.imag:
+                inplace.raise_lost_imaginary(value, input.dtype, "fill")
+            value = value.real
         value = creation.full_like(input.detach(), np.asarray(value).astype(input.dtype).item())
     else:
         raise TypeError(f"fill(): argument 'value' must be a Number or a 0-d Tensor, not "

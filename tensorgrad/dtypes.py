@@ -62,7 +62,7 @@ _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """The dtype holding both: the higher category's, or the wider within one category."""
     ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
-    if ca == cb:
+    if ca == cb or (ca + cb == 5):  # complex with floating: as wide as both (complex64, float64: complex128)
         return np.promote_types(a, b)
     return a if ca > cb else b
 

@@ -64,6 +64,8 @@ def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = Fal
     except TypeError:
         if op == "-":  # numpy refuses bool - bool with a message of its own
             _raise_bool_subtraction(a, b)
+        if "c" in (x.dtype.kind, y.dtype.kind):  # fmod, atan2, copysign...: PyTorch's class for these
+            _refuse_complex_dtype(np.result_type(x, y), op, a.shape, b.shape)
         raise
 
 
@@ -105,6 +107,28 @@ def _floating(x: Tensor) -> np.ndarray:
     except AttributeError:
         raise not_a_tensor(x, sys._getframe(1).f_code.co_name) from None
     return data if data.dtype.kind in "fc" else data.astype(float_dtype(data.dtype))
+
+
+def _real_floating(x: Tensor, op: str) -> np.ndarray:
+    """`_floating`'s data for a function of the real line only (erf, lgamma, the Bessel functions):
+    a complex x is refused with PyTorch's NotImplementedError."""
+    try:
+        data = x._data
+    except AttributeError:
+        raise not_a_tensor(x, op) from None
+    if data.dtype.kind == "c":
+        _refuse_complex_dtype(data.dtype, op, x.shape)
+    return data if data.dtype.kind == "f" else data.astype(float_dtype(data.dtype))
+
+
+def _refuse_complex_dtype(dtype: np.dtype, op: str, *shapes: tuple[int, ...]) -> None:
+    """PyTorch's NotImplementedError for a function it defines on real numbers only, given complex
+    operands (of the promoted `dtype` and these `shapes`)."""
+    if dtype.kind == "c":
+        shown = " and ".join(str(tuple(shape)) for shape in shapes)
+        raise UnsupportedDtypeError(f"{op}: not implemented for complex tensors ({dtype}, shape"
+                                    f"{'s' * (len(shapes) > 1)} {shown}), as in PyTorch: it is defined "
+                                    "on real numbers only")
 
 
 # --- arithmetic ---------------------------------------------------------------------------------
@@ -842,7 +866,7 @@ _TWO_OVER_SQRT_PI = 2 / float(np.sqrt(np.pi))
 
 def erf(input: Tensor) -> Tensor:
     """erf(x) = 2/sqrt(pi) * integral from 0 to x of e**(-t**2) dt. Derivative: 2/sqrt(pi) * e**(-x**2)."""
-    return record(_erf_array(_floating(input)), "erf", (input,),
+    return record(_erf_array(_real_floating(input, "erf")), "erf", (input,),
                   _quiet(lambda grad: grad * _TWO_OVER_SQRT_PI * np.exp(-input.data * input.data)),
                   graph_vjp=_erf_graph)
 
@@ -915,7 +939,7 @@ def _rational(coefficients: tuple[tuple[float, ...], tuple[float, ...]], z: np.n
 
 def erfc(input: Tensor) -> Tensor:
     """1 - erf(x), accurate where erf(x) is close to 1. Derivative: -2/sqrt(pi) * e**(-x**2)."""
-    return record(_erfc_array(_floating(input)), "erfc", (input,),
+    return record(_erfc_array(_real_floating(input, "erfc")), "erfc", (input,),
                   _quiet(lambda grad: -grad * _TWO_OVER_SQRT_PI * np.exp(-input.data * input.data)),
                   graph_vjp=_erfc_graph)
 
@@ -1202,11 +1226,33 @@ def _log_of_sum(a: Operand, b: Operand, ufunc: np.ufunc, power: np.ufunc, op: st
     """log_k(k**a + k**b) by `ufunc`, k = e or 2 (`power` is k**x): floating operands only.
     d/da = 1 / (1 + k**(b - a)), d/db = 1 / (1 + k**(a - b))."""
     a, b = _operands(a, b)
-    _require_floating_result(a, b, op)
+    if ufunc is np.logaddexp and "c" in (a.data.dtype.kind, b.data.dtype.kind):
+        ufunc = complex_logaddexp  # numpy has no complex logaddexp; PyTorch has
+    else:
+        _require_floating_result(a, b, op)
     return record(_quietly(_binary, ufunc, a, b, op), op, (a, b),
                   _quiet(lambda grad: grad / (1 + power(b.data - a.data))),
                   _quiet(lambda grad: grad / (1 + power(a.data - b.data))),
                   graph_vjp=_logaddexp_graph if power is np.exp else _logaddexp2_graph)
+
+
+def complex_logaddexp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """log(e**x + e**y) of complex arrays, as PyTorch computes it: log1p(e**(lo - hi)) + hi, where
+    hi is the operand with the larger real part (so the imaginary part is hi's plus a turn of
+    at most pi, not reduced to (-pi, pi]); nan where either holds a nan; where both real parts
+    are the same infinity, lo for -inf and log(e**x + e**y) for +inf."""
+    x, y = np.broadcast_arrays(x, y)
+    with np.errstate(all="ignore"):
+        x_first = x.real < y.real
+        lo, hi = np.where(x_first, x, y), np.where(x_first, y, x)
+        out = np.log1p(np.exp(lo - hi)) + hi
+        infinite = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        if infinite.any():
+            out = np.where(infinite, np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi))), out)
+        nan = np.isnan(x) | np.isnan(y)
+        if nan.any():
+            out = np.where(nan, complex("nan+nanj"), out)
+    return out.astype(np.result_type(x, y), copy=False)
 
 
 def _logaddexp_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -1401,6 +1447,7 @@ def xlogy(input: Operand, other: Operand) -> Tensor:
     """
     input, other = _operands(input, other)
     x, y = _promoted(input.data, other.data, floating=True)
+    _refuse_complex_dtype(x.dtype, "xlogy", x.shape, y.shape)
     with np.errstate(all="ignore"):
         try:
             out = np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(x.dtype, copy=False)
@@ -1471,7 +1518,7 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 
     Derivative: 1 / (x (1 - x)); with eps, 0 where x was clamped; without, nan outside [0, 1].
     """
-    data = _floating(input)
+    data = _real_floating(input, "logit")
     # PyTorch's clamp order: below eps is eps, else above 1 - eps is 1 - eps (so eps > 0.5 is defined)
     z = data if eps is None or eps < 0 else np.where(data < eps, eps, np.where(data > 1 - eps, 1 - eps, data))
     with np.errstate(all="ignore"):
@@ -2063,7 +2110,7 @@ def _polygamma_array(n: int, x: np.ndarray) -> np.ndarray:
 
 def lgamma(input: Tensor) -> Tensor:
     """ln|Gamma(x)|: inf at 0 and the negative integers. Derivative: digamma(x)."""
-    return record(_special(_lgamma_array, _floating(input)), "lgamma", (input,),
+    return record(_special(_lgamma_array, _real_floating(input, "lgamma")), "lgamma", (input,),
                   _quiet(lambda grad: grad * _special(_digamma_array, input.data)), graph_vjp=_lgamma_graph)
 
 
@@ -2074,7 +2121,7 @@ def _lgamma_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 def digamma(input: Tensor) -> Tensor:
     """psi(x) = Gamma'(x) / Gamma(x): -inf at +0, +inf at -0, nan at the negative integers.
     Derivative: polygamma(1, x)."""
-    return record(_special(_digamma_array, _floating(input)), "digamma", (input,),
+    return record(_special(_digamma_array, _real_floating(input, "digamma")), "digamma", (input,),
                   _quiet(lambda grad: grad * _special(_trigamma_array, input.data)),
                   graph_vjp=partial(_polygamma_graph, 0))
 
@@ -2085,7 +2132,8 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     n = _order(n, "polygamma", "n")
     if n < 0:
         raise ArgumentValueError(f"polygamma(n, x) does not support negative n (got n={n})")
-    return record(_special(lambda data: _polygamma_array(n, data), _floating(input)), "polygamma", (input,),
+    data = _real_floating(input, "polygamma")
+    return record(_special(lambda values: _polygamma_array(n, values), data), "polygamma", (input,),
                   _quiet(lambda grad: grad * _special(partial(_polygamma_array, n + 1), input.data)),
                   graph_vjp=partial(_polygamma_graph, n))
 
@@ -2115,7 +2163,7 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
     if input.data.dtype.kind == "b":
         raise UnsupportedDtypeError(f"mvlgamma: the input may not be a bool tensor (shape {input.shape}), "
                                     "as in PyTorch")
-    data = _floating(input)
+    data = _real_floating(input, "mvlgamma")
     halves = namespace(data).arange(p, dtype=data.dtype) * 0.5 - (p - 1) * 0.5
     args = data[..., None] + halves
     out = _special(_lgamma_array, args).sum(-1) + p * (p - 1) * 0.25 * math.log(math.pi)
@@ -2161,7 +2209,7 @@ def _erfinv_array(y: np.ndarray) -> np.ndarray:
 def erfinv(input: Tensor) -> Tensor:
     """The inverse of erf on [-1, 1] (+-inf at +-1, nan outside), to full precision also near +-1.
     Derivative: sqrt(pi) / 2 * exp(erfinv(x)**2)."""
-    out = _special(_erfinv_array, _floating(input))
+    out = _special(_erfinv_array, _real_floating(input, "erfinv"))
     return record(out, "erfinv", (input,),
                   _quiet(lambda grad: grad * (0.5 * math.sqrt(math.pi)) * np.exp(out * out)),
                   saved=(), saves_output=True, graph_vjp=_erfinv_graph)
@@ -2216,7 +2264,7 @@ def erfcx(input: Tensor) -> Tensor:
     For large negative x it is accurate to double precision, where PyTorch's 2 exp(x*x) is off
     by about x**2 ulps (1e-13 relative at x = -20).
     """
-    data = _floating(input)
+    data = _real_floating(input, "erfcx")
     _refuse_half(data.dtype, input.shape, "erfcx")
     out = _special(_erfcx_array, data)
     return record(out, "erfcx", (input,),
@@ -2250,7 +2298,7 @@ def ndtr(input: Tensor) -> Tensor:
 
     The lower tail keeps its digits (ndtr(-10) is 7.6e-24, where PyTorch's 1 + erf rounds it to 0).
     """
-    return record(_special(_ndtr_array, _floating(input)), "ndtr", (input,),
+    return record(_special(_ndtr_array, _real_floating(input, "ndtr")), "ndtr", (input,),
                   _quiet(lambda grad: grad * _INV_SQRT_2PI * np.exp(-0.5 * input.data * input.data)),
                   graph_vjp=_ndtr_graph)
 
@@ -2300,7 +2348,7 @@ def _ndtri_array(p: np.ndarray) -> np.ndarray:
 def ndtri(input: Tensor) -> Tensor:
     """The standard normal quantile, the inverse of ndtr (-inf at 0, inf at 1, nan outside [0, 1]).
     Derivative: sqrt(2 pi) exp(ndtri(x)**2 / 2)."""
-    data = _floating(input)
+    data = _real_floating(input, "ndtri")
     _refuse_half(data.dtype, input.shape, "ndtri")
     out = _special(_ndtri_array, data)
     return record(out, "ndtri", (input,),
@@ -2324,7 +2372,7 @@ def _log_ndtr_array(x: np.ndarray) -> np.ndarray:
 def log_ndtr(input: Tensor) -> Tensor:
     """log of the standard normal CDF, accurate in both tails.
     Derivative: exp(-(log_ndtr(x) + x**2 / 2)) / sqrt(2 pi)."""
-    data = _floating(input)
+    data = _real_floating(input, "log_ndtr")
     _refuse_half(data.dtype, input.shape, "log_ndtr")
     out = _special(_log_ndtr_array, data)
     return record(out, "log_ndtr", (input,),
@@ -2414,7 +2462,7 @@ def _i1_array(x: np.ndarray) -> np.ndarray:
 
 def i0(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind of order 0, I0(x). Derivative: I1(x)."""
-    return record(_special(_i0_array, _floating(input)), "i0", (input,),
+    return record(_special(_i0_array, _real_floating(input, "i0")), "i0", (input,),
                   _quiet(lambda grad: grad * _special(_i1_array, input.data)), graph_vjp=_i0_graph)
 
 
@@ -2424,7 +2472,7 @@ def _i0_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 def i0e(input: Tensor) -> Tensor:
     """exp(-|x|) I0(x), which does not overflow. Derivative: i1e(x) - sgn(x) i0e(x)."""
-    out = _special(_i0e_array, _floating(input))
+    out = _special(_i0e_array, _real_floating(input, "i0e"))
     return record(out, "i0e", (input,),
                   _quiet(lambda grad: grad * (_special(_i1e_array, input.data) - np.sign(input.data) * out)),
                   saves_output=True, graph_vjp=_i0e_graph)
@@ -2448,7 +2496,7 @@ def _i1_slope(x: np.ndarray, out: np.ndarray, lead: Callable[[np.ndarray], np.nd
 def i1(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind of order 1, I1(x).
     Derivative: I0(x) - I1(x) / x (1/2 at 0)."""
-    out = _special(_i1_array, _floating(input))
+    out = _special(_i1_array, _real_floating(input, "i1"))
     return record(out, "i1", (input,),
                   _quiet(lambda grad: grad * _i1_slope(input.data, out, _i0_array, scaled=False)),
                   saves_output=True, graph_vjp=partial(_i1_graph, False))
@@ -2457,7 +2505,7 @@ def i1(input: Tensor) -> Tensor:
 def i1e(input: Tensor) -> Tensor:
     """exp(-|x|) I1(x), which does not overflow.
     Derivative: i0e(x) - i1e(x) (sgn(x) + 1 / x) (1/2 at 0)."""
-    out = _special(_i1e_array, _floating(input))
+    out = _special(_i1e_array, _real_floating(input, "i1e"))
     return record(out, "i1e", (input,),
                   _quiet(lambda grad: grad * _i1_slope(input.data, out, _i0e_array, scaled=True)),
                   saves_output=True, graph_vjp=partial(_i1_graph, True))
@@ -2483,6 +2531,7 @@ def xlog1py(input: Operand, other: Operand) -> Tensor:
     """
     input, other = _operands(input, other)
     x, y = _promoted(input.data, other.data, floating=True)
+    _refuse_complex_dtype(x.dtype, "xlog1py", x.shape, y.shape)
     with np.errstate(all="ignore"):
         try:
             out = np.where((x == 0) & ~np.isnan(y), 0, x * np.log1p(y)).astype(x.dtype, copy=False)
@@ -2497,7 +2546,7 @@ def xlog1py(input: Operand, other: Operand) -> Tensor:
 
 def entr(input: Tensor) -> Tensor:
     """The entropy term -x ln(x): 0 at 0, -inf below 0. Derivative: -(1 + ln(x))."""
-    data = _floating(input)
+    data = _real_floating(input, "entr")
     with np.errstate(all="ignore"):
         out = np.where(data > 0, -data * np.log(data), np.where(data == 0, 0.0, -np.inf))
         out = np.where(np.isnan(data), data, out).astype(data.dtype, copy=False)
@@ -2522,6 +2571,7 @@ def zeta(input: Operand, other: Operand) -> Tensor:
     """
     input, other = _operands(input, other)
     s, q = _promoted(input.data, other.data, floating=True)
+    _refuse_complex_dtype(s.dtype, "zeta", s.shape, q.shape)
     _refuse_half(s.dtype, input.shape, "zeta")
     try:
         shape = np.broadcast_shapes(s.shape, q.shape)

@@ -206,14 +206,14 @@ def _apply_to_view(x: Tensor, base: Tensor, op: Callable[..., Tensor], args: tup
             "changed in place, which would skip the Function's backward (PyTorch refuses it too); "
             "return a clone() from forward, or change a clone() of the output"
         )
-    window = Window(base.data, x.data, name)
+    window = window_of(base.data, x.data, name)
     old_values, old_part = window.copy_of_base(base.data)
     base_before = _detached_copy_with_history(base, old_values)
-    part_before = record(old_part, "as_strided", (base_before,), window.scatter, saved=(),
+    part_before = record(old_part, "as_strided", (base_before,), window.scatter_vjp, saved=(),
                          view_of=base_before, graph_vjp=partial(_as_strided_graph, window))
     result = op(part_before, *args)
     _write(x, result.data, name)
-    _take_history(base, record(base.data, name, (base_before, result), window.outside, window.inside,
+    _take_history(base, record(base.data, name, (base_before, result), window.outside, window.inside_vjp,
                                saved=(), graph_vjp=partial(_written_graph, window)), name)
     view_of_base(x, name, window)
     return x
@@ -228,10 +228,10 @@ def view_of_base(view: Tensor, name: str, window: Window | None = None) -> None:
     (autograd's `_holder_of` routes those ops' gradients there).
     """
     base = view._base
-    window = window or Window(base.data, view.data, name)
-    parents, vjps = (base,), (window.scatter,)
+    window = window or window_of(base.data, view.data, name)
+    parents, vjps = (base,), (window.scatter_vjp,)
     if view._backward is not None:
-        parents, vjps = (base, _detached_copy_with_history(view, view.data)), (window.scatter, None)
+        parents, vjps = (base, _detached_copy_with_history(view, view.data)), (window.scatter_vjp, None)
     _take_history(view, record(view.data, "as_strided", parents, *vjps, saved=(), view_of=base,
                                graph_vjp=partial(_as_strided_graph, window)), "as_strided")
     view._view_version = view._versions[0]
@@ -361,6 +361,108 @@ class Window:
         self._whole(buffer)[...] = grad
         self._part(buffer)[...] = 0
         return self._whole(buffer)
+
+    # The VJPs `record` gets (`MixedWindow` has its own): the same maps where the dtypes agree.
+    scatter_vjp = scatter
+    inside_vjp = inside
+
+
+def window_of(base: Any, view: Any, name: str) -> Window:
+    """The `Window` of `view` in `base`; a `MixedWindow` where their dtypes differ (`z.real`,
+    `view_as_real(z)`, `view_as_complex(r)`)."""
+    if base.dtype == view.dtype:
+        return Window(base, view, name)
+    return MixedWindow(base, view, name)
+
+
+class MixedWindow(Window):
+    """A `Window` between a complex array and a real view of it (`z.real`, `view_as_real(z)[..., 0]`)
+    or a complex view of a real one (`view_as_complex(r)`): the geometry is counted in real
+    elements, the complex side read as (real, imaginary) pairs, as `view_as_real` lays them out.
+
+    A gradient crosses over the same way: PyTorch's gradient of z is dL/d(re z) + i dL/d(im z), so
+    its pairs are the gradients of the real view's elements. Where a real gradient becomes a
+    complex one, `record` would conjugate it (the convention for complex inputs, see
+    `autograd.note_dtype`), so the `*_vjp` maps conjugate it first.
+    """
+
+    def __init__(self, base: Any, view: Any, name: str) -> None:
+        self.complex_base = base.dtype.kind == "c"
+        self.complex_dtype = base.dtype if self.complex_base else view.dtype
+        self.real_dtype = np.finfo(self.complex_dtype).dtype
+        if self.complex_base:
+            super().__init__(_pairs(base), view, name)
+        else:
+            super().__init__(base, _pairs(view), name)
+        # The complex side's first element at an even place, so that the buffer read as complex
+        # numbers (two real elements each) holds it; an even size, for the same reading.
+        shift = (self.start if self.complex_base else self.offset) % 2
+        self.start, self.offset, self.size = self.start + shift, self.offset + shift, self.size + shift
+        self.size += self.size % 2
+
+    def _buffer(self, like: Any) -> Any:
+        return namespace(like).zeros(self.size, dtype=self.real_dtype)
+
+    def _complex(self, buffer: Any, first: int, shape: tuple[int, ...], steps: tuple[int, ...]) -> Any:
+        """The buffer read as complex numbers from real element `first`, with pairs' `shape` and
+        `steps` (in real elements; the pairs' own last axis left out)."""
+        strides = tuple(s * buffer.itemsize for s in steps[:-1])
+        return strided_view(buffer.view(self.complex_dtype)[first // 2:], shape[:-1], strides)
+
+    def _base_in(self, buffer: Any) -> Any:
+        if self.complex_base:
+            return self._complex(buffer, self.start, self.base_shape, self.base_steps)
+        return self._whole(buffer)
+
+    def _view_in(self, buffer: Any) -> Any:
+        if self.complex_base:
+            return self._part(buffer)
+        return self._complex(buffer, self.offset, self.view_shape, self.view_steps)
+
+    def _base_pairs(self, values: Any) -> Any:
+        return _pairs(values) if self.complex_base else values
+
+    def _view_pairs(self, values: Any) -> Any:
+        return values if self.complex_base else _pairs(values)
+
+    def copy_of_base(self, values: Any) -> tuple[Any, Any]:
+        buffer = self._buffer(values)
+        self._whole(buffer)[...] = self._base_pairs(values)
+        return self._base_in(buffer), self._view_in(buffer)
+
+    def scatter(self, grad: Any) -> Any:
+        buffer = self._buffer(grad)
+        self._part(buffer)[...] = self._view_pairs(grad)
+        return self._base_in(buffer)
+
+    def inside(self, grad: Any) -> Any:
+        buffer = self._buffer(grad)
+        self._whole(buffer)[...] = self._base_pairs(grad)
+        return self._view_in(buffer)
+
+    def outside(self, grad: Any) -> Any:
+        buffer = self._buffer(grad)
+        self._whole(buffer)[...] = self._base_pairs(grad)
+        self._part(buffer)[...] = 0
+        return self._base_in(buffer)
+
+    def scatter_vjp(self, grad: Any) -> Any:
+        """`scatter` as a VJP: into a complex base, conjugated ahead of `record`'s conjugation."""
+        out = self.scatter(grad)
+        return namespace(out).conj(out) if self.complex_base else out
+
+    def inside_vjp(self, grad: Any) -> Any:
+        """`inside` as a VJP: into a complex view, conjugated ahead of `record`'s conjugation."""
+        out = self.inside(grad)
+        return out if self.complex_base else namespace(out).conj(out)
+
+
+def _pairs(array: Any) -> Any:
+    """A complex array read as real (real, imaginary) pairs along a new last axis, as
+    `view_as_real` lays them out (read only: a view of the same memory)."""
+    array = namespace(array).asarray(array)
+    real = array.real
+    return strided_view(real, (*array.shape, 2), (*array.strides, real.itemsize), read_only=True)
 
 
 def _extent(shape: tuple[int, ...], steps: tuple[int, ...]) -> tuple[int, int]:
@@ -493,8 +595,18 @@ def map_function(x: Tensor, other: Tensor, fn: Callable[[Any, Any], Any]) -> Ten
 
 def fill(x: Tensor, value: float) -> Tensor:
     """A tensor like x, every element `value`. Derivative: 0."""
+    if type(value) is complex and x.data.dtype.kind != "c":
+        if value.imag:
+            raise_lost_imaginary(value, x.dtype, "fill_")
+        value = value.real
     return record(np.full_like(x.data, value), "fill", (x,),
                   lambda grad: np.zeros_like(grad), saved=(), graph_vjp=_flat_graph)
+
+
+def raise_lost_imaginary(value: complex, dtype: np.dtype, op: str) -> None:
+    """PyTorch's RuntimeError for a complex number with an imaginary part written into a real tensor."""
+    raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dtype} without overflow "
+                       "(its imaginary part would be lost)")
 
 
 def copy(x: Tensor, src: Tensor) -> Tensor:

@@ -159,6 +159,9 @@ def _body(values: np.ndarray, indent: int) -> str:
     return _nested(values, indent, summarize, formatter)
 
 
+_TORCH_PREFIX = len("torch.")  # what PyTorch writes before a dtype's name and this repr does not
+
+
 def tensor_repr(values: np.ndarray, device: str | None, autograd: str | None,
                 default_dtypes: tuple[np.dtype, ...], prefix: str = "tensor(") -> str:
     """`prefix` + the elements of `values` (a host array) + the suffixes PyTorch adds, in its
@@ -182,10 +185,12 @@ def tensor_repr(values: np.ndarray, device: str | None, autograd: str | None,
     text = [prefix + body]
     last_line = len(text[0]) - text[0].rfind("\n") + 1
     for suffix in suffixes:
-        if last_line + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        # PyTorch wraps by the length of its own "dtype=torch.float64": the same lines as its repr
+        width = len(suffix) + _TORCH_PREFIX * suffix.startswith("dtype=")
+        if last_line + width + 2 > PRINT_OPTS.linewidth:
             text.append(",\n" + " " * indent + suffix)
-            last_line = indent + len(suffix)
+            last_line = indent + width
         else:
             text.append(", " + suffix)
-            last_line += len(suffix) + 2
+            last_line += width + 2
     return "".join(text) + ")"

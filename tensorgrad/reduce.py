@@ -314,9 +314,12 @@ def _finite_max(data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 def _softmax_input(x: Tensor, op: str) -> np.ndarray:
     """x's data for softmax and log_softmax: floats only (PyTorch refuses integers, as its kernels
     do, unless `dtype=` asks for a float; an empty one stays as it is), float16 computed in float32
-    as PyTorch's kernels do."""
+    as PyTorch's kernels do. A complex x is refused, as by PyTorch's kernels."""
     data = x.data
-    if data.dtype.kind not in "fc" and data.size:
+    if data.dtype.kind == "c" and data.size:  # (an empty one passes, as in PyTorch)
+        raise UnsupportedDtypeError(f"{op}(): not implemented for complex tensors ({x.dtype}, shape "
+                                    f"{x.shape}), as in PyTorch")
+    if data.dtype.kind != "f" and data.size:
         raise UnsupportedDtypeError(f"{op}(): not implemented for dtype {x.dtype} (shape {x.shape}); pass a "
                                     f"floating dtype= or use .float() first")
     return data.astype(np.float32) if data.dtype.kind not in "fc" or data.dtype == np.float16 else data
@@ -739,6 +742,8 @@ def _extreme_norm(x: Tensor, axes: tuple[int, ...], keepdim: bool, p: float) -> 
         return _sign(x.data) * winners * (grad.reshape(kept.shape) / np.add.reduce(winners, axis=axes,
                                                                                         keepdims=True))
 
+    if x.data.dtype.kind == "c":  # sgn(x) * grad is PyTorch's gradient as it stands: |x| is not holomorphic
+        vjp = elementwise.pytorch_gradient(vjp)
     return record(kept if keepdim else np.squeeze(kept, axis=axes), "norm", (x,), vjp,
                   graph_vjp=partial(_extreme_norm_graph, axes))
 
@@ -1131,6 +1136,8 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         # NotImplementedError is a RuntimeError: PyTorch raises it for integer input here.
         raise NotImplementedError(f"logcumsumexp(): not implemented for integer or bool tensors "
                                   f"(dtype {input.dtype}); use .float() first")
+    if data.dtype.kind == "c":
+        return _complex_logcumsumexp(input, data, axis)
     with np.errstate(invalid="ignore"):  # inf - inf inside a slice of infinities: nan, as in PyTorch
         out = accumulate(np.logaddexp, data, axis)
 
@@ -1145,6 +1152,33 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
     return record(out.reshape(input.shape), "logcumsumexp", (input,), vjp, saves_output=True,
                   graph_vjp=partial(_logcumsumexp_graph, axis))
+
+
+def _complex_scan_logaddexp(a: np.ndarray, axis: int) -> np.ndarray:
+    """logcumsumexp of complex `a` along `axis`, one step at a time as PyTorch's loop (which
+    fixes the imaginary parts' branch: see `elementwise.complex_logaddexp`), in complex128."""
+    a = np.moveaxis(a.astype(np.complex128, copy=False), axis, 0)
+    out = np.empty_like(a)
+    total = np.empty_like(a, shape=a.shape[1:])
+    total[...] = -np.inf  # PyTorch's starting value: log of an empty sum
+    for i in builtins.range(a.shape[0]):
+        total = out[i, ...] = elementwise.complex_logaddexp(a[i, ...], total)
+    return np.moveaxis(out, 0, axis)
+
+
+def _complex_logcumsumexp(input: Tensor, data: np.ndarray, axis: int) -> Tensor:
+    """logcumsumexp of complex input. Derivative (PyTorch's, before autograd's conjugation):
+    exp(reversed logcumsumexp of log(grad) - out, plus x) -- no split by sign: a complex log
+    takes any sign."""
+    out = _complex_scan_logaddexp(data, axis).astype(data.dtype, copy=False)
+
+    def vjp(grad: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            logs = np.flip(np.log(grad.reshape(data.shape)) - out, axis)
+            total = np.flip(_complex_scan_logaddexp(logs, axis), axis)
+            return np.exp(total + data).astype(data.dtype, copy=False).reshape(input.shape)
+
+    return record(out.reshape(input.shape), "logcumsumexp", (input,), vjp, saves_output=True)
 
 
 def _logcumsumexp_graph(axis: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -1452,6 +1486,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     x = input
     if not isinstance(x, Tensor):
         raise not_a_tensor(x, "unique_consecutive")
+    elementwise.refuse_complex(x, "unique_consecutive")
     data = x.data if dim is not None else x.data.reshape(-1)
     axis = 0 if dim is None else _unique_axis(x, dim, "unique_consecutive")
     moved, xp = np.moveaxis(data, axis, 0), namespace(data)
@@ -1828,8 +1863,9 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
             raise RuntimeError(f"cov(): {name} cannot be negative")
     dtype = float_dtype(input.dtype if aweights is None else promote_types(input.dtype, aweights.dtype))
     x = _cast(observations, dtype)
-    a = None if aweights is None else _cast(aweights.reshape(-1), dtype)
-    f = None if fweights is None else _cast(fweights.reshape(-1), dtype)
+    weight_dtype = np.finfo(dtype).dtype  # real weights for complex input (float32 for complex64)
+    a = None if aweights is None else _cast(aweights.reshape(-1), weight_dtype)
+    f = None if fweights is None else _cast(fweights.reshape(-1), weight_dtype)
     w = a if f is None else f if a is None else f * a
     if w is None:
         total = count
@@ -1844,16 +1880,24 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
                       "of observations", UserWarning, stacklevel=2)
         factor = 0.0
     centered = x - mean
-    return ((centered @ (centered if w is None else centered * w).T) / factor).squeeze()
+    right = (centered if w is None else centered * w).T
+    if right.dtype.kind == "c":  # E[(x - mean) conj(y - mean)]: a Hermitian matrix, as PyTorch's
+        right = right.conj()
+    return ((centered @ right) / factor).squeeze()
 
 
 def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
     """Pearson's correlation coefficients of the variables in input's rows: cov[i, j] / (std_i
-    std_j), clipped to [-1, 1] (a 0-d input's is cov / cov). Gradient: through cov, sqrt and clip."""
+    std_j), clipped to [-1, 1] (a complex one's real and imaginary parts each; a 0-d input's is
+    cov / cov). Gradient: through cov, sqrt and clip."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "corrcoef")
     c = cov(input)
     if c.ndim == 0:
         return c / c
-    std = c.diagonal().sqrt()
-    return (c / std.reshape(-1, 1) / std.reshape(1, -1)).clip(-1, 1)
+    variances = c.diagonal()
+    std = (variances.real if variances.dtype.kind == "c" else variances).sqrt()
+    c = c / std.reshape(-1, 1) / std.reshape(1, -1)
+    if c.dtype.kind == "c":  # each part clipped, as PyTorch
+        return movement.complex(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)

@@ -28,13 +28,14 @@ from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, as_int
 from tensorgrad.elementwise import (
     _chbevl,
-    _floating,
     _i0_array,
     _i1_array,
     _lgamma_array,
     _operands,
     _promoted,
     _rational,
+    _real_floating,
+    _refuse_complex_dtype,
     _refuse_half,
     _special,
     _zeta_array,
@@ -262,6 +263,7 @@ def _incomplete_gamma(input: Tensor, other: Tensor, op: str, upper: bool) -> Ten
     except ValueError:
         raise ShapeError(f"{op}: shapes {input.shape} (input) and {other.shape} (other) can't be "
                          "broadcast together") from None
+    _refuse_complex_dtype(a.dtype, op, input.shape, other.shape)
     with np.errstate(all="ignore"):
         p, q = _incomplete_gamma_arrays(a.astype(np.float64), x.astype(np.float64))
     out = (q if upper else p).astype(a.dtype, copy=False).reshape(shape)
@@ -504,7 +506,7 @@ def _no_gradient(kernel: Callable[[np.ndarray], np.ndarray], input: Tensor, op: 
     """kernel(input) as a tensor without gradient: PyTorch defines none for these functions."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
-    data = _floating(input)
+    data = _real_floating(input, op)
     _refuse_half(data.dtype, input.shape, op)
     return new_leaf(_special(kernel, data))
 
@@ -679,6 +681,7 @@ def _polynomial(kernel: Callable[[np.ndarray, np.ndarray], np.ndarray], input: A
                         f"{type(n).__name__}")
     x, degree = _operands(input, n)
     dtype = _promoted(x.data, degree.data, floating=True)[0].dtype
+    _refuse_complex_dtype(dtype, op, x.shape, degree.shape)
     _refuse_half(dtype, x.shape, op)
     try:
         xb, nb = np.broadcast_arrays(x.data.astype(dtype, copy=False), _degree(degree.data))

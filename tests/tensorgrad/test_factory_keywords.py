@@ -345,7 +345,8 @@ def test_is_set_to_as_pytorch():
         tg.ones(2).is_set_to(3)
 
 
-@pytest.mark.parametrize("kwargs, error", [({"layout": "strided"}, TypeError), ({"pin_memory": True}, RuntimeError)])
+@pytest.mark.parametrize("kwargs, error", [({"layout": "strided"}, TypeError),
+                                           ({"pin_memory": True}, RuntimeError)])
 def test_empty_strided_checks_layout_and_pin_memory_as_pytorch(kwargs, error):
     assert tg.empty_strided((2, 3), (3, 1), layout=tg.strided).stride() == (3, 1)
     if kwargs.get("pin_memory") and tg.cuda.is_available():
