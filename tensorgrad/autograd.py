@@ -223,6 +223,8 @@ def _backward(op: str, inputs: tuple[Tensor, ...], checks: list, edges: list, se
 # of an op with a complex result takes the real part of the same (`_backward`'s slow path). An op
 # linear with real coefficients (sum, indexing, reshape) is the same either way; the few ops that
 # are not complex-differentiable (imag, angle, conj) write their VJP so that this gives PyTorch's.
+# An op's graph VJP is written in the same form and conjugated the same way, with tensor ops
+# (`higher_order.complex_graph`), so complex gradients can be differentiated again.
 #
 # Real programs never pay for it: `record` looks at the inputs' dtypes only once a complex tensor
 # has been made in this process (`note_dtype`, called where values come in: the
@@ -241,13 +243,21 @@ def note_dtype(dtype: np.dtype) -> None:
 
 
 def _conjugating(edges: list, graph_vjp: GraphVJP | None, out: Any) -> tuple[list, GraphVJP | None]:
-    """`record`'s edges, with the VJPs into complex inputs in PyTorch's convention; no graph VJP
-    when complex numbers are involved (gradients of complex gradients are not built: such an op
-    is differentiable once)."""
+    """`record`'s edges, with the VJPs into complex inputs in PyTorch's convention, and its graph
+    VJP likewise when complex numbers are involved (`higher_order.complex_graph`: None for an op
+    whose graph VJP is for real numbers only, which is then differentiable once)."""
     if not any(dtype.kind == "c" for *_, dtype in edges):
-        return edges, graph_vjp if out.dtype.kind != "c" else None
+        if out.dtype.kind != "c" or graph_vjp is None:
+            return edges, graph_vjp
+        return edges, _conjugated_graph(graph_vjp)
     return [(t, partial(_conjugated, vjp) if dtype.kind == "c" else vjp, history, shape, dtype)
-            for t, vjp, history, shape, dtype in edges], None
+            for t, vjp, history, shape, dtype in edges], graph_vjp and _conjugated_graph(graph_vjp)
+
+
+def _conjugated_graph(graph_vjp: GraphVJP) -> GraphVJP | None:
+    from tensorgrad.higher_order import complex_graph  # (it imports this module)
+
+    return complex_graph(graph_vjp)
 
 
 def _conjugated(vjp: VJP, grad: np.ndarray) -> np.ndarray:

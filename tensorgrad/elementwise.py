@@ -387,7 +387,14 @@ def _complex_abs(input: Tensor) -> Tensor:
     """|z| of a complex tensor, in the matching float dtype (bool tensors: PyTorch's error)."""
     _require_dtype(input, "c", "abs", "integer, floating or complex")
     unit = _sgn_array(input.data)
-    return record(np.abs(input.data), "abs", (input,), pytorch_gradient(lambda grad: grad * unit))
+    return record(np.abs(input.data), "abs", (input,), pytorch_gradient(lambda grad: grad * unit),
+                  graph_vjp=_complex_abs_graph)
+
+
+def _complex_abs_graph(grad: Tensor, out: Tensor, z: Tensor) -> tuple[Tensor]:
+    """PyTorch's grad sgn(z), written for autograd's conjugation (see `pytorch_gradient`):
+    grad conj(sgn(z))."""
+    return (grad * z.sgn().conj(),)
 
 
 def pytorch_gradient(formula: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
@@ -1592,7 +1599,19 @@ def sgn(input: Tensor) -> Tensor:
             g = (grad - (grad * np.conj(unit)).real * unit) / magnitude
         return np.where(magnitude == 0, 0, g)
 
-    return record(unit, "sgn", (input,), pytorch_gradient(formula))
+    return record(unit, "sgn", (input,), pytorch_gradient(formula),
+                  graph_vjp=partial(_sgn_graph, magnitude == 0))
+
+
+def _sgn_graph(at_zero: Any, grad: Tensor, out: Tensor, z: Tensor) -> tuple[Tensor]:
+    """PyTorch's (grad - Re(grad conj(s)) s) / |z| (0 where z is 0), with s the output, written for
+    autograd's conjugation (see `pytorch_gradient`): (grad - Re(grad s) conj(s)) / |z|. Where z is 0
+    its derivatives are 0 too (PyTorch's are nan)."""
+    magnitude = z.abs()
+    if at_zero.any():  # (a denominator of 1 there, and the gradient zeroed: 0, not nan)
+        magnitude = magnitude + new_leaf(at_zero.astype(magnitude.data.dtype))
+        grad = grad * new_leaf(~at_zero)
+    return ((grad - (grad * out).real * out.conj()) / magnitude,)
 
 
 def negative(input: Tensor) -> Tensor:

@@ -20,7 +20,6 @@ import numpy as np
 
 from scalargrad.engine import enable_grad, no_grad
 from tensorgrad.device import array_like, to_numpy
-from tensorgrad.movement import cat
 from tensorgrad.tensor import Tensor, new_leaf
 
 
@@ -124,11 +123,13 @@ def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor] | Tensor
     """Check func's second derivatives: `gradcheck` of its gradient, computed with `create_graph=True`.
 
     The gradient is that of sum(func(*inputs) * grad_outputs) (random float64 weights unless
-    given); it is checked with respect to the inputs and to grad_outputs, on which it depends
-    linearly, as `torch.autograd.gradgradcheck` does. An op's recorded gradient comes from
-    formulas of its own (`graph_vjp`), so it is first compared with the usual pass's gradient:
-    finite differences of a wrong first derivative would agree with its own derivative. Returns
-    True or raises `GradcheckError` (returns False instead with `raise_exception=False`).
+    given, complex128 for a complex output); it is checked with respect to the inputs and to
+    grad_outputs, on which it depends linearly, as `torch.autograd.gradgradcheck` does. Complex
+    inputs and gradients are checked as pairs of reals, as `gradcheck` does. An op's recorded
+    gradient comes from formulas of its own (`graph_vjp`), so it is first compared with the usual
+    pass's gradient: finite differences of a wrong first derivative would agree with its own
+    derivative. Returns True or raises `GradcheckError` (returns False instead with
+    `raise_exception=False`).
 
     >>> import tensorgrad as tg
     >>> x = tg.tensor([0.5, -1.5], dtype=tg.float64, requires_grad=True)
@@ -139,22 +140,21 @@ def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor] | Tensor
 
     _checked_options("gradgradcheck", options)
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    with no_grad():
-        shape = func(*inputs).shape
     if grad_outputs is None:
-        grad_outputs = new_leaf(np.random.default_rng(seed + 1).standard_normal(shape))
+        with no_grad():
+            out = func(*inputs)
+        grad_outputs = new_leaf(_random(np.random.default_rng(seed + 1), out))
     elif not isinstance(grad_outputs, Tensor):  # PyTorch's form: a tuple, one per output
         (grad_outputs,) = grad_outputs
     weights = grad_outputs.detach().requires_grad_()
     wanted = [i for i, t in enumerate(inputs) if t.requires_grad]
 
-    def gradient(*args: Tensor) -> Tensor:
+    def gradient(*args: Tensor) -> tuple[Tensor, ...]:
         *xs, u = args
         with enable_grad():  # (gradcheck's finite differences run under no_grad)
             out = func(*xs)
-            grads = autograd.grad(out, [xs[i] for i in wanted], u, create_graph=True, allow_unused=True,
-                                  materialize_grads=True)
-        return cat([g.reshape(-1) for g in grads])
+            return autograd.grad(out, [xs[i] for i in wanted], u, create_graph=True, allow_unused=True,
+                                 materialize_grads=True)
 
     try:
         _same_first_derivative(gradient(*inputs, weights), func, inputs, wanted, weights, atol, rtol)
@@ -165,19 +165,17 @@ def gradgradcheck(func: Callable[..., Tensor], inputs: Sequence[Tensor] | Tensor
         return False
 
 
-def _same_first_derivative(recorded: Tensor, func: Callable[..., Tensor], inputs: list[Tensor],
+def _same_first_derivative(recorded: tuple[Tensor, ...], func: Callable[..., Tensor], inputs: list[Tensor],
                            wanted: list[int], weights: Tensor, atol: float, rtol: float) -> None:
-    """Raise unless the recorded gradient (flattened, inputs in order) equals the usual pass's."""
+    """Raise unless the recorded gradients (one per wanted input) equal the usual pass's."""
     from tensorgrad import autograd  # (autograd imports this module)
 
     with enable_grad():
         plain = autograd.grad(func(*inputs), [inputs[i] for i in wanted], weights.detach(), allow_unused=True,
                               materialize_grads=True)
-    start = 0
-    for i, g in zip(wanted, plain, strict=True):
-        expected = np.asarray(to_numpy(g.data), dtype=np.float64).reshape(-1)
-        found = np.asarray(to_numpy(recorded.data[start:start + expected.size]), dtype=np.float64)
-        start += expected.size
+    for i, g, r in zip(wanted, plain, recorded, strict=True):
+        expected = np.asarray(to_numpy(g.data), dtype=_float64_of(g)).reshape(-1)
+        found = np.asarray(to_numpy(r.data), dtype=_float64_of(r)).reshape(-1)
         if not np.allclose(found, expected, atol=atol, rtol=rtol, equal_nan=True):
             worst = int(np.argmax(np.abs(found - expected)))
             raise GradcheckError(f"gradgradcheck: input {i} (shape {inputs[i].shape}): the gradient recorded "

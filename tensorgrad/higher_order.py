@@ -88,6 +88,74 @@ def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
         _accumulate(grads, t, g)
 
 
+# The graph VJPs that hold for complex numbers when conjugated (`conjugated_graph`), each checked
+# against PyTorch's second derivatives with complex inputs (tests/tensorgrad/test_complex_double_backward.py).
+# Most graph VJPs were written for real numbers, and the formula of a holomorphic op (exp, *, @) is
+# right for complex ones as it stands; but an op whose numpy VJP treats complex numbers apart
+# (PyTorch's formula stated directly, a branch cut, a transpose where PyTorch conjugates: norm,
+# acosh, cholesky, qr, svd, eigh; pow with a tensor exponent compares) needs a graph VJP of the
+# same form first. Until it is listed here, such an op stays differentiable once with complex numbers.
+COMPLEX_READY_GRAPHS = frozenset(f"tensorgrad.{name}" for name in (
+    *(f"elementwise._{op}_graph" for op in (
+        "add", "sub", "mul", "div", "neg", "pow_scalar", "reciprocal", "square", "sqrt", "rsqrt",
+        "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
+        "atan", "sinh", "cosh", "tanh", "asinh", "atanh", "sigmoid", "where", "complex_abs", "sgn")),
+    *(f"movement._{op}" for op in (
+        "as_is", "reshaped_back", "T_graph", "transpose_graph", "permute_graph", "flip_graph", "roll_graph",
+        "repeat_graph", "cat_graph", "stack_graph", "triangle_graph", "conj_graph", "real_graph",
+        "imag_graph", "view_as_real_graph", "view_as_complex_graph", "complex_graph", "polar_graph",
+        "complex_angle_graph")),
+    "indexing._linear_back", "indexing._masked_fill_graph", "indexing._scatter_graph",
+    "matmul._matmul_graph", "matmul._einsum_graph", "matmul._linear_graph",
+    "reduce._spread_graph", "reduce._sum_all_graph", "reduce._prod_graph", "reduce._cumprod_graph",
+    "reduce._logsumexp_graph",
+    "linalg._inv_graph", "linalg._det_graph", "linalg._logdet_graph", "linalg._solve_graph",
+    "linalg._matrix_exp_graph", "linalg._pinv_graph",
+    "tensor._cast_back",
+    # linear ops (real coefficients, the same conjugated or not) and constants
+    "higher_order._linear_graph", "higher_order._forward_graph", "higher_order._zero_graph",
+))
+
+
+def complex_graph(graph_vjp: Any) -> Any:
+    """`graph_vjp` for an op where complex numbers are involved: in PyTorch's convention
+    (`conjugated_graph`) where it is listed in COMPLEX_READY_GRAPHS, else None (the op is then
+    differentiable once, its second pass raising with the op's name)."""
+    function = getattr(graph_vjp, "func", graph_vjp)  # (a partial's function)
+    name = f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', '')}"
+    return partial(conjugated_graph, graph_vjp) if name in COMPLEX_READY_GRAPHS else None
+
+
+def conjugated_graph(graph_vjp: Any, grad: Tensor, out: Tensor, *inputs: Tensor) -> tuple:
+    """An op's `graph_vjp` in PyTorch's convention for complex numbers, with tensor ops: what
+    `autograd._conjugated` and `autograd._into_real` do to its numpy VJPs (see the comment above
+    `autograd.note_dtype`), recorded, so the gradient of a complex op can be differentiated again.
+
+    A complex input gets conj(graph_vjp(conj(grad))). A real input gets the real part of the same
+    where that is complex, and graph_vjp(grad) as it stands where it is real (an op that splits a
+    complex gradient into real numbers itself, like view_as_complex)."""
+    if grad.dtype.kind != "c":  # a real output: conj(grad) is grad
+        return tuple(_in_convention(r, x) for r, x in zip(graph_vjp(grad, out, *inputs), inputs, strict=True))
+    results = list(graph_vjp(grad.conj(), out, *inputs))
+    plain = None
+    for i, (r, x) in enumerate(zip(results, inputs, strict=True)):
+        if r is not None and r.dtype.kind != "c" and x.dtype.kind != "c":
+            if plain is None:  # (the op's formulas recorded a second time, for these inputs only)
+                plain = graph_vjp(grad, out, *inputs)
+            results[i] = plain[i]
+        else:
+            results[i] = _in_convention(r, x)
+    return tuple(results)
+
+
+def _in_convention(r: Tensor | None, x: Tensor) -> Tensor | None:
+    """A graph VJP's result r for input x, as `conjugated_graph` says: conj(r) into a complex x, its
+    real part into a real one."""
+    if r is None or r.dtype.kind != "c":
+        return r
+    return r.conj() if x.dtype.kind == "c" else r.real
+
+
 def _edges_of(inputs: tuple[Tensor, ...], edges: list, results: list | tuple | None = None) -> Any:
     """(input index, edge) for each input that has an edge (and a result, when `results` are
     given). The edges are the inputs that wanted a gradient, in order: both lists walked together."""

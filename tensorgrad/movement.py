@@ -1243,7 +1243,12 @@ def conj(input: Tensor) -> Tensor:
         raise not_a_tensor(input, "conj")
     if input.dtype.kind != "c":
         return input
-    return record(np.conj(input.data), "conj", (input,), lambda grad: np.conj(grad), saved=())
+    return record(np.conj(input.data), "conj", (input,), lambda grad: np.conj(grad), saved=(),
+                  graph_vjp=_conj_graph)
+
+
+def _conj_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (conj(grad),)
 
 
 def real(input: Tensor) -> Tensor:
@@ -1254,7 +1259,18 @@ def real(input: Tensor) -> Tensor:
     if input.dtype.kind != "c":
         return input
     dtype = input.dtype
-    return record(input.data.real, "real", (input,), lambda grad: grad.astype(dtype), saved=(), view_of=input)
+    return record(input.data.real, "real", (input,), lambda grad: grad.astype(dtype), saved=(), view_of=input,
+                  graph_vjp=_real_graph)
+
+
+def _real_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The real gradient as a complex one (autograd's conjugation leaves it as it is)."""
+    return (complex(grad, _zeros_of(grad)),)
+
+
+def _zeros_of(t: Tensor) -> Tensor:
+    """A constant tensor of zeros like t (no gradient)."""
+    return new_leaf(np.zeros_like(t.data))  # (numpy dispatches: zeros where the data lives)
 
 
 def imag(input: Tensor) -> Tensor:
@@ -1267,7 +1283,12 @@ def imag(input: Tensor) -> Tensor:
                            f"{input.dtype}, shape {input.shape})")
     dtype = input.dtype
     return record(input.data.imag, "imag", (input,), lambda grad: (grad * -1j).astype(dtype, copy=False),
-                  saved=(), view_of=input)
+                  saved=(), view_of=input, graph_vjp=_imag_graph)
+
+
+def _imag_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """-i grad, which autograd's conjugation makes PyTorch's i grad (see `angle`)."""
+    return (complex(_zeros_of(grad), -grad),)
 
 
 def view_as_real(input: Tensor) -> Tensor:
@@ -1285,7 +1306,11 @@ def view_as_real(input: Tensor) -> Tensor:
     # grad[..., 0] + i grad[..., 1] is PyTorch's gradient; the VJP states its conjugate (see `imag`).
     return record(out, "view_as_real", (input,),
                   lambda grad: (grad[..., 0] - 1j * grad[..., 1]).astype(dtype, copy=False),
-                  saved=(), view_of=input)
+                  saved=(), view_of=input, graph_vjp=_view_as_real_graph)
+
+
+def _view_as_real_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (complex(grad[..., 0], -grad[..., 1]),)
 
 
 def view_as_complex(input: Tensor) -> Tensor:
@@ -1317,7 +1342,11 @@ def view_as_complex(input: Tensor) -> Tensor:
     # A real input: its gradient is the VJP's result as it stands, here PyTorch's view_as_real(grad).
     return record(out, "view_as_complex", (input,),
                   lambda grad: namespace(grad).stack([grad.real, grad.imag], axis=-1),
-                  saved=(), view_of=input)
+                  saved=(), view_of=input, graph_vjp=_view_as_complex_graph)
+
+
+def _view_as_complex_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (view_as_real(grad),)
 
 
 def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - the op's name, as in torch.complex
@@ -1328,7 +1357,12 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - the op's name
     out = namespace(parts[0]).empty(shape, dtype=_complex_of(parts[0]))
     out.real, out.imag = parts  # set apart, not real + 1j * imag: an inf part must not make a nan
     # d out / d real = 1, d out / d imag = i; autograd takes the real part for a real input.
-    return record(out, "complex", (real, imag), lambda grad: grad, lambda grad: grad * 1j, saved=())
+    return record(out, "complex", (real, imag), lambda grad: grad, lambda grad: grad * 1j, saved=(),
+                  graph_vjp=_complex_graph)
+
+
+def _complex_graph(grad: Tensor, out: Tensor, real: Tensor, imag: Tensor) -> tuple[Tensor, Tensor]:
+    return grad, grad * 1j
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument names
@@ -1344,7 +1378,13 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argum
     with np.errstate(divide="ignore", invalid="ignore"):
         unit = np.where(size == 0, 0, out / size)
     return record(out, "polar", (abs, angle), lambda grad: grad * unit, lambda grad: grad * 1j * out,
-                  saved=(), saves_output=True)
+                  saved=(), saves_output=True, graph_vjp=_polar_graph)
+
+
+def _polar_graph(grad: Tensor, out: Tensor, abs: Tensor, angle: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """PyTorch's polar_backward: sgn(out) and i out, both read from the output (autograd takes the
+    real parts)."""
+    return grad * out.sgn(), grad * 1j * out
 
 
 def _complex_parts(a: Tensor, b: Tensor, op: str) -> tuple[np.ndarray, np.ndarray]:
@@ -1385,12 +1425,23 @@ def angle(input: Tensor) -> Tensor:
     if data.dtype.kind == "c":
         squared = data.real ** 2 + data.imag ** 2
         return record(np.angle(data), "angle", (input,),
-                      lambda grad: grad * np.conj(data) * -1j / np.where(squared == 0, 1, squared))
+                      lambda grad: grad * np.conj(data) * -1j / np.where(squared == 0, 1, squared),
+                      graph_vjp=partial(_complex_angle_graph, squared == 0))
     dtype = float_dtype(data.dtype)
     out = np.where(data < 0, np.pi, 0.0).astype(dtype)
     if data.dtype.kind == "f":
         out = np.where(data != data, data, out)  # nan stays nan
     return record(out, "angle", (input,), lambda grad: np.zeros_like(grad), saved=(), graph_vjp=_angle_graph)
+
+
+def _complex_angle_graph(at_zero: Any, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The complex VJP with tensor ops: -i grad conj(x) / |x|**2, 0 where x is 0 (`at_zero`; its
+    derivatives too, where PyTorch's are nan)."""
+    squared = x.real ** 2 + x.imag ** 2
+    if at_zero.any():  # (a denominator of 1 there, and the gradient zeroed: 0, not nan)
+        squared = squared + new_leaf(at_zero.astype(squared.data.dtype))
+        grad = grad * new_leaf(~at_zero)
+    return (grad * x.conj() * -1j / squared,)
 
 
 def _angle_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:

@@ -368,6 +368,9 @@ class Tensor:
                     f"{self.shape}; pass backward(gradient=...) of that shape"
                 )
             data = self._data
+            if data.dtype.kind == "c":  # d(loss)/d(loss) = 1 holds for a real loss only
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                   f"{data.dtype}; pass a gradient, or start from a real loss (.abs())")
             if type(data) is np.ndarray:  # (dtype positional: keyword parsing costs a sixth of the call)
                 seed = np.array(1, data.dtype)
             else:
@@ -3097,6 +3100,10 @@ def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
 
 
 def _cast_back(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The cast's gradient as a graph: cast back to x's dtype (the real part for a real x of a
+    complex cast, as PyTorch takes it)."""
+    if grad.dtype.kind == "c" and x.data.dtype.kind != "c":
+        grad = grad.real
     return (_cast(grad, x.data.dtype),)
 
 
