@@ -19,6 +19,7 @@ import numpy as np
 from scalargrad.engine import is_grad_enabled, no_grad, set_grad_enabled
 from tensorgrad import checks, dtypes
 from tensorgrad.dtypes import _CATEGORY, bool_, float16, float32, float64, int8, int16, int32, int64, uint8
+from tensorgrad.layouts import strided
 from tensorgrad.tensor import Tensor
 
 __all__ = ["Size", "is_tensor", "numel", "inference_mode", "is_inference_mode_enabled", "LEGACY_TYPES",
@@ -343,12 +344,16 @@ def fill(input: Tensor, value: Any) -> Tensor:  # noqa: A002 - PyTorch's argumen
 
 
 def legacy_range(start: float = 0, end: float | None = None, step: float = 1, *, dtype: Any = None,
-                 device: Any = None, requires_grad: bool = False) -> Tensor:
+                 layout: Any = strided, device: Any = None, requires_grad: bool = False) -> Tensor:
     """`torch.range`, deprecated in PyTorch for `arange`: start, start + step, ... up to and INCLUDING end
-    (floor((end - start) / step) + 1 values), in the default float dtype unless `dtype` says."""
+    (floor((end - start) / step) + 1 values), in the default float dtype unless `dtype` says.
+    `layout` may only be `tg.strided` (not even None, as PyTorch's range)."""
     import warnings
 
     from tensorgrad import creation
+
+    if layout is not strided:
+        raise TypeError(f"range(): argument 'layout' must be tensorgrad.layout, not {type(layout).__name__}")
 
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior "
                   "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "

@@ -354,3 +354,13 @@ def test_empty_strided_checks_layout_and_pin_memory_as_pytorch(kwargs, error):
     for module in (torch, tg):
         with pytest.raises(error):
             module.empty_strided((2, 3), (3, 1), **kwargs)
+
+
+@pytest.mark.filterwarnings("ignore:torch.range is deprecated")
+def test_range_takes_only_the_strided_layout_as_pytorch():
+    for module in (torch, tg):
+        assert module.range(0, 3, layout=module.strided).tolist() == [0.0, 1.0, 2.0, 3.0]
+        with pytest.raises(TypeError):
+            module.range(0, 3, layout=None)
+        with pytest.raises(TypeError):
+            module.range(0, 3, pin_memory=False)
