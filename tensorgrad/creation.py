@@ -573,17 +573,7 @@ def _stride_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]
             return 1 if strides[a] > strides[b] else -1
         return 1 if shape[a] > shape[b] else 0
 
-    dims = list(range(len(shape)))[::-1]
-    for i in range(1, len(dims)):  # a stable insertion sort that steps over the stride-0 dimensions
-        moving = i
-        for before in range(i - 1, -1, -1):
-            comparison = order(dims[before], dims[moving])
-            if comparison > 0:
-                dims[before], dims[moving] = dims[moving], dims[before]
-                moving = before
-            elif comparison < 0:
-                break
-    return dims
+    return layouts.innermost_first(len(shape), order)
 
 
 def laid_out(values: Any, like: Any, layout: memory_format = preserve_format) -> Any:

@@ -7,6 +7,7 @@ layout; it exists so that code which checks `t.layout == torch.strided`, or pass
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -86,19 +87,26 @@ def dim_order(t: Any, ambiguity_check: Any = False) -> tuple[int, ...]:
 
 
 def _sorted_dims(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]:
-    """The dimensions from the innermost to the outermost: PyTorch's insertion sort, which leaves
-    dimensions it can't compare (a stride 0, equal strides and sizes) where they are."""
-    perm = list(reversed(range(len(shape))))
-    for i in range(1, len(perm)):
+    """The dimensions from the innermost to the outermost, by `_compare`."""
+    return innermost_first(len(shape), lambda a, b: _compare(shape, strides, a, b))
+
+
+def innermost_first(ndim: int, compare: Callable[[int, int], int]) -> list[int]:
+    """The dimensions ordered from the innermost to the outermost by PyTorch's insertion sort:
+    starting from the last dimension, each moves outwards past those `compare` ranks above it
+    (> 0), stops at one it ranks below (< 0), and steps over those it can't compare (0: a stride
+    0, equal strides and sizes), which so stay where they are."""
+    dims = list(reversed(range(ndim)))
+    for i in range(1, ndim):
         moving = i
         for before in reversed(range(i)):
-            order = _compare(shape, strides, perm[before], perm[moving])
+            order = compare(dims[before], dims[moving])
             if order > 0:
-                perm[before], perm[moving] = perm[moving], perm[before]
+                dims[before], dims[moving] = dims[moving], dims[before]
                 moving = before
             elif order < 0:
                 break
-    return perm
+    return dims
 
 
 def _compare(shape: tuple[int, ...], strides: tuple[int, ...], a: int, b: int) -> int:
