@@ -8,30 +8,44 @@ them as a differentiable function of the parameters (loc + scale * noise, the re
 trick), so a loss on the draws trains the parameters.
 """
 
-from tensorgrad.distributions import constraints, kl_pairs, transforms  # noqa: F401 - kl_pairs registers its pairs
+from tensorgrad.distributions import (  # noqa: F401 - kl_pairs and kl_rest register their pairs
+    constraints,
+    kl_pairs,
+    kl_rest,
+    transforms,
+)
 from tensorgrad.distributions.bernoulli import Bernoulli
 from tensorgrad.distributions.beta import Beta
 from tensorgrad.distributions.binomial import Binomial
 from tensorgrad.distributions.categorical import Categorical
 from tensorgrad.distributions.cauchy import Cauchy
 from tensorgrad.distributions.chi2 import Chi2
+from tensorgrad.distributions.continuous_bernoulli import ContinuousBernoulli
 from tensorgrad.distributions.dirichlet import Dirichlet
 from tensorgrad.distributions.distribution import Distribution
 from tensorgrad.distributions.exp_family import ExponentialFamily
 from tensorgrad.distributions.exponential import Exponential
+from tensorgrad.distributions.fishersnedecor import FisherSnedecor
 from tensorgrad.distributions.gamma import Gamma
 from tensorgrad.distributions.geometric import Geometric
 from tensorgrad.distributions.gumbel import Gumbel
+from tensorgrad.distributions.half_cauchy import HalfCauchy
 from tensorgrad.distributions.half_normal import HalfNormal
 from tensorgrad.distributions.independent import Independent
+from tensorgrad.distributions.inverse_gamma import InverseGamma
 from tensorgrad.distributions.kl import kl_divergence, register_kl
+from tensorgrad.distributions.kumaraswamy import Kumaraswamy
 from tensorgrad.distributions.laplace import Laplace
 from tensorgrad.distributions.log_normal import LogNormal
 from tensorgrad.distributions.logistic_normal import LogisticNormal
+from tensorgrad.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from tensorgrad.distributions.mixture_same_family import MixtureSameFamily
+from tensorgrad.distributions.multinomial import Multinomial
 from tensorgrad.distributions.multivariate_normal import MultivariateNormal
+from tensorgrad.distributions.negative_binomial import NegativeBinomial
 from tensorgrad.distributions.normal import Normal
 from tensorgrad.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from tensorgrad.distributions.pareto import Pareto
 from tensorgrad.distributions.poisson import Poisson
 from tensorgrad.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from tensorgrad.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
@@ -40,16 +54,27 @@ from tensorgrad.distributions.transformed_distribution import TransformedDistrib
 from tensorgrad.distributions.transforms import (
     AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
     ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
     SoftmaxTransform,
+    SoftplusTransform,
+    StackTransform,
     StickBreakingTransform,
     TanhTransform,
     Transform,
 )
 from tensorgrad.distributions.uniform import Uniform
+from tensorgrad.distributions.von_mises import VonMises
+from tensorgrad.distributions.weibull import Weibull
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
@@ -60,4 +85,9 @@ __all__ = [
     "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",
     "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
     "constraints", "kl_divergence", "register_kl", "transforms",
+    "ContinuousBernoulli", "FisherSnedecor", "HalfCauchy", "InverseGamma", "Kumaraswamy",
+    "LowRankMultivariateNormal", "Multinomial", "NegativeBinomial", "Pareto", "VonMises", "Weibull",
+    "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "IndependentTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "ReshapeTransform", "SoftplusTransform",
+    "StackTransform",
 ]

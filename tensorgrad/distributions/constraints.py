@@ -17,7 +17,8 @@ import tensorgrad as tg
 from tensorgrad.tensor import Tensor
 
 __all__ = [
-    "Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than", "greater_than_eq",
+    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
+    "greater_than_eq",
     "independent", "integer_interval", "interval", "half_open_interval", "is_dependent", "less_than",
     "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot",
     "positive", "positive_semidefinite", "positive_definite", "positive_integer", "real", "real_vector",
@@ -310,6 +311,19 @@ class _LowerCholesky(Constraint):
         return _all_matrix(value.tril() == value) & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower triangular, positive diagonal, unit rows."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        """A lower Cholesky factor whose rows have Euclidean norm 1 (within 10 n eps)."""
+        tol = tg.finfo(value.dtype).eps * value.shape[-1] * 10
+        row_norm = tg.linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     """Square matrices."""
 
@@ -430,6 +444,7 @@ half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()

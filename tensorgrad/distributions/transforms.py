@@ -28,7 +28,9 @@ from tensorgrad.tensor import Tensor
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftmaxTransform", "StickBreakingTransform", "TanhTransform", "Transform",
-    "identity_transform",
+    "identity_transform", "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "ReshapeTransform",
+    "SoftplusTransform", "StackTransform",
 ]
 
 
@@ -617,3 +619,17 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+
+
+# The structural transforms live in their own module, which needs `Transform` from this one.
+from tensorgrad.distributions.structured_transforms import (  # noqa: E402
+    CatTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    ReshapeTransform,
+    SoftplusTransform,
+    StackTransform,
+)

@@ -11,7 +11,7 @@ import tensorgrad as tg
 from tensorgrad.tensor import Tensor
 
 __all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs", "lazy_property",
-           "euler_constant"]
+           "euler_constant", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 
@@ -79,3 +79,30 @@ class lazy_property:  # noqa: N801 - PyTorch's name
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def _tril_mask(n: int, diag: int, device: Any) -> Tensor:
+    """The (n, n) bool mask of the entries on or below diagonal `diag`."""
+    arange = tg.arange(n, device=device)
+    return arange < arange.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The entries of `mat` (..., n, n) on or below diagonal `diag`, row by row, as (..., k)."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag, mat.device)]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The (..., n, n) matrix, zero above diagonal `diag`, filled row by row from `vec` (..., k)."""
+    # k = n (n + 1) / 2 + n diag for diag <= 0 (fewer entries below the main diagonal): solve for n
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > tg.finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
+    mat[..., _tril_mask(n, diag, vec.device)] = vec
+    return mat
