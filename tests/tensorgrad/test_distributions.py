@@ -13,6 +13,8 @@ import tensorgrad as tg
 from tensorgrad import distributions as D  # noqa: N812 - PyTorch's habit: `import torch.distributions as D`
 
 torch = pytest.importorskip("torch")
+from distribution_checks import assert_method_matches, finite_part  # noqa: E402 - after the skip
+
 TD = torch.distributions
 
 RNG = np.random.default_rng(0)
@@ -73,20 +75,6 @@ def _build(lib: Any, name: str, params: dict[str, np.ndarray]) -> tuple[Any, dic
     return getattr(module, name)(**args), leaves
 
 
-def _evaluate(dist: Any, method: str, value: Any) -> Any:
-    attribute = getattr(dist, method)
-    if method in ("log_prob", "cdf"):
-        return attribute(value)
-    if method == "icdf":
-        return attribute(value.sigmoid() if hasattr(value, "sigmoid") else value)
-    return attribute() if callable(attribute) else attribute
-
-
-def _finite_part(t: Any, lib: Any) -> Any:
-    """t with its infinite entries zeroed (they have zero weight, and inf * 0 is NaN)."""
-    return lib.where(lib.isfinite(t), t, 0.0)
-
-
 def _as_value(lib: Any, case: str, value: np.ndarray) -> Any:
     make = tg.tensor if lib is tg else torch.tensor
     if case.startswith("categorical"):
@@ -103,29 +91,7 @@ def test_values_and_gradients_match_pytorch(case: str, method: str) -> None:
     our_value, their_value = _as_value(tg, case, value), _as_value(torch, case, value)
     if method == "icdf" and case.startswith(("categorical", "bernoulli", "one_hot", "mvn")):
         pytest.skip("PyTorch defines no icdf for this distribution")
-    try:
-        expected = _evaluate(theirs, method, their_value)
-    except (NotImplementedError, AttributeError):
-        with pytest.raises((NotImplementedError, AttributeError)):
-            _evaluate(ours, method, our_value)
-        return
-    got = _evaluate(ours, method, our_value)
-    assert tuple(got.shape) == tuple(expected.shape)
-    assert str(got.dtype) == str(expected.dtype).removeprefix("torch.")
-    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-9, atol=1e-12)
-    if not expected.requires_grad:
-        return
-    weights = RNG.normal(size=tuple(expected.shape))
-    finite = np.isfinite(expected.detach().numpy())
-    weights = np.where(finite, weights, 0.0)
-    _finite_part(got, tg).mul(tg.tensor(weights)).sum().backward()
-    _finite_part(expected, torch).mul(torch.tensor(weights)).sum().backward()
-    for key, leaf in our_leaves.items():
-        their_grad = their_leaves[key].grad
-        if their_grad is None:
-            assert leaf.grad is None or not np.any(leaf.grad), key
-            continue
-        np.testing.assert_allclose(leaf.grad, their_grad.numpy(), rtol=1e-7, atol=1e-10, err_msg=key)
+    assert_method_matches(method, ours, our_leaves, our_value, theirs, their_leaves, their_value, RNG)
 
 
 def test_independent_matches_pytorch() -> None:
@@ -352,8 +318,8 @@ def test_kl_divergence_matches_pytorch(p_name: str, p_params: dict, q_name: str,
     if not expected.requires_grad:
         return
     weights = np.where(finite, RNG.normal(size=tuple(expected.shape)), 0.0)
-    _finite_part(got, tg).mul(tg.tensor(weights)).sum().backward()
-    _finite_part(expected, torch).mul(torch.tensor(weights)).sum().backward()
+    finite_part(got, tg).mul(tg.tensor(weights)).sum().backward()
+    finite_part(expected, torch).mul(torch.tensor(weights)).sum().backward()
     for ours, theirs in ((p_leaves, p_their_leaves), (q_leaves, q_their_leaves)):
         for key, leaf in ours.items():
             their_grad = theirs[key].grad

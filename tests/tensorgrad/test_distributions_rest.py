@@ -15,6 +15,8 @@ import tensorgrad as tg
 from tensorgrad import distributions as D  # noqa: N812 - PyTorch's habit
 
 torch = pytest.importorskip("torch")
+from distribution_checks import assert_method_matches, finite_part  # noqa: E402 - after the skip
+
 TD = torch.distributions
 
 RNG = np.random.default_rng(3)
@@ -69,23 +71,10 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, Any], np.ndarray]] = {
 METHODS = ["log_prob", "cdf", "icdf", "entropy", "mean", "variance", "stddev", "mode"]
 
 
-def _evaluate(dist: Any, method: str, value: Any) -> Any:
-    attribute = getattr(dist, method)
-    if method in ("log_prob", "cdf"):
-        return attribute(value)
-    if method == "icdf":
-        return attribute(value.sigmoid())
-    return attribute() if callable(attribute) else attribute
-
-
 def _build(lib: Any, case: str) -> tuple[Any, dict[str, Any]]:
     name, params, fixed, _ = CASES[case]
     leaves = _make(lib, params)
     return getattr(D if lib is tg else TD, name)(**fixed, **leaves), leaves
-
-
-def _finite(t: Any, lib: Any) -> Any:
-    return lib.where(lib.isfinite(t), t, 0.0)
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -95,32 +84,7 @@ def test_values_and_gradients_match_pytorch(case: str, method: str) -> None:
     theirs, their_leaves = _build(torch, case)
     value = CASES[case][3]
     our_value, their_value = tg.tensor(value, dtype=tg.float64), torch.tensor(value, dtype=torch.float64)
-    try:
-        expected = _evaluate(theirs, method, their_value)
-    except (NotImplementedError, AttributeError):
-        with pytest.raises((NotImplementedError, AttributeError)):
-            _evaluate(ours, method, our_value)
-        return
-    got = _evaluate(ours, method, our_value)
-    assert tuple(got.shape) == tuple(expected.shape)
-    assert str(got.dtype) == str(expected.dtype).removeprefix("torch.")
-    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-9, atol=1e-12)
-    if not expected.requires_grad:
-        return
-    weights = np.where(np.isfinite(expected.detach().numpy()), RNG.normal(size=tuple(expected.shape)), 0.0)
-    try:
-        _finite(expected, torch).mul(torch.tensor(weights)).sum().backward()
-    except NotImplementedError:  # gammainc's derivative in a: neither library has it
-        with pytest.raises(NotImplementedError):
-            _finite(got, tg).mul(tg.tensor(weights)).sum().backward()
-        return
-    _finite(got, tg).mul(tg.tensor(weights)).sum().backward()
-    for key, leaf in our_leaves.items():
-        their_grad = their_leaves[key].grad
-        if their_grad is None:
-            assert leaf.grad is None or not np.any(leaf.grad), key
-            continue
-        np.testing.assert_allclose(leaf.grad, their_grad.numpy(), rtol=1e-7, atol=1e-10, err_msg=key)
+    assert_method_matches(method, ours, our_leaves, our_value, theirs, their_leaves, their_value, RNG)
 
 
 # Sampling
@@ -297,8 +261,8 @@ def test_kl_divergence_matches_pytorch(p_name: str, p_params: dict, q_name: str,
     if not expected.requires_grad:
         return
     weights = np.where(np.isfinite(expected.detach().numpy()), RNG.normal(size=tuple(expected.shape)), 0.0)
-    _finite(got, tg).mul(tg.tensor(weights)).sum().backward()
-    _finite(expected, torch).mul(torch.tensor(weights)).sum().backward()
+    finite_part(got, tg).mul(tg.tensor(weights)).sum().backward()
+    finite_part(expected, torch).mul(torch.tensor(weights)).sum().backward()
     for ours, theirs in ((p_leaves, p_tl), (q_leaves, q_tl)):
         for key, leaf in ours.items():
             our_grad = np.zeros(leaf.shape) if leaf.grad is None else leaf.grad

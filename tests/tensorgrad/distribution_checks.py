@@ -1,0 +1,60 @@
+"""What the tg.distributions tests share: one method of a distribution (log_prob, cdf, icdf,
+entropy, mean, ...) evaluated in both libraries, compared in value, shape and dtype, then
+differentiated with the same random weights and compared leaf by leaf."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import tensorgrad as tg
+
+
+def evaluate(dist: Any, method: str, value: Any) -> Any:
+    """dist's `method` at `value` (icdf at sigmoid(value), a probability), or its property."""
+    attribute = getattr(dist, method)
+    if method in ("log_prob", "cdf"):
+        return attribute(value)
+    if method == "icdf":
+        return attribute(value.sigmoid() if hasattr(value, "sigmoid") else value)
+    return attribute() if callable(attribute) else attribute
+
+
+def finite_part(t: Any, lib: Any) -> Any:
+    """t with its infinite entries zeroed (they get zero weight, and inf * 0 is NaN)."""
+    return lib.where(lib.isfinite(t), t, 0.0)
+
+
+def assert_method_matches(method: str, ours: Any, our_leaves: dict, our_value: Any, theirs: Any,
+                          their_leaves: dict, their_value: Any, rng: np.random.Generator) -> None:
+    """The same method of both distributions: PyTorch's outcome (an error, or a value of some shape
+    and dtype), then the gradient of a random weighting of it with respect to every leaf."""
+    try:
+        expected = evaluate(theirs, method, their_value)
+    except (NotImplementedError, AttributeError):
+        with pytest.raises((NotImplementedError, AttributeError)):
+            evaluate(ours, method, our_value)
+        return
+    got = evaluate(ours, method, our_value)
+    assert tuple(got.shape) == tuple(expected.shape)
+    assert str(got.dtype) == str(expected.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-9, atol=1e-12)
+    if not expected.requires_grad:
+        return
+    weights = np.where(np.isfinite(expected.detach().numpy()), rng.normal(size=tuple(expected.shape)), 0.0)
+    try:
+        finite_part(expected, torch).mul(torch.tensor(weights)).sum().backward()
+    except (NotImplementedError, RuntimeError):  # gammainc's derivative in a: neither library has it
+        with pytest.raises(NotImplementedError):
+            finite_part(got, tg).mul(tg.tensor(weights)).sum().backward()
+        return
+    finite_part(got, tg).mul(tg.tensor(weights)).sum().backward()
+    for key, leaf in our_leaves.items():
+        their_grad = their_leaves[key].grad
+        if their_grad is None:
+            assert leaf.grad is None or not np.any(leaf.grad), key
+            continue
+        np.testing.assert_allclose(leaf.grad, their_grad.numpy(), rtol=1e-7, atol=1e-10, err_msg=key)
