@@ -1067,7 +1067,10 @@ def bernoulli(input: Tensor, p: float | None = None, generator: Generator | None
     """1 with probability `input` (or `p`) elementwise, else 0, in input's dtype; no gradient."""
     if not isinstance(input, Tensor):
         raise checks.not_a_tensor(input, "bernoulli")
-    if p is None and input.dtype.kind not in "fc":
+    if input.dtype.kind == "c":  # (PyTorch has no complex draws, with or without p)
+        raise UnsupportedDtypeError(f"bernoulli(): not implemented for dtype {input.dtype} (input of shape "
+                                    f"{input.shape}): the probabilities and the result are real")
+    if p is None and input.dtype.kind != "f":
         raise UnsupportedDtypeError(f"bernoulli(): not implemented for dtype {input.dtype}: the "
                                     "probabilities must be floating")
     probability = input.data if p is None else np.full_like(input.data, p)

@@ -275,9 +275,21 @@ def pow(input: Operand, exponent: Operand) -> Tensor:  # noqa: A001 - the op's n
 
 
 def _pow_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    if out.data.dtype.kind == "c":
+        return _complex_pow_graph(grad, out, a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         base = where(b == 0, 0.0, grad * b * a ** (b - 1))
         exponent = where((a == 0) & (b >= 0), 0.0, grad * out * log(a))
+    return base, exponent
+
+
+def _complex_pow_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """pow's graph VJP with complex numbers: the log of a real base taken in complex numbers, and
+    PyTorch's 0 ** b case for a complex b (0 where b is real and >= 0; complex numbers have no order)."""
+    nonnegative = new_leaf((b.data.imag == 0) & (b.data.real >= 0)) if b.data.dtype.kind == "c" else b >= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        base = where(b == 0, 0.0, grad * b * a ** (b - 1))
+        exponent = where((a == 0) & nonnegative, 0.0, grad * out * log(a.to(out.dtype)))
     return base, exponent
 
 
@@ -850,6 +862,8 @@ def _acosh_vjp(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
 
 def _acosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     with np.errstate(all="ignore"):
+        if x.data.dtype.kind == "c":  # PyTorch's branch, as `_acosh_vjp`
+            return (grad / (sqrt(x - 1) * sqrt(x + 1)),)
         return (grad / sqrt(x * x - 1),)
 
 

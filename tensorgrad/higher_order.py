@@ -92,14 +92,15 @@ def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
 # against PyTorch's second derivatives with complex inputs (tests/tensorgrad/test_complex_double_backward.py).
 # Most graph VJPs were written for real numbers, and the formula of a holomorphic op (exp, *, @) is
 # right for complex ones as it stands; but an op whose numpy VJP treats complex numbers apart
-# (PyTorch's formula stated directly, a branch cut, a transpose where PyTorch conjugates: norm,
-# acosh, cholesky, qr, svd, eigh; pow with a tensor exponent compares) needs a graph VJP of the
-# same form first. Until it is listed here, such an op stays differentiable once with complex numbers.
+# (PyTorch's formula stated directly, a branch cut, a conjugate transpose) needs a graph VJP of the
+# same form first (the decompositions': `linalg._pytorch_graph`). Until it is listed here, such an
+# op stays differentiable once with complex numbers.
 COMPLEX_READY_GRAPHS = frozenset(f"tensorgrad.{name}" for name in (
     *(f"elementwise._{op}_graph" for op in (
-        "add", "sub", "mul", "div", "neg", "pow_scalar", "reciprocal", "square", "sqrt", "rsqrt",
+        "add", "sub", "mul", "div", "neg", "pow", "pow_scalar", "reciprocal", "square", "sqrt", "rsqrt",
         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
-        "atan", "sinh", "cosh", "tanh", "asinh", "atanh", "sigmoid", "where", "complex_abs", "sgn")),
+        "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "where", "complex_abs",
+        "sgn")),
     *(f"movement._{op}" for op in (
         "as_is", "reshaped_back", "T_graph", "transpose_graph", "permute_graph", "flip_graph", "roll_graph",
         "repeat_graph", "cat_graph", "stack_graph", "triangle_graph", "conj_graph", "real_graph",
@@ -108,9 +109,13 @@ COMPLEX_READY_GRAPHS = frozenset(f"tensorgrad.{name}" for name in (
     "indexing._linear_back", "indexing._masked_fill_graph", "indexing._scatter_graph",
     "matmul._matmul_graph", "matmul._einsum_graph", "matmul._linear_graph",
     "reduce._spread_graph", "reduce._sum_all_graph", "reduce._prod_graph", "reduce._cumprod_graph",
-    "reduce._logsumexp_graph",
+    "reduce._logsumexp_graph", "reduce._norm_graph", "reduce._extreme_norm_graph",
+    "reduce._nuclear_norm_graph",
     "linalg._inv_graph", "linalg._det_graph", "linalg._logdet_graph", "linalg._solve_graph",
-    "linalg._matrix_exp_graph", "linalg._pinv_graph",
+    "linalg._matrix_exp_graph", "linalg._pinv_graph", "linalg._solve_triangular_graph",
+    *(f"linalg._{op}_graph" for op in (
+        "cholesky", "cholesky_solve", "cholesky_inverse", "qr_q", "qr_r", "svd_u", "svd_s", "svd_vh",
+        "eigenvalues", "eigenvectors", "eig_values", "eig_vectors")),
     "tensor._cast_back",
     # linear ops (real coefficients, the same conjugated or not) and constants
     "higher_order._linear_graph", "higher_order._forward_graph", "higher_order._zero_graph",

@@ -64,6 +64,10 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
     return x
 
 
+# In-place ops whose result is real for a complex tensor: PyTorch refuses them on complex tensors.
+_REAL_ONLY = frozenset(("abs_", "absolute_"))
+
+
 def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str, **options: Any) -> Tensor:
     """Write `op(x, *args, **options)` into x's storage and make x the output of that op in the graph.
 
@@ -75,6 +79,9 @@ def apply_inplace(x: Tensor, op: Callable[..., Tensor], *args: Any, name: str, *
     values it holds. A view (`y[0]`, `y.T`) changes its base's values too, so the base is rewired
     as well (`_apply_to_view`).
     """
+    if name in _REAL_ONLY and x.data.dtype.kind == "c":
+        raise RuntimeError(f"In-place abs is not supported for complex tensors ({name} of a {x.dtype} tensor "
+                           f"of shape {x.shape}): its result is real; use abs()")
     if options:
         op = partial(op, **options)
     base = x._base

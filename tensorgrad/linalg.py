@@ -35,9 +35,9 @@ of ops with gradients of their own; the `*_ex` forms report failures in `info` i
 raising; `matrix_rank` has none. Failures raise `LinAlgError` (a RuntimeError, as PyTorch's).
 
 Complex matrices (complex64, complex128) are taken throughout, with PyTorch's conjugate
-transposes; `eig` / `eigvals` (always complex) have PyTorch's linalg_eig_backward. A complex
-input's gradient is differentiable once (see "complex matrices" below for how the VJPs are
-written).
+transposes; `eig` / `eigvals` (always complex) have PyTorch's linalg_eig_backward. The graph VJPs
+are written in the same form as the VJPs (see "complex matrices" below), so a complex input's
+gradient differentiates again too.
 """
 
 from __future__ import annotations
@@ -273,11 +273,14 @@ def cholesky(input: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
 
 
 def _cholesky_graph(upper: bool, grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
-    lower, g = (out.mT, grad.mT) if upper else (out, grad)
-    phi = (lower.mT @ g).tril()
-    phi = 0.5 * (phi + phi.tril(-1).mT)
-    y = solve_triangular(lower.mT, phi, upper=True)
-    return (solve_triangular(lower, y, upper=False, left=False),)
+    def formula(grad: Tensor) -> tuple[Tensor]:
+        lower, g = (out.mH, grad.mH) if upper else (out, grad)
+        phi = (lower.mH @ g).tril()
+        phi = 0.5 * (phi + phi.tril(-1).mH)
+        y = solve_triangular(lower.mH, phi, upper=True)
+        return (solve_triangular(lower, y, upper=False, left=False),)
+
+    return _pytorch_graph(formula, grad, A)
 
 
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:  # noqa: N803
@@ -415,30 +418,41 @@ def _gaps_of(values: Tensor) -> Tensor:
 def _svd_u_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
     u, s, vh = svd(A, full_matrices=False)
     k = s.shape[-1]
-    g = grad[..., :, :k]
-    ut_g = u.mT @ g
-    inner = (ut_g - ut_g.mT) / _gaps_of(s * s) * s.unsqueeze(-2)
-    if A.shape[-2] > k:  # the part of gU outside U's columns
-        g_scaled = g / s.unsqueeze(-2)
-        return ((u @ inner + g_scaled - u @ (u.mT @ g_scaled)) @ vh,)
-    return (u @ inner @ vh,)
+
+    def formula(grad: Tensor) -> tuple[Tensor]:
+        g = grad[..., :, :k]
+        uh_g = u.mH @ g
+        skew = uh_g - uh_g.mH
+        inner = skew / _gaps_of(s * s) * s.unsqueeze(-2)
+        if skew.is_complex():  # and the phase: i Im(diag(U^H gU)) / S
+            inner = inner + (skew.diagonal(0, -2, -1) / (2 * s)).diag_embed()
+        if A.shape[-2] > k:  # the part of gU outside U's columns
+            g_scaled = g / s.unsqueeze(-2)
+            return ((u @ inner + g_scaled - u @ (u.mH @ g_scaled)) @ vh,)
+        return (u @ inner @ vh,)
+
+    return _pytorch_graph(formula, grad, A)
 
 
 def _svd_s_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
     u, _, vh = svd(A, full_matrices=False)
-    return ((u * grad.unsqueeze(-2)) @ vh,)
+    return _pytorch_graph(lambda grad: ((u * grad.unsqueeze(-2)) @ vh,), grad, A)
 
 
 def _svd_vh_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
     u, s, vh = svd(A, full_matrices=False)
     k = s.shape[-1]
-    g = grad[..., :k, :]
-    vh_gt = vh @ g.mT
-    inner = s.unsqueeze(-1) * ((vh_gt - vh_gt.mT) / _gaps_of(s * s))
-    if A.shape[-1] > k:  # the part of gVh outside Vh's rows
-        g_scaled = g / s.unsqueeze(-1)
-        return (u @ (inner @ vh + g_scaled - (g_scaled @ vh.mT) @ vh),)
-    return (u @ inner @ vh,)
+
+    def formula(grad: Tensor) -> tuple[Tensor]:
+        g = grad[..., :k, :]
+        vh_gh = vh @ g.mH
+        inner = s.unsqueeze(-1) * ((vh_gh - vh_gh.mH) / _gaps_of(s * s))
+        if A.shape[-1] > k:  # the part of gVh outside Vh's rows
+            g_scaled = g / s.unsqueeze(-1)
+            return (u @ (inner @ vh + g_scaled - (g_scaled @ vh.mH) @ vh),)
+        return (u @ inner @ vh,)
+
+    return _pytorch_graph(formula, grad, A)
 
 
 def legacy_svd(input: Tensor, some: bool = True,  # noqa: N803
@@ -530,24 +544,35 @@ def qr(A: Tensor, mode: str = "reduced") -> tuple[Tensor, Tensor]:  # noqa: N803
 def _qr_through_m(q: Tensor, r: Tensor, m_part: Tensor, g_q: Tensor | None) -> Tensor:
     m, n = q.shape[-2], r.shape[-1]
     if m >= n:
-        b = q @ (m_part.triu() + m_part.triu(1).mT)
+        if m_part.is_complex():  # triu(M) + triu(M)^H with the real part of M's diagonal once
+            upper = m_part.triu(1) + m_part.diagonal(0, -2, -1).real.diag_embed()
+        else:
+            upper = m_part.triu()
+        b = q @ (upper + m_part.triu(1).mH)
         if g_q is not None:
             b = b + g_q
-        return solve_triangular(r.mT, b, upper=False, left=False)  # b R^-T
-    head = solve_triangular(r[..., :, :m].mT, q @ (m_part.mT - m_part).tril(), upper=False, left=False)
+        return solve_triangular(r.mH, b, upper=False, left=False)  # b R^-H
+    lower = (m_part.mH - m_part).tril()
+    if lower.is_complex():  # the imaginary part of the diagonal halved
+        lower = lower - 0.5j * lower.diagonal(0, -2, -1).imag.diag_embed()
+    head = solve_triangular(r[..., :, :m].mH, q @ lower, upper=False, left=False)
     zeros = new_leaf(namespace(head.data).zeros(head.shape[:-1] + (n - m,), dtype=head.dtype))
     return _cat([head, zeros], -1)
 
 
 def _qr_q_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
     q, r = qr(A)
-    return (_qr_through_m(q, r, -(q.mT @ grad), grad),)
+    return _pytorch_graph(lambda grad: (_qr_through_m(q, r, -(q.mH @ grad), grad),), grad, A)
 
 
 def _qr_r_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
     q, r = qr(A)
-    g = _qr_through_m(q, r, grad @ r.mT, None)
-    return (g if A.shape[-2] >= A.shape[-1] else g + q @ grad,)
+
+    def formula(grad: Tensor) -> tuple[Tensor]:
+        g = _qr_through_m(q, r, grad @ r.mH, None)
+        return (g if A.shape[-2] >= A.shape[-1] else g + q @ grad,)
+
+    return _pytorch_graph(formula, grad, A)
 
 
 def _refuse_qr(mode: str) -> Any:
@@ -621,13 +646,20 @@ def _check_phase(diagonal: np.ndarray, op: str, what: str) -> None:
 
 def _eigenvalues_graph(uplo: str, grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
     _, vectors = eigh(A, uplo)
-    return ((vectors * grad.unsqueeze(-2)) @ vectors.mT,)
+    return _pytorch_graph(lambda grad: ((vectors * grad.unsqueeze(-2)) @ vectors.mH,), grad, A)
 
 
 def _eigenvectors_graph(uplo: str, grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
-    values, vectors = eigh(A, uplo)
-    vt_g = vectors.mT @ grad
-    return (vectors @ (0.5 * (vt_g - vt_g.mT) / _gaps_of(values)) @ vectors.mT,)
+    # The eigenvectors are this node's own output: a gradient that reaches them through this formula
+    # and through the loss adds up there, to a sum that does not depend on their phases, which is
+    # what backward checks for complex ones (the formula's part alone does).
+    values, vectors = eigh(A, uplo)[0], out
+
+    def formula(grad: Tensor) -> tuple[Tensor]:
+        vh_g = vectors.mH @ grad
+        return (vectors @ (0.5 * (vh_g - vh_g.mH) / _gaps_of(values)) @ vectors.mH,)
+
+    return _pytorch_graph(formula, grad, A)
 
 
 def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
@@ -662,6 +694,16 @@ def _pytorch_vjp(formula: Any, A: Tensor) -> Any:  # noqa: N803
     if A.data.dtype.kind != "c":
         return lambda grad: formula(grad).real
     return lambda grad: np.conj(formula(np.conj(grad)))
+
+
+def _pytorch_graph(formula: Any, grad: Tensor, *inputs: Tensor) -> tuple:
+    """A graph VJP in the form `higher_order.conjugated_graph` turns into PyTorch's backward
+    formulas `formula(grad)` (a tuple, one per input, written with conjugate transposes), as
+    `_pytorch_vjp` is for the numpy VJPs: conj(formula(conj(grad))) where complex numbers are
+    involved, formula(grad) itself for real ones."""
+    if grad.is_complex() or any(x.is_complex() for x in inputs):
+        return tuple(None if g is None else g.conj() for g in formula(grad.conj()))
+    return formula(grad)
 
 
 _EIG = namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
@@ -724,8 +766,31 @@ def eig(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
     def vjp_vectors(grad: np.ndarray) -> np.ndarray:
         return _eigenvectors_backward(grad, values, vectors)
 
-    return _EIG(record(values, "eig", (A,), _pytorch_vjp(vjp_values, A), saved=()),
-                record(vectors, "eig", (A,), _pytorch_vjp(vjp_vectors, A), saved=()))
+    return _EIG(record(values, "eig", (A,), _pytorch_vjp(vjp_values, A), saved=(),
+                       graph_vjp=_eig_values_graph),
+                record(vectors, "eig", (A,), _pytorch_vjp(vjp_vectors, A), saved=(), saves_output=True,
+                       graph_vjp=_eig_vectors_graph))
+
+
+# eig's graph VJPs: `_eigenvalues_backward` and `_eigenvectors_backward` with tensor ops.
+
+
+def _eig_values_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    _, vectors = eig(A)
+    return _pytorch_graph(lambda grad: (solve(vectors.mH, grad.unsqueeze(-1) * vectors.mH),), grad, A)
+
+
+def _eig_vectors_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    values, vectors = eig(A)[0], out  # (this node's own eigenvectors: see `_eigenvectors_graph`)
+    off_diagonal = new_leaf(1 - namespace(out.data).eye(out.shape[-1], dtype=out.data.real.dtype))
+
+    def formula(grad: Tensor) -> tuple[Tensor]:
+        inner = vectors.mH @ grad
+        inner = inner - vectors.mH @ (vectors * inner.diagonal(0, -2, -1).real.unsqueeze(-2))
+        inner = inner / _gaps_of(values.conj()) * off_diagonal
+        return (solve(vectors.mH, inner @ vectors.mH),)
+
+    return _pytorch_graph(formula, grad, A)
 
 
 def eigvals(A: Tensor) -> Tensor:  # noqa: N803
@@ -733,7 +798,7 @@ def eigvals(A: Tensor) -> Tensor:  # noqa: N803
     V^-H diag(G) V^H, its real part for a real A."""
     values, vectors = _eig(A, "eigvals")
     return record(values, "eigvals", (A,), _pytorch_vjp(partial(_eigenvalues_backward, vectors=vectors), A),
-                  saved=())
+                  saved=(), graph_vjp=_eig_values_graph)
 
 
 _REMOVED = ("This function was deprecated since version 1.9 and is now removed. {why}\n\n{old_values} "
@@ -1694,10 +1759,13 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 
 def _cholesky_solve_graph(upper: bool, grad: Tensor, out: Tensor, B: Tensor,  # noqa: N803
                           L: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
-    grad_b = cholesky_solve(grad, L, upper)
-    common = grad_b @ out.mT
-    common = common + common.mT
-    return grad_b, -(L @ common) if upper else -(common @ L)
+    def formula(grad: Tensor) -> tuple[Tensor, Tensor]:
+        grad_b = cholesky_solve(grad, L, upper)
+        common = grad_b @ out.mH
+        common = common + common.mH
+        return grad_b, -(L @ common) if upper else -(common @ L)
+
+    return _pytorch_graph(formula, grad, B, L)
 
 
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
@@ -1707,7 +1775,10 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: N80
         raise not_a_tensor(input, "cholesky_inverse")
     _square(input, "cholesky_inverse")
     eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.data.dtype, like=input.data), input.shape)
-    out = _cholesky_solve(eye, input.data, upper)
+    if input.data.dtype.kind == "c":
+        out = _potri(eye, input.data, upper)
+    else:
+        out = _cholesky_solve(eye, input.data, upper)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         common = out @ (grad + _h(grad)) @ out
@@ -1717,9 +1788,32 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: N80
                   graph_vjp=partial(_cholesky_inverse_graph, upper))
 
 
+def _potri(eye: np.ndarray, factor: np.ndarray, upper: bool) -> np.ndarray:
+    """(L L^H)^-1 from a complex factor's triangle as LAPACK's potri (and so PyTorch) computes it.
+
+    potri inverts the triangle M = L^-1, then forms M^H M (M M^H with `upper`) reading the real
+    part of M's diagonal in the left factor (the right one with `upper`) and keeping the real part of
+    the result's diagonal but for its last element. For a Cholesky factor (a real diagonal) this is
+    the inverse itself; PyTorch returns potri's numbers for any other input too, and so does this
+    (those of its unblocked algorithm: LAPACK's blocked one, for matrices past its block size of 64,
+    rounds such a diagonal differently again).
+    """
+    m = _solve_quietly(_triangle(factor, upper, False), eye)
+    diagonal = np.diagonal(m, 0, -2, -1)
+    m_real = m - 1j * _diag_embed(diagonal.imag)  # (M with the real part of its diagonal)
+    product = m @ _h(m_real) if upper else _h(m_real) @ m
+    side = np.tril(product, -1) if not upper else _h(np.triu(product, 1))  # the strict lower triangle
+    diagonal = np.diagonal(product, 0, -2, -1).copy()
+    diagonal[..., :-1] = diagonal[..., :-1].real
+    return side + _h(side) + _diag_embed(diagonal)
+
+
 def _cholesky_inverse_graph(upper: bool, grad: Tensor, out: Tensor, L: Tensor) -> tuple[Tensor]:  # noqa: N803
-    common = out @ (grad + grad.mT) @ out
-    return (-(L @ common) if upper else -(common @ L),)
+    def formula(grad: Tensor) -> tuple[Tensor]:
+        common = out @ (grad + grad.mH) @ out
+        return (-(L @ common) if upper else -(common @ L),)
+
+    return _pytorch_graph(formula, grad, L)
 
 
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: N803

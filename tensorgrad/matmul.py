@@ -308,6 +308,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
     _check_tensors("pdist", (input, "input"))
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if input.data.dtype.kind != "f":  # (complex ones too, as PyTorch's)
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype} (input of shape "
+                           f"{input.shape})")
     if p < 0:
         raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
     rows, cols = np.triu_indices(input.shape[0], k=1)

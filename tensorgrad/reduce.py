@@ -700,15 +700,21 @@ def _norm_graph(axes: tuple[int, ...], p: float, grad: Tensor, out: Tensor, x: T
     kept = _kept_shape(x.shape, axes)
     grad = grad.reshape(*kept)
     if p == 1:
-        return (grad * new_leaf(_sign(x._data)),)
+        return (grad * _conj_sign(x),)
     norm = out.reshape(*kept)
     flat = new_leaf(norm._data == 0)
     if p == 2:
-        return (x * elementwise.where(flat, 0.0, grad / elementwise.where(flat, 1.0, norm)),)
+        return (x.conj() * elementwise.where(flat, 0.0, grad / elementwise.where(flat, 1.0, norm)),)
     scale = elementwise.where(flat, 0.0, grad / elementwise.where(flat, 1.0, norm) ** (p - 1))
     zero = new_leaf(x._data == 0)
     power = elementwise.where(zero, 0.0, elementwise.where(zero, 1.0, x).abs() ** (p - 1))
-    return (new_leaf(_sign(x._data)) * power * scale,)
+    return (_conj_sign(x) * power * scale,)
+
+
+def _conj_sign(x: Tensor) -> Tensor:
+    """The norms' graph VJPs' sign of x: a constant for real x; for complex x, conj(sgn(x)), recorded
+    (PyTorch's gradient has sgn(x), which changes with x, and the graph VJP states its conjugate)."""
+    return x.sgn().conj() if x._data.dtype.kind == "c" else new_leaf(_sign(x._data))
 
 
 def _sign(data: np.ndarray) -> np.ndarray:
@@ -753,7 +759,10 @@ def _extreme_norm_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Ten
     kept = _kept_shape(x.shape, axes)
     magnitude = np.abs(x._data)
     winners = (magnitude == out._data.reshape(kept)) | np.isnan(magnitude)
-    share = _sign(x._data) * winners / np.add.reduce(winners, axis=axes, keepdims=True)
+    share = winners / np.add.reduce(winners, axis=axes, keepdims=True)
+    if x._data.dtype.kind == "c":  # sgn(x) changes with x (see `_conj_sign`)
+        return (grad.reshape(*kept) * new_leaf(share.astype(magnitude.dtype, copy=False)) * _conj_sign(x),)
+    share = _sign(x._data) * share
     return (grad.reshape(*kept) * new_leaf(share.astype(x._data.dtype, copy=False)),)
 
 
@@ -777,7 +786,9 @@ def _nuclear_norm(x: Tensor, dim: Dim, keepdim: bool) -> Tensor:
         per_matrix = grad.reshape(out.shape) if not keepdim else np.squeeze(grad, axis=(rows, cols))
         return np.moveaxis(per_matrix[..., None, None] * (u @ vh), (-2, -1), (rows, cols))
 
-    return record(out.astype(x.data.dtype, copy=False), "norm", (x,), vjp,
+    if x.data.dtype.kind == "c":  # grad U V^H is PyTorch's gradient as it stands: |.| is not holomorphic
+        vjp = elementwise.pytorch_gradient(vjp)
+    return record(out.astype(x.data.real.dtype, copy=False), "norm", (x,), vjp,  # (real for a complex x)
                   graph_vjp=partial(_nuclear_norm_graph, rows, cols))
 
 
@@ -787,7 +798,8 @@ def _nuclear_norm_graph(rows: int, cols: int, grad: Tensor, out: Tensor, x: Tens
 
     u, _, vh = linalg.svd(movement.movedim(x, (rows, cols), (-2, -1)), full_matrices=False)
     batch = tuple(n for i, n in enumerate(x.shape) if i not in (rows, cols))
-    return (movement.movedim(grad.reshape(*batch, 1, 1) * (u @ vh), (-2, -1), (rows, cols)),)
+    # (U V^H conjugated for a complex x: the form autograd conjugates back, as `pytorch_gradient`'s)
+    return (movement.movedim(grad.reshape(*batch, 1, 1) * (u @ vh).conj(), (-2, -1), (rows, cols)),)
 
 
 def _truth(x: Tensor, out: np.ndarray) -> Tensor:

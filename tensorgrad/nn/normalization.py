@@ -140,10 +140,10 @@ def _scale_shift(x_hat: np.ndarray, weight: Tensor | None, bias: Tensor | None,
     return out if bias is None else out + bias.data.reshape(shape)
 
 
-def _floating_input(x: Any, op: str) -> Tensor:
+def _floating_input(x: Any, op: str, complex_ok: bool = False) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
-    if x.data.dtype.kind != "f":
+    if x.data.dtype.kind != "f" and not (complex_ok and x.data.dtype.kind == "c"):
         raise UnsupportedDtypeError(f"{op}: expected a floating point input, got dtype {x.dtype}")
     return x
 
@@ -465,8 +465,9 @@ def _cosine_similarity_graph(shape: tuple[int, ...], axis: int, eps: float, grad
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """The p-norm of x1 - x2 + eps over the last dimension, x1 and x2 broadcast together.
-    Gradient: the norm's, through the difference."""
-    x1, x2 = _floating_input(x1, "pairwise_distance"), _floating_input(x2, "pairwise_distance")
+    Gradient: the norm's, through the difference. Complex inputs give the (real) norm of their
+    complex difference, as PyTorch's."""
+    x1, x2 = (_floating_input(x, "pairwise_distance", complex_ok=True) for x in (x1, x2))
     return (x1 - x2 + eps).norm(p, dim=-1, keepdim=keepdim)
 
 
