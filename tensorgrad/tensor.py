@@ -1794,6 +1794,9 @@ class Tensor:
     def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         """Fill in place with 1 with probability `p` (a number or a tensor), else 0; returns self."""
         if isinstance(p, Tensor):
+            if self._data.dtype.kind == "c":  # (the draws come from p: self's dtype is checked here)
+                raise checks.UnsupportedDtypeError(f"bernoulli_(): not implemented for dtype {self.dtype} "
+                                                   f"(self of shape {self.shape}), as in PyTorch")
             draws = creation.bernoulli(p.detach().expand(self.shape), generator=generator)
         else:
             draws = creation.bernoulli(self.detach(), p, generator=generator)

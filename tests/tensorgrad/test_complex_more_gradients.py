@@ -276,3 +276,9 @@ def test_adaptive_avg_pool1d_of_complex_is_not_implemented_as_in_pytorch():
     for m in (torch, tg):
         with pytest.raises(NotImplementedError, match="adaptive_avg_pool2d"):
             m.nn.functional.adaptive_avg_pool1d(m.tensor(z), 3)
+
+
+def test_bernoulli_into_a_complex_tensor_is_refused_with_a_tensor_p_too():
+    for m in (torch, tg):
+        with pytest.raises(NotImplementedError):
+            m.zeros(3, dtype=m.complex64).bernoulli_(m.full((3,), 0.5))
