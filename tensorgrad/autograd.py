@@ -444,6 +444,8 @@ def register_hook(t: Any, hook: Callable[[Any], Any], *, first: bool = False) ->
         hooks.update(earlier)
     else:
         hooks[key] = hook
+        for k in [k for k, h in hooks.items() if getattr(h, "after_tensor_hooks", False)]:
+            hooks[k] = hooks.pop(k)  # a grad_fn's pre-hooks run after the tensor's hooks (`graph`)
     return RemovableHandle(owner, hooks, key)
 
 
@@ -889,6 +891,11 @@ from tensorgrad import function  # noqa: E402
 from tensorgrad.function import Function, FunctionCtx, functional, once_differentiable  # noqa: E402
 
 __all__ += ["Function", "FunctionCtx", "once_differentiable", "functional", "function"]
+
+# `t.grad_fn`'s node objects, as `torch.autograd.graph` (tensorgrad/graph.py).
+from tensorgrad import graph  # noqa: E402
+
+__all__ += ["graph"]
 
 # The grad-mode switches and gradcheck, where PyTorch code also finds them (`torch.autograd.no_grad`).
 from scalargrad.engine import enable_grad, no_grad, set_grad_enabled  # noqa: E402

@@ -296,9 +296,11 @@ class Tensor:
         return self._backward is None
 
     @property
-    def grad_fn(self) -> str | None:
-        """The name of the op that made this tensor, or None for a leaf (PyTorch's attribute)."""
-        return None if self._backward is None else self.op
+    def grad_fn(self) -> autograd.graph.Node | None:
+        """The graph node of the op that made this tensor (`MulBackward0`, with `name()`,
+        `next_functions`, `metadata` and hooks, as PyTorch's), or None for a leaf. `op` is the
+        op's name in tensorgrad."""
+        return None if self._backward is None else autograd.graph.node_of(self)
 
     @property
     def _version(self) -> int:
