@@ -892,9 +892,14 @@ from tensorgrad.function import Function, FunctionCtx, functional, once_differen
 
 __all__ += ["Function", "FunctionCtx", "once_differentiable", "functional", "function"]
 
-# `t.grad_fn`'s node objects, as `torch.autograd.graph` (tensorgrad/graph.py).
+# `t.grad_fn`'s node objects, as `torch.autograd.graph` (tensorgrad/graph.py). This module is
+# not a package, so the submodule is registered by its dotted name for PyTorch's import form,
+# `import tensorgrad.autograd.graph`.
+import sys as _sys  # noqa: E402
+
 from tensorgrad import graph  # noqa: E402
 
+_sys.modules[f"{__name__}.graph"] = graph
 __all__ += ["graph"]
 
 # The grad-mode switches and gradcheck, where PyTorch code also finds them (`torch.autograd.no_grad`).

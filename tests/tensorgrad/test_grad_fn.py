@@ -323,3 +323,11 @@ def test_function_with_two_outputs_is_one_node():
     s, s_t = a + b, a_t + b_t
     assert [i for _, i in s.grad_fn.next_functions] == [i for _, i in s_t.grad_fn.next_functions] == [0, 1]
     assert s.grad_fn.next_functions[1][0] is a.grad_fn
+
+
+def test_the_graph_module_imports_by_pytorchs_dotted_path():
+    import importlib
+
+    module = importlib.import_module("tensorgrad.autograd.graph")
+    assert module is tg.autograd.graph
+    assert isinstance((tg.ones(2, requires_grad=True) * 2).grad_fn, module.Node)
