@@ -1866,13 +1866,15 @@ def isclose(input: Tensor, other: Operand, rtol: float = 1e-05, atol: float = 1e
     if rtol < 0 or atol < 0:
         raise ArgumentValueError(f"isclose: rtol and atol must be >= 0, got rtol={rtol}, atol={atol}")
     x, y = input.data, other.data
-    if x.dtype.kind == "b":  # PyTorch measures bools' distance as floats
-        x, y = x.astype(float_dtype(x.dtype)), y.astype(float_dtype(y.dtype))
     try:
         close = x == y
     except ValueError:
         raise ShapeError(f"isclose: shapes {input.shape} and {other.shape} can't be broadcast "
                          "together") from None
+    if x.dtype.kind in "biu":  # PyTorch measures bools' and integers' distance in the default float
+        if rtol == 0 and atol == 0:  # (no distance then: equal or not, as PyTorch)
+            return new_leaf(close if is_array(close) else np.asarray(close))
+        x, y = x.astype(float_dtype(x.dtype)), y.astype(float_dtype(y.dtype))  # (no wrap-around)
     if equal_nan:
         close = close | (np.isnan(x) & np.isnan(y))
     with np.errstate(all="ignore"):  # inf - inf is nan: not close, unless equal above

@@ -109,3 +109,15 @@ def test_a_python_number_instead_of_a_tensor_is_pytorchs_type_error_naming_the_o
         getattr(torch, name)(0.5)
     with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'input' .*must be Tensor, not float"):
         getattr(tg, name)(0.5)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "bool"])
+def test_isclose_measures_integers_in_the_default_float_without_wrapping(dtype):
+    cases = [(2**40 + 1, 2**40, {"rtol": 0, "atol": 0}), (2**60 + 100, 2**60, {"rtol": 0, "atol": 50}),
+             (-2**63, 0, {}), (16777217, 16777216, {"rtol": 0, "atol": 0.5}), (-128, 0, {}),
+             (250, 3, {"atol": 10}), (5, 3, {"atol": 2}), (100000, 100001, {}), (1, 0, {})]
+    for a, b, kwargs in cases:
+        x, y = (torch.tensor([v]).to(getattr(torch, dtype)) for v in (a, b))
+        expected = torch.isclose(x, y, **kwargs).item()
+        ours = tg.isclose(tg.tensor(x.numpy()), tg.tensor(y.numpy()), **kwargs).item()
+        assert ours == expected, (a, b, kwargs)
