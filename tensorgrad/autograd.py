@@ -909,3 +909,10 @@ from tensorgrad.gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
 __all__ += ["enable_grad", "no_grad", "set_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck",
             "Variable"]
+
+# Forward-mode AD with dual tensors (`torch.autograd.forward_ad`, tensorgrad/forward_ad.py), registered
+# by its dotted name as `graph` is: `import tensorgrad.autograd.forward_ad as fwAD`.
+from tensorgrad import forward_ad  # noqa: E402
+
+_sys.modules[f"{__name__}.forward_ad"] = forward_ad
+__all__ += ["forward_ad"]
