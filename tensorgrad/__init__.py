@@ -769,3 +769,9 @@ __all__ += ["distributions"]
 from tensorgrad.layouts import layout, strided  # noqa: E402
 
 __all__ += ["layout", "strided"]
+
+# isort: split
+# Test helpers (`tg.testing.assert_close`, `make_tensor`) and window functions (`tg.signal.windows`).
+from tensorgrad import signal, testing  # noqa: E402
+
+__all__ += ["signal", "testing"]
