@@ -9,6 +9,7 @@ trick), so a loss on the draws trains the parameters.
 """
 
 from tensorgrad.distributions import (  # noqa: F401 - kl_pairs and kl_rest register their pairs
+    constraint_registry,
     constraints,
     kl_pairs,
     kl_rest,
@@ -20,6 +21,7 @@ from tensorgrad.distributions.binomial import Binomial
 from tensorgrad.distributions.categorical import Categorical
 from tensorgrad.distributions.cauchy import Cauchy
 from tensorgrad.distributions.chi2 import Chi2
+from tensorgrad.distributions.constraint_registry import biject_to, transform_to
 from tensorgrad.distributions.continuous_bernoulli import ContinuousBernoulli
 from tensorgrad.distributions.dirichlet import Dirichlet
 from tensorgrad.distributions.distribution import Distribution
@@ -27,6 +29,7 @@ from tensorgrad.distributions.exp_family import ExponentialFamily
 from tensorgrad.distributions.exponential import Exponential
 from tensorgrad.distributions.fishersnedecor import FisherSnedecor
 from tensorgrad.distributions.gamma import Gamma
+from tensorgrad.distributions.generalized_pareto import GeneralizedPareto
 from tensorgrad.distributions.geometric import Geometric
 from tensorgrad.distributions.gumbel import Gumbel
 from tensorgrad.distributions.half_cauchy import HalfCauchy
@@ -36,6 +39,7 @@ from tensorgrad.distributions.inverse_gamma import InverseGamma
 from tensorgrad.distributions.kl import kl_divergence, register_kl
 from tensorgrad.distributions.kumaraswamy import Kumaraswamy
 from tensorgrad.distributions.laplace import Laplace
+from tensorgrad.distributions.lkj_cholesky import LKJCholesky
 from tensorgrad.distributions.log_normal import LogNormal
 from tensorgrad.distributions.logistic_normal import LogisticNormal
 from tensorgrad.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -71,10 +75,12 @@ from tensorgrad.distributions.transforms import (
     StickBreakingTransform,
     TanhTransform,
     Transform,
+    identity_transform,
 )
 from tensorgrad.distributions.uniform import Uniform
 from tensorgrad.distributions.von_mises import VonMises
 from tensorgrad.distributions.weibull import Weibull
+from tensorgrad.distributions.wishart import Wishart
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
@@ -90,4 +96,6 @@ __all__ = [
     "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "IndependentTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "ReshapeTransform", "SoftplusTransform",
     "StackTransform",
+    "GeneralizedPareto", "LKJCholesky", "Wishart", "biject_to", "constraint_registry", "identity_transform",
+    "transform_to",
 ]
