@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.exp_family import ExponentialFamily
-from tensorgrad.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from tensorgrad.distributions.params import ParamShapeMixin, ProbsLogitsMixin
+from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.nn.functional import binary_cross_entropy_with_logits
 from tensorgrad.tensor import Tensor
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(ProbsLogitsMixin, ParamShapeMixin, ExponentialFamily):
     """The Bernoulli distribution on {0, 1}, given by exactly one of `probs` (P(1)) or `logits`
     (log-odds, log(p / (1 - p))); the other is computed on first use."""
 
@@ -28,45 +27,12 @@ class Bernoulli(ExponentialFamily):
 
     def __init__(self, probs: Tensor | float | None = None, logits: Tensor | float | None = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = () if isinstance(given, numbers.Number) else self._param.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._set_probs_or_logits(probs, logits)
+        super().__init__(self._param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
         """This distribution with its parameter expanded to `batch_shape` (a view, no checks)."""
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """log(p) - log(1 - p), with p clamped into [eps, 1 - eps]."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """sigmoid(logits)."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return Size(self._param.shape)
+        return self._expand_probs_logits(Bernoulli, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:

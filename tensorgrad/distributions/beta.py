@@ -7,10 +7,10 @@ import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.dirichlet import Dirichlet
 from tensorgrad.distributions.exp_family import ExponentialFamily
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.tensor import Tensor
 
@@ -36,12 +36,7 @@ class Beta(ExponentialFamily):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
         """This distribution with its parameters expanded to `batch_shape`."""
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        super(Beta, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(self, Beta, batch_shape, _instance, ("_dirichlet",))
 
     @property
     def concentration1(self) -> Tensor:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
-from tensorgrad.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from tensorgrad.distributions.params import ParamShapeMixin, ProbsLogitsMixin
 from tensorgrad.tensor import Tensor
 
 __all__ = ["Binomial"]
@@ -19,7 +18,7 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(ProbsLogitsMixin, ParamShapeMixin, Distribution):
     """The binomial distribution: the number of successes in `total_count` independent trials of
     success probability `probs` (or log-odds `logits`; give exactly one)."""
 
@@ -29,51 +28,18 @@ class Binomial(Distribution):
 
     def __init__(self, total_count: Tensor | int = 1, probs: Tensor | float | None = None,
                  logits: Tensor | float | None = None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = self._set_probs_or_logits(probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
         """This distribution with its parameters expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_probs_logits(Binomial, batch_shape, _instance, ("total_count",))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:
         """integer_interval(0, total_count)."""
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """log(p) - log(1 - p)."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """sigmoid(logits)."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return Size(self._param.shape)
 
     @property
     def mean(self) -> Tensor:

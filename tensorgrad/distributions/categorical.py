@@ -9,10 +9,10 @@ import tensorgrad as tg
 from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
-from tensorgrad.distributions.utils import lazy_property, logits_to_probs, probs_to_logits
+from tensorgrad.distributions.params import ParamShapeMixin, ProbsLogitsMixin
 from tensorgrad.tensor import Tensor
 
-__all__ = ["Categorical"]
+__all__ = ["Categorical", "CategoricalParamsMixin"]
 
 
 def _at_least_1d(param: Any, name: str) -> None:
@@ -22,13 +22,14 @@ def _at_least_1d(param: Any, name: str) -> None:
         raise ValueError(f"`{name}` parameter must be at least one-dimensional.")
 
 
-class Categorical(Distribution):
+class Categorical(ProbsLogitsMixin, ParamShapeMixin, Distribution):
     """A distribution over the integers 0, ..., K-1, where K is the last dimension of `probs` or
     `logits` (the others are the batch shape). `probs` need not sum to 1: they are divided by their
     sum; `logits` are normalized so that logsumexp(logits) is 0."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
+    _binary = False
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
@@ -46,39 +47,14 @@ class Categorical(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Categorical:
         """This distribution with its parameter expanded to `batch_shape` (a view, no checks)."""
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = Size(batch_shape)
-        param_shape = batch_shape + (self._num_events,)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
+        new = self._expand_probs_logits(Categorical, batch_shape, _instance)
         new._num_events = self._num_events
-        super(Categorical, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:
         """integer_interval(0, K - 1)."""
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """log(probs), with probs clamped into [eps, 1 - eps]."""
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """softmax(logits)."""
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self) -> Size:
-        """batch_shape + (K,)."""
-        return Size(self._param.shape)
 
     @property
     def mean(self) -> Tensor:
@@ -128,3 +104,31 @@ class Categorical(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+
+class CategoricalParamsMixin:
+    """`probs`, `logits` and `param_shape` of the `Categorical` held as `_categorical`, for the
+    distributions built on one (their events are its K categories)."""
+
+    _categorical: Any
+
+    def _hold_categorical(self, probs: Tensor | None, logits: Tensor | None) -> tuple[Size, Size]:
+        """Holds `Categorical(probs, logits)`; returns the batch shape and the event shape (K,)."""
+        self._categorical = Categorical(probs, logits)
+        return self._categorical.batch_shape, self._categorical.param_shape[-1:]
+
+    @property
+    def probs(self) -> Tensor:
+        """The normalized probabilities."""
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        """The normalized logits."""
+        return self._categorical.logits
+
+    @property
+    def param_shape(self) -> Size:
+        """batch_shape + (K,)."""
+        return self._categorical.param_shape
+

@@ -8,27 +8,20 @@ Its normalizing constant 2 atanh(1 - 2p) / (1 - 2p) is 0 / 0 at p = 1/2, so insi
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.exp_family import ExponentialFamily
-from tensorgrad.distributions.utils import (
-    broadcast_all,
-    clamp_probs,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
+from tensorgrad.distributions.params import ParamShapeMixin, ProbsLogitsMixin
+from tensorgrad.distributions.utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs
 from tensorgrad.nn.functional import binary_cross_entropy_with_logits
 from tensorgrad.tensor import Tensor
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(ProbsLogitsMixin, ParamShapeMixin, ExponentialFamily):
     """The continuous Bernoulli distribution on [0, 1], given by exactly one of `probs` (in
     (0, 1)) or `logits` (whose sigmoid is probs). Unlike the Bernoulli's, probs is no
     probability; it is the parameter p of the density C(p) p**x (1 - p)**(1 - x)."""
@@ -40,36 +33,20 @@ class ContinuousBernoulli(ExponentialFamily):
 
     def __init__(self, probs: Tensor | float | None = None, logits: Tensor | float | None = None,
                  lims: tuple[float, float] = (0.499, 0.501), validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        self._set_probs_or_logits(probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
             # checked before clamping (the clamped values would always pass); as PyTorch's, only
             # when validate_args is given, whatever its value
             if validate_args is not None and not bool(self.arg_constraints["probs"].check(self.probs).all()):
                 raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
-        super().__init__(() if is_scalar else self._param.shape, validate_args=validate_args)
+        super().__init__(self._param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> ContinuousBernoulli:
         """This distribution with its parameter expanded to `batch_shape` (a view, no checks)."""
-        new = self._get_checked_instance(ContinuousBernoulli, _instance)
+        new = self._expand_probs_logits(ContinuousBernoulli, batch_shape, _instance)
         new._lims = self._lims
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     def _outside_unstable_region(self) -> Tensor:
@@ -115,19 +92,9 @@ class ContinuousBernoulli(ExponentialFamily):
         return tg.where(self._outside_unstable_region(), variances, taylor)
 
     @lazy_property
-    def logits(self) -> Tensor:
-        """log(p) - log(1 - p)."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
     def probs(self) -> Tensor:
         """sigmoid(logits), clamped into [eps, 1 - eps]."""
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return Size(self._param.shape)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         """icdf(U) for U ~ Uniform(0, 1), outside the graph."""

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
 from tensorgrad.distributions.gamma import Gamma
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.tensor import Tensor
 
@@ -30,20 +29,12 @@ class FisherSnedecor(Distribution):
         self.df1, self.df2 = broadcast_all(df1, df2)
         self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
         self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
-        numbers_only = isinstance(df1, numbers.Number) and isinstance(df2, numbers.Number)
-        super().__init__(() if numbers_only else self.df1.shape, validate_args=validate_args)
+        super().__init__(self.df1.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> FisherSnedecor:
         """This distribution with its parameters expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(FisherSnedecor, _instance)
-        batch_shape = Size(batch_shape)
-        new.df1 = self.df1.expand(batch_shape)
-        new.df2 = self.df2.expand(batch_shape)
-        new._gamma1 = self._gamma1.expand(batch_shape)
-        new._gamma2 = self._gamma2.expand(batch_shape)
-        super(FisherSnedecor, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(self, FisherSnedecor, batch_shape, _instance,
+                             ("df1", "df2", "_gamma1", "_gamma2"))
 
     @property
     def mean(self) -> Tensor:

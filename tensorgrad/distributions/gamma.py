@@ -11,18 +11,17 @@ where P is above 1/2) in alpha, from tensorgrad's incomplete gamma function.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 
 import tensorgrad as tg
 from tensorgrad.autograd import record
-from tensorgrad.compat import Size
 from tensorgrad.creation import default_generator
 from tensorgrad.device import array_like, to_numpy
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.exp_family import ExponentialFamily
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.special import _incomplete_gamma_arrays
 from tensorgrad.tensor import Tensor
@@ -88,18 +87,11 @@ class Gamma(ExponentialFamily):
     def __init__(self, concentration: Tensor | float, rate: Tensor | float,
                  validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        numbers_only = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
-        super().__init__(() if numbers_only else self.concentration.shape, validate_args=validate_args)
+        super().__init__(self.concentration.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Gamma:
         """This distribution with its parameters expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(self, Gamma, batch_shape, _instance, ("concentration", "rate"))
 
     @property
     def mean(self) -> Tensor:

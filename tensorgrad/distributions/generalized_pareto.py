@@ -11,9 +11,9 @@ import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.tensor import Tensor
 
@@ -37,14 +37,8 @@ class GeneralizedPareto(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> GeneralizedPareto:
         """This distribution with its parameters expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(GeneralizedPareto, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        super(GeneralizedPareto, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(self, GeneralizedPareto, batch_shape, _instance,
+                             ("loc", "scale", "concentration"))
 
     def _safe_concentration(self) -> tuple[Tensor, Tensor]:
         """(xi == 0 within 1e-8, xi with those entries replaced by 1): the xi != 0 branch is

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
-from tensorgrad.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from tensorgrad.distributions.params import ProbsLogitsMixin
+from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.nn.functional import binary_cross_entropy_with_logits
 from tensorgrad.tensor import Tensor
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(ProbsLogitsMixin, Distribution):
     """The geometric distribution on {0, 1, 2, ...}: P(k) = (1 - p)**k p, for success probability
     p = `probs` in (0, 1] (or log-odds `logits`; give exactly one)."""
 
@@ -25,15 +24,8 @@ class Geometric(Distribution):
 
     def __init__(self, probs: Tensor | float | None = None, logits: Tensor | float | None = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        batch_shape = () if isinstance(given, numbers.Number) else given.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._set_probs_or_logits(probs, logits)
+        super().__init__(self._param.shape, validate_args=validate_args)
         if self._validate_args and probs is not None and not bool((self.probs > 0).all()):
             value = self.probs
             raise ValueError(f"Expected parameter probs ({type(value).__name__} of shape "
@@ -43,25 +35,7 @@ class Geometric(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
         """This distribution with its parameter expanded to `batch_shape` (a view, no checks)."""
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """log(p) - log(1 - p)."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """sigmoid(logits)."""
-        return logits_to_probs(self.logits, is_binary=True)
+        return self._expand_probs_logits(Geometric, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.tensor import Tensor
 
@@ -24,18 +23,11 @@ class Laplace(Distribution):
 
     def __init__(self, loc: Tensor | float, scale: Tensor | float, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        numbers_only = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(() if numbers_only else self.loc.shape, validate_args=validate_args)
+        super().__init__(self.loc.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:
         """This distribution with loc and scale expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Laplace, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(self, Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self) -> Tensor:

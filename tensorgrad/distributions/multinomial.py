@@ -9,15 +9,16 @@ import tensorgrad as tg
 from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.binomial import Binomial
-from tensorgrad.distributions.categorical import Categorical
+from tensorgrad.distributions.categorical import CategoricalParamsMixin
 from tensorgrad.distributions.distribution import Distribution
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.tensor import Tensor
 
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(CategoricalParamsMixin, Distribution):
     """The counts of each of K categories (the last dimension of `probs` or `logits`, which are
     normalized) over `total_count` independent draws. `sample` needs the single int
     `total_count`; `log_prob` takes counts of any total."""
@@ -30,20 +31,15 @@ class Multinomial(Distribution):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits)
+        batch_shape, event_shape = self._hold_categorical(probs, logits)
         self._binomial = Binomial(total_count=total_count, probs=self.probs)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Multinomial:
         """This distribution with its parameters expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = Size(batch_shape)
+        new = expand_params(self, Multinomial, batch_shape, _instance)
         new.total_count = self.total_count
         new._categorical = self._categorical.expand(batch_shape)
-        super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property
@@ -60,21 +56,6 @@ class Multinomial(Distribution):
     def support(self) -> constraints.Constraint:
         """Nonnegative integer vectors summing to at most total_count."""
         return constraints.multinomial(self.total_count)
-
-    @property
-    def logits(self) -> Tensor:
-        """The normalized log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """The normalized probabilities."""
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         """Counts (in the parameters' dtype) of shape sample_shape + batch_shape + (K,)."""

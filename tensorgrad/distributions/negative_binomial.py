@@ -5,18 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
 from tensorgrad.distributions.gamma import Gamma
-from tensorgrad.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from tensorgrad.distributions.params import ParamShapeMixin, ProbsLogitsMixin
+from tensorgrad.distributions.utils import lazy_property
 from tensorgrad.nn.functional import logsigmoid
 from tensorgrad.tensor import Tensor
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(ProbsLogitsMixin, ParamShapeMixin, Distribution):
     """The number of successes in independent Bernoulli trials of success probability `probs`
     (or log-odds `logits`; give exactly one) before `total_count` failures. `total_count` may be
     any nonnegative real (the gamma-Poisson mixture)."""
@@ -27,31 +27,13 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count: Tensor | float, probs: Tensor | float | None = None,
                  logits: Tensor | float | None = None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = self._set_probs_or_logits(probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
         """This distribution with its parameters expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(NegativeBinomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_probs_logits(NegativeBinomial, batch_shape, _instance, ("total_count",))
 
     @property
     def mean(self) -> Tensor:
@@ -67,21 +49,6 @@ class NegativeBinomial(Distribution):
     def variance(self) -> Tensor:
         """mean / (1 - p)."""
         return self.mean / tg.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """log(p) - log(1 - p)."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """sigmoid(logits)."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return Size(self._param.shape)
 
     @lazy_property
     def _gamma(self) -> Gamma:

@@ -7,15 +7,16 @@ from typing import Any
 import tensorgrad as tg
 from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
-from tensorgrad.distributions.categorical import Categorical
+from tensorgrad.distributions.categorical import CategoricalParamsMixin
 from tensorgrad.distributions.distribution import Distribution
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.nn.functional import one_hot
 from tensorgrad.tensor import Tensor
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(CategoricalParamsMixin, Distribution):
     """One of K categories as a one-hot vector of length K (the event shape); `probs` or `logits`
     as for `Categorical`."""
 
@@ -25,38 +26,18 @@ class OneHotCategorical(Distribution):
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
+        batch_shape, event_shape = self._hold_categorical(probs, logits)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
         """This distribution with its parameter expanded to `batch_shape` (a view, no checks)."""
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
+        new = expand_params(self, OneHotCategorical, batch_shape, _instance)
         new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property
     def _param(self) -> Tensor:
         return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        """The normalized probabilities."""
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        """The normalized logits."""
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> Size:
-        """batch_shape + (K,)."""
-        return self._categorical.param_shape
 
     @property
     def mean(self) -> Tensor:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.exp_family import ExponentialFamily
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.tensor import Tensor
 
@@ -23,17 +22,11 @@ class Poisson(ExponentialFamily):
 
     def __init__(self, rate: Tensor | float, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
-        batch_shape = () if isinstance(rate, numbers.Number) else self.rate.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.rate.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Poisson:
         """This distribution with rate expanded to `batch_shape` (a view, no checks)."""
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Poisson, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(self, Poisson, batch_shape, _instance, ("rate",))
 
     @property
     def mean(self) -> Tensor:

@@ -9,24 +9,18 @@ import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
+from tensorgrad.distributions.params import ParamShapeMixin, ProbsLogitsMixin, RelaxedParamsMixin
 from tensorgrad.distributions.transformed_distribution import TransformedDistribution
 from tensorgrad.distributions.transforms import SigmoidTransform
-from tensorgrad.distributions.utils import (
-    broadcast_all,
-    clamp_probs,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
+from tensorgrad.distributions.utils import broadcast_all, clamp_probs
 from tensorgrad.tensor import Tensor
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(ProbsLogitsMixin, ParamShapeMixin, Distribution):
     """The logit of a `RelaxedBernoulli` draw: (logits + logistic noise) / temperature, on the reals."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -36,46 +30,14 @@ class LogitRelaxedBernoulli(Distribution):
     def __init__(self, temperature: Tensor | float, probs: Tensor | float | None = None,
                  logits: Tensor | float | None = None, validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = () if isinstance(given, numbers.Number) else self._param.shape
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._set_probs_or_logits(probs, logits)
+        super().__init__(self._param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
         """This distribution with its parameter expanded to `batch_shape` (a view, no checks)."""
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expand_probs_logits(LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """log(p) - log(1 - p)."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """sigmoid(logits)."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return Size(self._param.shape)
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """(logit(p) + logit(U)) / temperature, U ~ Uniform(0, 1): differentiable in p."""
@@ -98,7 +60,7 @@ def _log(t: Tensor | float) -> Tensor | float:
     return math.log(t) if isinstance(t, numbers.Number) else t.log()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(RelaxedParamsMixin, TransformedDistribution):
     """sigmoid of a `LogitRelaxedBernoulli` draw: a relaxed coin flip on (0, 1)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -114,18 +76,3 @@ class RelaxedBernoulli(TransformedDistribution):
         """This distribution with its parameter expanded to `batch_shape`."""
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Tensor | float:
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        """The base's logits."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """The base's probs."""
-        return self.base_dist.probs

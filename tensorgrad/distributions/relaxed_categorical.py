@@ -8,10 +8,10 @@ import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
-from tensorgrad.distributions.categorical import Categorical
+from tensorgrad.distributions.categorical import CategoricalParamsMixin
 from tensorgrad.distributions.distribution import Distribution
+from tensorgrad.distributions.params import RelaxedParamsMixin, expand_params
 from tensorgrad.distributions.transformed_distribution import TransformedDistribution
 from tensorgrad.distributions.transforms import ExpTransform
 from tensorgrad.distributions.utils import broadcast_all, clamp_probs
@@ -20,7 +20,7 @@ from tensorgrad.tensor import Tensor
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(CategoricalParamsMixin, Distribution):
     """The log of a `RelaxedOneHotCategorical` draw: log_softmax((logits + G) / temperature), G
     standard Gumbel noise; on real vectors."""
 
@@ -30,36 +30,16 @@ class ExpRelaxedCategorical(Distribution):
 
     def __init__(self, temperature: Tensor | float, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
+        batch_shape, event_shape = self._hold_categorical(probs, logits)
         self.temperature = temperature
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> ExpRelaxedCategorical:
         """This distribution with its parameter expanded to `batch_shape` (a view, no checks)."""
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = Size(batch_shape)
+        new = expand_params(self, ExpRelaxedCategorical, batch_shape, _instance)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    @property
-    def param_shape(self) -> Size:
-        """batch_shape + (K,)."""
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        """The normalized logits."""
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """The probabilities."""
-        return self._categorical.probs
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """log_softmax((logits - log(-log U)) / temperature): differentiable in the logits."""
@@ -85,7 +65,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(RelaxedParamsMixin, TransformedDistribution):
     """exp of an `ExpRelaxedCategorical` draw: a relaxed one-hot vector on the simplex."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -101,18 +81,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         """This distribution with its parameter expanded to `batch_shape`."""
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Tensor | float:
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        """The base's logits."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """The base's probs."""
-        return self.base_dist.probs

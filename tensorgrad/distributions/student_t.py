@@ -6,10 +6,10 @@ import math
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.chi2 import Chi2
 from tensorgrad.distributions.distribution import Distribution
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all, standard_normal
 from tensorgrad.tensor import Tensor
 
@@ -31,15 +31,7 @@ class StudentT(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> StudentT:
         """This distribution with its parameters expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(StudentT, _instance)
-        batch_shape = Size(batch_shape)
-        new.df = self.df.expand(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        new._chi2 = self._chi2.expand(batch_shape)
-        super(StudentT, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(self, StudentT, batch_shape, _instance, ("df", "loc", "scale", "_chi2"))
 
     @property
     def mean(self) -> Tensor:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import tensorgrad as tg
-from tensorgrad.compat import Size
 from tensorgrad.distributions import constraints
 from tensorgrad.distributions.distribution import Distribution
+from tensorgrad.distributions.params import expand_params
 from tensorgrad.distributions.utils import broadcast_all
 from tensorgrad.tensor import Tensor
 
@@ -28,18 +27,11 @@ class Uniform(Distribution):
 
     def __init__(self, low: Tensor | float, high: Tensor | float, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        numbers_only = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
-        super().__init__(() if numbers_only else self.low.shape, validate_args=validate_args)
+        super().__init__(self.low.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Uniform:
         """This distribution with low and high expanded to `batch_shape` (views, no checks)."""
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(self, Uniform, batch_shape, _instance, ("low", "high"))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> constraints.Constraint:
