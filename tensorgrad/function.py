@@ -356,7 +356,7 @@ class FunctionBackward:
     """One application of a Function, as its node's backward: holds ctx and the edges to the
     inputs (never the node itself), and calls the user's `backward` once per pass."""
 
-    __slots__ = ("name", "ctx", "fn", "tensor_args", "metas", "parents", "edges", "mailbox", "seq")
+    __slots__ = ("name", "ctx", "fn", "tensor_args", "metas", "parents", "edges", "mailbox", "seq", "hooks")
 
     def __init__(self, name: str, ctx: FunctionCtx, fn: Callable[..., Any], tensor_args: tuple[bool, ...],
                  metas: list, parents: tuple[Tensor, ...], edges: list) -> None:
@@ -364,6 +364,7 @@ class FunctionBackward:
         self.metas, self.parents, self.edges = metas, parents, edges
         self.mailbox: list = [None]  # the outputs' gradients of this pass (several outputs)
         self.seq = -1
+        self.hooks: Any = None  # the node's pre- and post-hooks (`graph.FunctionHooks`) once it has any
 
     def run_one(self, k: int, grad: Any) -> None:
         """The backward of a Function's only differentiable output, k: call `backward`."""
@@ -407,7 +408,10 @@ class FunctionBackward:
         return found
 
     def _materialized(self, grads: list) -> list:
-        """The outputs' gradients, zeros (arrays) for an output that got none where ctx asks for them."""
+        """The outputs' gradients (after the node's pre-hooks, if any), zeros (arrays) for an output
+        that got none where ctx asks for them."""
+        if self.hooks is not None:
+            grads = self.hooks.before(grads)
         if not self.ctx._materialize:
             return list(grads)
         return [np.zeros_like(meta[1], shape=meta[0]) if g is None and meta is not None else g
@@ -426,7 +430,7 @@ class FunctionBackward:
             if r is not None and not self.tensor_args[position]:
                 raise RuntimeError(f"function {name}.backward returned a gradient different from None "
                                    f"for argument {position} of forward, which is not a tensor")
-        return result[:n]
+        return result[:n] if self.hooks is None else self.hooks.after(result[:n], grad_outputs)
 
 
 def _given(g: Any, grad: Any) -> Any:

@@ -21,7 +21,9 @@ tensor and the graph stays free of cycles.
 Hooks ride on the machinery that exists: a node's pre-hooks run as one gradient hook of its
 tensor (after the tensor's own hooks, as in PyTorch); a node's post-hooks (`register_hook`) wrap
 the node's edges while any is registered, so a backward pass through a graph without them runs
-exactly as before.
+exactly as before; the `create_graph=True` pass (`higher_order`) runs them on its recorded
+gradients. A custom Function's node keeps both kinds with its `FunctionBackward` (`FunctionHooks`),
+which runs them around the user's `backward` in either pass.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ import numpy as np
 
 from scalargrad import engine
 from tensorgrad import autograd
-from tensorgrad.function import FunctionBackward, _hand_to_hub
+from tensorgrad.function import FunctionBackward, _expandable, _hand_to_hub
+from tensorgrad.higher_order import _conformed, _edges_of
 from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["Node", "AccumulateGrad", "node_of"]
@@ -169,13 +172,19 @@ class OpNode(Node):
         return ()  # a freed graph's node, or a kind of node tensorgrad does not open
 
     def register_prehook(self, fn: Callable[[tuple], tuple | None]) -> autograd.RemovableHandle:
+        function = _function_of(self._history)
+        if function is not None:
+            return _add_hook(_function_hooks(function).pre, fn)
         return _register_prehook(self, fn)
 
     def register_hook(self, fn: Callable[[tuple, tuple], tuple | None]) -> autograd.RemovableHandle:
+        function = _function_of(self._history)
+        if function is not None:
+            return _add_hook(_function_hooks(function).post, fn)
         if not _is_record(self._history):
-            raise NotImplementedError(f"{self._name}.register_hook: post-hooks are supported on the nodes "
-                                      "of tensorgrad's ops, not on a custom Function's or a freed graph's "
-                                      "node; register_prehook, or a hook on the Function's inputs, works")
+            raise NotImplementedError(f"{self._name}.register_hook: this node's graph was freed by a "
+                                      "backward pass (tensorgrad keeps only its name), so no pass runs it "
+                                      "again; keep the graph with retain_graph=True to hook it")
         return _register_post_hook(self, fn)
 
 
@@ -193,6 +202,13 @@ class AccumulateGrad(Node):
 
 def _is_record(history: Any) -> bool:
     return type(history) is partial and history.func is autograd._backward
+
+
+def _function_of(history: Any) -> FunctionBackward | None:
+    """The application of a custom Function that `history` runs (None for any other node)."""
+    if type(history) is partial and history.func in (FunctionBackward.run_one, FunctionBackward.run_hub):
+        return history.args[0]
+    return None
 
 
 # --- one node per history: made on first access, kept while its tensor lives ---------------------
@@ -286,11 +302,10 @@ def _register_prehook(node: Node, fn: Callable[[tuple], tuple | None]) -> autogr
     else:
         t = node._tensor()
         history = node._history
-        if t is None or t._backward is not history or (type(history) is partial and
-                                                      history.func is FunctionBackward.run_hub):
-            raise NotImplementedError(f"{node._name}.register_prehook: this node's gradient is not one "
-                                      "tensor's (a Function with several outputs, or a history that an "
-                                      "in-place op moved); register a hook on the tensors instead")
+        if t is None or t._backward is not history:
+            raise NotImplementedError(f"{node._name}.register_prehook: this node's gradient is no longer "
+                                      "its tensor's (an in-place op moved its history, or the tensor is "
+                                      "gone); register a hook on the tensor that holds it instead")
     hook = partial(_run_prehook, fn, node._name)
     hook.after_tensor_hooks = True  # (see autograd.register_hook)
     return autograd.register_hook(t, hook)
@@ -349,6 +364,18 @@ class _PostHooks:
         return [_array_of(grads[position[id(t)]], shape, dtype)
                 for t, _, _, shape, dtype in self.original]
 
+    def run_graph(self, grad: Tensor, inputs: tuple[Tensor, ...], results: Any) -> list:
+        """`create_graph=True` (`higher_order`): the op's recorded gradients, one per input (None where
+        none), passed through the hooks as in the usual pass."""
+        grads: list = [None] * len(inputs)
+        for i, (_, _, _, shape, dtype) in _edges_of(inputs, self.original, results):
+            grads[i] = _conformed(results[i], shape, dtype, self.op, i)
+        for hook in list(self.hooks.values()):
+            result = hook(tuple(grads), (grad,))
+            if result is not None:
+                grads = self.checked(result, grads)
+        return grads
+
     def checked(self, result: Any, grads: list) -> list:
         if not isinstance(result, tuple | list) or len(result) != len(grads):
             raise RuntimeError(f"{self.name} hook: expected a tuple of {len(grads)} gradients (one per "
@@ -391,3 +418,86 @@ def _register_post_hook(node: OpNode, fn: Callable[[tuple, tuple], tuple | None]
     key = next(autograd._hook_numbers)
     state.hooks[key] = fn
     return _PostHookHandle(state, key)
+
+
+# --- a custom Function's node: its hooks run by its FunctionBackward ------------------------------
+
+class FunctionHooks:
+    """The hooks of a custom Function's node, kept as its `FunctionBackward.hooks` (None until one is
+    registered), which runs them in both passes: the pre-hooks on the outputs' gradients before they
+    are materialized and `backward` is called, the post-hooks on what `backward` returned."""
+
+    def __init__(self, function: FunctionBackward) -> None:
+        self.pre: dict[int, Callable[[tuple], tuple | None]] = {}
+        self.post: dict[int, Callable[[tuple, tuple], tuple | None]] = {}
+        self.name = f"{function.name}Backward"
+        self.tensor_args = [i for i, is_tensor in enumerate(function.tensor_args) if is_tensor]
+        self.shapes = {i: shape for i, _, _, shape, _ in function.edges}  # the inputs that want a gradient
+
+    def before(self, grads: list) -> list:
+        """The outputs' gradients (arrays, or tensors in the `create_graph` pass; None where an output
+        got none) through the pre-hooks, given back in the same kind."""
+        if not self.pre:
+            return grads
+        recording = any(isinstance(g, Tensor) for g in grads)
+        current = tuple(g if g is None or isinstance(g, Tensor) else new_leaf(g) for g in grads)
+        for hook in list(self.pre.values()):
+            result = hook(current)
+            if result is not None:
+                current = self._checked(result, len(grads), "pre-hook", "outputs")
+        if recording:
+            return list(current)
+        return [None if g is None else g.data if isinstance(g, Tensor) else g for g in current]
+
+    def after(self, result: tuple, grad_outputs: list) -> tuple:
+        """`backward`'s result (one per argument of forward) through the post-hooks, which see one
+        gradient per tensor argument (summed to the input's shape where it was broadcast)."""
+        if not self.post:
+            return result
+        grad_inputs = tuple(self._as_input_gradient(result[i], i) for i in self.tensor_args)
+        for hook in list(self.post.values()):
+            replaced = hook(grad_inputs, tuple(grad_outputs))
+            if replaced is not None:
+                grad_inputs = self._checked(replaced, len(grad_inputs), "hook", "inputs")
+        hooked = list(result)
+        for i, g in zip(self.tensor_args, grad_inputs, strict=True):
+            hooked[i] = g
+        return tuple(hooked)
+
+    def _as_input_gradient(self, r: Any, i: int) -> Tensor | None:
+        if r is None:
+            return None
+        g = r if isinstance(r, Tensor) else new_leaf(np.asarray(r))
+        shape = self.shapes.get(i)
+        if shape is not None and tuple(g.shape) != shape and _expandable(shape, tuple(g.shape)):
+            g = g.sum_to_size(*shape) if shape else g.sum()  # (PyTorch's hooks see it so)
+        return g
+
+    def _checked(self, result: Any, n: int, kind: str, of: str) -> tuple:
+        if not isinstance(result, tuple | list) or len(result) != n:
+            raise RuntimeError(f"{self.name} {kind}: expected a tuple of {n} gradients (one per {of[:-1]} "
+                               f"of the node's {of}), got {result!r:.60}")
+        return tuple(result)
+
+
+def _function_hooks(function: FunctionBackward) -> FunctionHooks:
+    if function.hooks is None:
+        function.hooks = FunctionHooks(function)
+    return function.hooks
+
+
+def _add_hook(hooks: dict, fn: Callable[..., Any]) -> autograd.RemovableHandle:
+    """Add fn to one of a `FunctionHooks`' dicts; the handle's `remove()` takes it out."""
+    key = next(autograd._hook_numbers)
+    hooks[key] = fn
+    return _DictHandle(hooks, key)
+
+
+class _DictHandle(autograd.RemovableHandle):
+    """`remove()` takes a custom Function node's hook off (an empty dict costs the pass one test)."""
+
+    def __init__(self, hooks: dict, key: int) -> None:
+        self._hooks, self._key = hooks, key
+
+    def remove(self) -> None:
+        self._hooks.pop(self._key, None)

@@ -75,10 +75,15 @@ def _step(node: Tensor, grad: Tensor, grads: dict[int, Tensor]) -> None:
     for versions, version in checks:
         if versions[0] != version:
             autograd._raise_modified(op, version, versions[0])
+    post_hooks = getattr(history, "post_hooks", None)  # (`graph`'s, once the node had a post-hook)
+    if post_hooks is not None and post_hooks.hooks:
+        edges = post_hooks.original  # (the usual pass's edges are wrapped to run the hooks there)
     if graph_vjp is None:
         results = _once_differentiable(op, inputs, edges, grad)
     else:
         results = graph_vjp(grad, node, *inputs)
+    if post_hooks is not None and post_hooks.hooks:
+        results = post_hooks.run_graph(grad, inputs, results)
     for i, (t, _, history_then, shape, dtype) in _edges_of(inputs, edges, results):
         if t._backward is not history_then:  # t was changed in place since op used it
             t = autograd._holder_of(history_then, t, op, seq)
