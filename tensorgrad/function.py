@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -206,12 +207,13 @@ class Function:
                                    "in the graph is not supported; clone() the view first")
             bump_version(t)
         # Packed after forward, as PyTorch packs saved tensors: the versions to hold them to.
+        saved = ctx._to_save
         ctx._saved = tuple((_alias(t) if _same(t, dirty) else t, t._versions, t._versions[0])
-                           if t is not None else (None, None, None) for t in ctx._to_save)
+                           if t is not None else (None, None, None) for t in saved)
         ctx._to_save = ()
         if not recording:
             return output
-        outputs = _record(cls, ctx, args, outputs)
+        outputs = _record(cls, ctx, args, outputs, saved)
         return outputs if is_tuple else outputs[0]
 
 
@@ -251,8 +253,9 @@ def _empty_like(data: Any) -> Any:
     return np.empty_like(data, shape=(0,))
 
 
-def _record(cls: type, ctx: FunctionCtx, args: tuple, outputs: tuple) -> tuple:
-    """The forward's outputs as graph nodes (see the module docstring for the layout)."""
+def _record(cls: type, ctx: FunctionCtx, args: tuple, outputs: tuple, saved: tuple) -> tuple:
+    """The forward's outputs as graph nodes (see the module docstring for the layout); `saved`:
+    what forward gave `save_for_backward`."""
     name = cls.__name__
     dirty, non_differentiable = ctx._dirty, ctx._non_differentiable
     metas, differentiable = [], []
@@ -289,6 +292,8 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, outputs: tuple) -> tuple:
         backward = functools.partial(FunctionBackward.run_one, node, k)
         results[k] = _output_node(outputs[k], name, parents, backward, dirty, args)
         node.seq = results[k]._seq
+        if saved:
+            node.saved_outputs = _saved_outputs(saved, outputs, results, differentiable, dirty, args)
         return tuple(results)
     hub = new_leaf(metas[differentiable[0]][1])
     hub.parents, hub.op, hub._requires_grad = parents, name, True
@@ -297,7 +302,27 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, outputs: tuple) -> tuple:
     for k in differentiable:
         backward = functools.partial(_hand_to_hub, hub, node.mailbox, len(metas), k)
         results[k] = _output_node(outputs[k], f"{name}[{k}]", (hub,), backward, dirty, args)
+    if saved:
+        node.saved_outputs = _saved_outputs(saved, outputs, results, differentiable, dirty, args)
     return tuple(results)
+
+
+def _saved_outputs(saved: tuple, outputs: tuple, results: list, differentiable: list, dirty: tuple,
+                   args: tuple) -> tuple:
+    """(slot, output index, weak reference to the output node, its creation number) for each saved
+    tensor that is a differentiable output of forward. A `create_graph=True` pass hands backward
+    the output node there, as PyTorch unpacks a saved output with its grad_fn, so a backward that
+    reads it (Exp's grad * y) is differentiable again. The reference is weak: ctx holding its own
+    output would tie the graph into a cycle. An input returned as it is stays an input (it is
+    saved as one); an in-between value of forward stays a constant, as in PyTorch."""
+    found = []
+    for slot, t in enumerate(saved):
+        if t is None or (_same(t, args) and not _same(t, dirty)):
+            continue
+        k = next((k for k in differentiable if outputs[k] is t), None)
+        if k is not None:
+            found.append((slot, k, weakref.ref(results[k]), results[k]._seq))
+    return tuple(found)
 
 
 def _user_backward(cls: type) -> Callable[..., Any]:
@@ -356,7 +381,8 @@ class FunctionBackward:
     """One application of a Function, as its node's backward: holds ctx and the edges to the
     inputs (never the node itself), and calls the user's `backward` once per pass."""
 
-    __slots__ = ("name", "ctx", "fn", "tensor_args", "metas", "parents", "edges", "mailbox", "seq", "hooks")
+    __slots__ = ("name", "ctx", "fn", "tensor_args", "metas", "parents", "edges", "mailbox", "seq", "hooks",
+                 "saved_outputs")
 
     def __init__(self, name: str, ctx: FunctionCtx, fn: Callable[..., Any], tensor_args: tuple[bool, ...],
                  metas: list, parents: tuple[Tensor, ...], edges: list) -> None:
@@ -365,6 +391,7 @@ class FunctionBackward:
         self.mailbox: list = [None]  # the outputs' gradients of this pass (several outputs)
         self.seq = -1
         self.hooks: Any = None  # the node's pre- and post-hooks (`graph.FunctionHooks`) once it has any
+        self.saved_outputs: tuple = ()  # the saved tensors that are outputs (`_saved_outputs`)
 
     def run_one(self, k: int, grad: Any) -> None:
         """The backward of a Function's only differentiable output, k: call `backward`."""
@@ -392,20 +419,46 @@ class FunctionBackward:
                 edges.append((t, functools.partial(_given, g), history, shape, dtype))
         autograd._backward(self.name, self.parents, [], edges, self.seq, None, None)  # (no graph_vjp, grad)
 
-    def graph_results(self, grads: list) -> list[tuple[int, Tensor, Any, Tensor]]:
+    def graph_results(self, grads: list, hub: Tensor | None = None) -> list[tuple[int, Tensor, Any, Tensor]]:
         """`create_graph=True`: the user's backward run under grad mode on the gradients as tensors
         (their graph kept), as PyTorch runs it, so that what it computes with tensor ops is
-        recorded. One (argument index, input, its history then, gradient tensor) per result."""
+        recorded; a saved output is the output node itself there (`hub`: the Function's hub, if it
+        has several outputs). One (argument index, input, its history then, gradient tensor) per result."""
         grad_outputs = [None if g is None else g if isinstance(g, Tensor) else new_leaf(g)
                         for g in self._materialized(grads)]
-        with enable_grad():
-            result = self.user_results(grad_outputs)
+        ctx = self.ctx
+        packed = ctx._saved
+        if self.saved_outputs and packed is not None:
+            ctx._saved = self._with_output_nodes(packed, hub)
+        try:
+            with enable_grad():
+                result = self.user_results(grad_outputs)
+        finally:
+            ctx._saved = packed
         found = []
         for i, t, history, shape, dtype in self.edges:
             if _checked_gradient(result[i], t, shape, dtype, self.name, i) is not None:
                 r = result[i]
                 found.append((i, t, history, r if isinstance(r, Tensor) else new_leaf(np.asarray(r))))
         return found
+
+    def _with_output_nodes(self, packed: tuple, hub: Tensor | None) -> tuple:
+        """The packed saved tensors with each saved output replaced by its node (same data and
+        version counter, so the in-place check still holds). An output node no longer alive (an
+        unused output of a Function with several) is made again, as PyTorch unpacks one: a node
+        on the output's data that hands its gradient to the hub."""
+        slots = list(packed)
+        for slot, k, ref, seq in self.saved_outputs:
+            out = ref()
+            t, versions, version = packed[slot]
+            if out is None:
+                if hub is None:  # (a one-output node is alive while a pass reaches it)
+                    continue
+                out = _alias(t)
+                out.parents, out.op, out._requires_grad, out._seq = (hub,), f"{self.name}[{k}]", True, seq
+                out._backward = functools.partial(_hand_to_hub, hub, self.mailbox, len(self.metas), k)
+            slots[slot] = (out, versions, version)
+        return tuple(slots)
 
     def _materialized(self, grads: list) -> list:
         """The outputs' gradients (after the node's pre-hooks, if any), zeros (arrays) for an output

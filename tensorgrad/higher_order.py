@@ -209,7 +209,8 @@ def _function_step(node: Tensor, history: Any, grad: Any, grads: dict[int, Any])
     else:
         raise NotImplementedError(f"create_graph=True: the node '{node.op}' has a backward function that "
                                   "can't be recorded as a graph")
-    for i, t, history_then, r in function.graph_results(outputs):
+    hub = node if history.func is FunctionBackward.run_hub else None
+    for i, t, history_then, r in function.graph_results(outputs, hub):
         if t._backward is not history_then:  # t was changed in place since the Function used it
             t = autograd._holder_of(history_then, t, function.name, function.seq)
         _accumulate(grads, t, _conformed(r, t.shape, t.dtype, function.name, i))
