@@ -289,3 +289,17 @@ def test_constants_complex_dtypes_and_the_dtype_type_are_pytorchs():
         assert made.is_complex()
     assert all(isinstance(d, tg.dtype) for d in (tg.float32, tg.int64, tg.bool, tg.complex64))
     assert not isinstance("float32", tg.dtype)
+
+
+def test_distributions_testing_and_signal_load_on_first_use():
+    import subprocess
+    import sys
+    code = ("import sys, tensorgrad as tg\n"
+            "names = ('distributions', 'signal', 'testing')\n"
+            "print(any(f'tensorgrad.{n}' in sys.modules for n in names))\n"
+            "print(tg.distributions.Normal(0.0, 1.0).mean.item(), callable(tg.testing.assert_close))\n"
+            "print(all(n in dir(tg) for n in names), hasattr(tg, 'signal'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:3] == ["False", "0.0 True", "True True"]
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        tg.not_a_name  # noqa: B018
