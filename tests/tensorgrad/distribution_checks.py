@@ -58,3 +58,20 @@ def assert_method_matches(method: str, ours: Any, our_leaves: dict, our_value: A
             assert leaf.grad is None or not np.any(leaf.grad), key
             continue
         np.testing.assert_allclose(leaf.grad, their_grad.numpy(), rtol=1e-7, atol=1e-10, err_msg=key)
+
+
+def assert_samples_fit(dist: Any, dtype: Any) -> None:
+    """Draws of several sample shapes: the shape sample_shape + batch + event, the dtype, no graph,
+    inside the support, a log_prob of the batch's shape; rsample the same where it exists, else
+    NotImplementedError."""
+    for sample_shape in ((), (5,), (4, 1)):
+        shape = sample_shape + tuple(dist.batch_shape) + tuple(dist.event_shape)
+        x = dist.sample(sample_shape)
+        assert x.shape == shape and x.dtype == dtype and not x.requires_grad
+        assert bool(dist.support.check(x).all())
+        assert dist.log_prob(x).shape == sample_shape + tuple(dist.batch_shape)
+        if dist.has_rsample:
+            assert dist.rsample(sample_shape).shape == shape
+        else:
+            with pytest.raises(NotImplementedError):
+                dist.rsample(sample_shape)

@@ -15,7 +15,7 @@ import tensorgrad as tg
 from tensorgrad import distributions as D  # noqa: N812 - PyTorch's habit
 
 torch = pytest.importorskip("torch")
-from distribution_checks import assert_method_matches, finite_part  # noqa: E402 - after the skip
+from distribution_checks import assert_method_matches, assert_samples_fit, finite_part  # noqa: E402 - after the skip
 
 TD = torch.distributions
 
@@ -110,17 +110,7 @@ def _samplers(dtype: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("dtype", [tg.float32, tg.float64])
 def test_sample_shapes_dtypes_and_supports(name: str, dtype: Any) -> None:
     dist = _samplers(dtype)[name]
-    for sample_shape in ((), (5,), (4, 1)):
-        shape = sample_shape + tuple(dist.batch_shape) + tuple(dist.event_shape)
-        x = dist.sample(sample_shape)
-        assert x.shape == shape and x.dtype == dtype and not x.requires_grad
-        assert bool(dist.support.check(x).all())
-        assert dist.log_prob(x).shape == sample_shape + tuple(dist.batch_shape)
-        if dist.has_rsample:
-            assert dist.rsample(sample_shape).shape == shape
-        else:
-            with pytest.raises(NotImplementedError):
-                dist.rsample(sample_shape)
+    assert_samples_fit(dist, dtype)
 
 
 @pytest.mark.parametrize("name", ["negative_binomial", "multinomial", "lowrank_mvn", "weibull", "pareto",
