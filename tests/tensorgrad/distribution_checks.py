@@ -75,3 +75,20 @@ def assert_samples_fit(dist: Any, dtype: Any) -> None:
         else:
             with pytest.raises(NotImplementedError):
                 dist.rsample(sample_shape)
+
+
+def assert_kl_matches(got: Any, expected: Any, leaf_pairs: list, rng: np.random.Generator) -> None:
+    """KL(p || q) from both libraries: value and shape, then the gradient of a random weighting with
+    respect to every leaf of p and q (`leaf_pairs`: (ours, theirs) dicts of leaves by name)."""
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-9, atol=1e-12)
+    if not expected.requires_grad:
+        return
+    weights = np.where(np.isfinite(expected.detach().numpy()), rng.normal(size=tuple(expected.shape)), 0.0)
+    finite_part(got, tg).mul(tg.tensor(weights)).sum().backward()
+    finite_part(expected, torch).mul(torch.tensor(weights)).sum().backward()
+    for ours, theirs in leaf_pairs:
+        for key, leaf in ours.items():
+            our_grad = np.zeros(leaf.shape) if leaf.grad is None else leaf.grad
+            their_grad = np.zeros(leaf.shape) if theirs[key].grad is None else theirs[key].grad.numpy()
+            np.testing.assert_allclose(our_grad, their_grad, rtol=1e-7, atol=1e-10, err_msg=key)
