@@ -92,3 +92,15 @@ def assert_kl_matches(got: Any, expected: Any, leaf_pairs: list, rng: np.random.
             our_grad = np.zeros(leaf.shape) if leaf.grad is None else leaf.grad
             their_grad = np.zeros(leaf.shape) if theirs[key].grad is None else theirs[key].grad.numpy()
             np.testing.assert_allclose(our_grad, their_grad, rtol=1e-7, atol=1e-10, err_msg=key)
+
+
+def both_raise(make: Any) -> str:
+    """`make(module, lib)` fails in PyTorch (torch.distributions, torch) and here with the same
+    exception class; our message, for the caller to check."""
+    with pytest.raises(Exception) as theirs:  # noqa: PT011 - the class is PyTorch's answer
+        make(torch.distributions, torch)
+    from tensorgrad import distributions
+
+    with pytest.raises(theirs.type) as ours:
+        make(distributions, tg)
+    return str(ours.value)

@@ -15,7 +15,7 @@ import tensorgrad as tg
 from tensorgrad import distributions as D  # noqa: N812 - PyTorch's habit
 
 torch = pytest.importorskip("torch")
-from distribution_checks import assert_kl_matches, assert_method_matches, assert_samples_fit  # noqa: E402 - after the skip
+from distribution_checks import assert_kl_matches, assert_method_matches, assert_samples_fit, both_raise  # noqa: E402 - after the skip
 
 TD = torch.distributions
 
@@ -261,58 +261,50 @@ def test_kl_errors() -> None:
 # Validation and the rest of the interface
 
 
-def _both_raise(make: Any) -> str:
-    with pytest.raises(Exception) as theirs:  # noqa: PT011 - the class is PyTorch's answer
-        make(TD, torch)
-    with pytest.raises(theirs.type) as ours:
-        make(D, tg)
-    return str(ours.value)
-
-
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_invalid_arguments_raise_like_pytorch() -> None:
-    assert "Expected parameter total_count" in _both_raise(
+    assert "Expected parameter total_count" in both_raise(
         lambda m, t: m.NegativeBinomial(t.tensor([-1.0]), t.tensor([0.5])))
-    _both_raise(lambda m, t: m.NegativeBinomial(3.0, t.tensor([1.0])))
-    _both_raise(lambda m, t: m.NegativeBinomial(3.0))
-    _both_raise(lambda m, t: m.Multinomial(t.tensor(3), t.tensor([0.5, 0.5])))
-    _both_raise(lambda m, t: m.Multinomial(3, t.tensor([0.5, -0.5])))
-    _both_raise(lambda m, t: m.Multinomial(3))
-    _both_raise(lambda m, t: m.LowRankMultivariateNormal(t.tensor(0.0), t.ones(1, 1), t.ones(1)))
-    _both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(2), t.ones(2)))
-    _both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(3, 1), t.ones(2)))
-    _both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(3)))
-    _both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(3, 2), t.ones(2, 2, 1), t.ones(2)))
-    _both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.tensor([1.0, 0.0])))
-    _both_raise(lambda m, t: m.Weibull(t.tensor([1.0]), t.tensor([-1.0])))
-    _both_raise(lambda m, t: m.Pareto(t.tensor([0.0]), t.tensor([1.0])))
-    _both_raise(lambda m, t: m.Kumaraswamy(t.tensor([1.0]), t.tensor([0.0])))
-    _both_raise(lambda m, t: m.HalfCauchy(t.tensor([-1.0])))
-    _both_raise(lambda m, t: m.InverseGamma(t.tensor([-1.0]), 1.0))
-    _both_raise(lambda m, t: m.FisherSnedecor(t.tensor([1.0]), t.tensor([-1.0])))
-    assert _both_raise(lambda m, t: m.ContinuousBernoulli(t.tensor([1.5]), validate_args=False)) == (
+    both_raise(lambda m, t: m.NegativeBinomial(3.0, t.tensor([1.0])))
+    both_raise(lambda m, t: m.NegativeBinomial(3.0))
+    both_raise(lambda m, t: m.Multinomial(t.tensor(3), t.tensor([0.5, 0.5])))
+    both_raise(lambda m, t: m.Multinomial(3, t.tensor([0.5, -0.5])))
+    both_raise(lambda m, t: m.Multinomial(3))
+    both_raise(lambda m, t: m.LowRankMultivariateNormal(t.tensor(0.0), t.ones(1, 1), t.ones(1)))
+    both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(2), t.ones(2)))
+    both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(3, 1), t.ones(2)))
+    both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(3)))
+    both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(3, 2), t.ones(2, 2, 1), t.ones(2)))
+    both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.tensor([1.0, 0.0])))
+    both_raise(lambda m, t: m.Weibull(t.tensor([1.0]), t.tensor([-1.0])))
+    both_raise(lambda m, t: m.Pareto(t.tensor([0.0]), t.tensor([1.0])))
+    both_raise(lambda m, t: m.Kumaraswamy(t.tensor([1.0]), t.tensor([0.0])))
+    both_raise(lambda m, t: m.HalfCauchy(t.tensor([-1.0])))
+    both_raise(lambda m, t: m.InverseGamma(t.tensor([-1.0]), 1.0))
+    both_raise(lambda m, t: m.FisherSnedecor(t.tensor([1.0]), t.tensor([-1.0])))
+    assert both_raise(lambda m, t: m.ContinuousBernoulli(t.tensor([1.5]), validate_args=False)) == (
         "The parameter probs has invalid values")
     # without validate_args the probs are clamped into (0, 1) before the check, which passes
     clamped = TD.ContinuousBernoulli(torch.tensor([1.5])).probs
     assert D.ContinuousBernoulli(tg.tensor([1.5])).probs.item() == clamped.item()
-    _both_raise(lambda m, t: m.ContinuousBernoulli())
-    _both_raise(lambda m, t: m.VonMises(t.tensor([0.0]), t.tensor([0.0])))
+    both_raise(lambda m, t: m.ContinuousBernoulli())
+    both_raise(lambda m, t: m.VonMises(t.tensor([0.0]), t.tensor([0.0])))
 
 
 def test_invalid_values_raise_like_pytorch() -> None:
-    _both_raise(lambda m, t: m.NegativeBinomial(3.0, t.tensor(0.5)).log_prob(t.tensor(1.5)))
-    _both_raise(lambda m, t: m.Multinomial(3, t.ones(2)).log_prob(t.tensor([2.0, 2.0])))
-    _both_raise(lambda m, t: m.Multinomial(3, t.ones(2)).log_prob(t.tensor([2.0, 2.0, 0.0])))
-    _both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2))
+    both_raise(lambda m, t: m.NegativeBinomial(3.0, t.tensor(0.5)).log_prob(t.tensor(1.5)))
+    both_raise(lambda m, t: m.Multinomial(3, t.ones(2)).log_prob(t.tensor([2.0, 2.0])))
+    both_raise(lambda m, t: m.Multinomial(3, t.ones(2)).log_prob(t.tensor([2.0, 2.0, 0.0])))
+    both_raise(lambda m, t: m.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2))
                 .log_prob(t.zeros(3)))
-    _both_raise(lambda m, t: m.Weibull(1.0, 1.0).log_prob(t.tensor(-1.0)))
-    _both_raise(lambda m, t: m.Pareto(1.0, 1.0).log_prob(t.tensor(0.5)))
-    _both_raise(lambda m, t: m.Kumaraswamy(1.0, 1.0).log_prob(t.tensor(1.5)))
-    _both_raise(lambda m, t: m.HalfCauchy(1.0).log_prob(t.tensor(-1.0)))
-    _both_raise(lambda m, t: m.InverseGamma(1.0, 1.0).log_prob(t.tensor(-1.0)))
-    _both_raise(lambda m, t: m.FisherSnedecor(1.0, 1.0).log_prob(t.tensor(-1.0)))
-    _both_raise(lambda m, t: m.ContinuousBernoulli(0.3).log_prob(t.tensor(1.5)))
-    _both_raise(lambda m, t: m.VonMises(0.0, 1.0).log_prob(t.zeros(2, 1)).sum() + m.VonMises(
+    both_raise(lambda m, t: m.Weibull(1.0, 1.0).log_prob(t.tensor(-1.0)))
+    both_raise(lambda m, t: m.Pareto(1.0, 1.0).log_prob(t.tensor(0.5)))
+    both_raise(lambda m, t: m.Kumaraswamy(1.0, 1.0).log_prob(t.tensor(1.5)))
+    both_raise(lambda m, t: m.HalfCauchy(1.0).log_prob(t.tensor(-1.0)))
+    both_raise(lambda m, t: m.InverseGamma(1.0, 1.0).log_prob(t.tensor(-1.0)))
+    both_raise(lambda m, t: m.FisherSnedecor(1.0, 1.0).log_prob(t.tensor(-1.0)))
+    both_raise(lambda m, t: m.ContinuousBernoulli(0.3).log_prob(t.tensor(1.5)))
+    both_raise(lambda m, t: m.VonMises(0.0, 1.0).log_prob(t.zeros(2, 1)).sum() + m.VonMises(
         t.zeros(3), 1.0).log_prob(t.zeros(2)))
 
 
