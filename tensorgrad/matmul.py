@@ -380,7 +380,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  #
     """beta * input + alpha * sum_b (batch1[b] @ batch2[b]): the batched products summed over the
     batch, plus input broadcast to (n, p)."""
     _same_dtype("addbmm", (input, "input"), (batch1, "batch1"), (batch2, "batch2"))
-    return _added("addbmm", input, bmm(batch1, batch2).sum(0), beta, alpha)
+    # The batch sum keeps the operands' dtype (a plain sum would widen integers to int64).
+    return _added("addbmm", input, bmm(batch1, batch2).sum(0, dtype=batch1.dtype), beta, alpha)
 
 
 def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002

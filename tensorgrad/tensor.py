@@ -428,7 +428,7 @@ class Tensor:
         return matmul.matmul(self, other if isinstance(other, Tensor) else new_leaf(to_array(other)))
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return matmul.matmul(new_leaf(to_array(other)), self)
+        return matmul.matmul(other if isinstance(other, Tensor) else new_leaf(to_array(other)), self)
 
     def __lt__(self, other: Any) -> Tensor:
         return elementwise.lt(self, other)

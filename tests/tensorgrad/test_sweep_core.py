@@ -1,0 +1,42 @@
+"""PyTorch answers found by running PyTorch's own op samples through tensorgrad: the reflected
+matmul's gradient, addbmm's integer dtype."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("left_shape, right_shape", [
+    ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2)), ((2, 3, 4), (4, 5)), ((4,), (4,)),
+])
+def test_reflected_matmul_sends_gradient_to_both_operands(left_shape, right_shape):
+    rng = np.random.default_rng(0)
+    left, right = rng.standard_normal(left_shape), rng.standard_normal(right_shape)
+    weight = None
+    grads = {}
+    for lib, make in (("torch", torch.tensor), ("tg", tg.tensor)):
+        a, b = make(left, requires_grad=True), make(right, requires_grad=True)
+        out = b.__rmatmul__(a)          # a @ b, spelled the way Python calls it for `array @ tensor`
+        if weight is None:
+            weight = rng.standard_normal(tuple(out.shape))
+        (out * make(weight)).sum().backward()
+        grads[lib] = (np.asarray(a.grad), np.asarray(b.grad))
+    for ours, theirs in zip(grads["tg"], grads["torch"]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "int64"])
+def test_addbmm_keeps_the_integer_dtype(dtype):
+    rng = np.random.default_rng(1)
+    batch1 = rng.integers(0, 4, (3, 2, 5)).astype(dtype)
+    batch2 = rng.integers(0, 4, (3, 5, 4)).astype(dtype)
+    base = rng.integers(0, 4, (2, 4)).astype(dtype)
+    expected = torch.addbmm(torch.tensor(base), torch.tensor(batch1), torch.tensor(batch2), beta=2, alpha=3)
+    out = tg.addbmm(tg.tensor(base), tg.tensor(batch1), tg.tensor(batch2), beta=2, alpha=3)
+    assert str(out.dtype) == dtype == str(expected.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
