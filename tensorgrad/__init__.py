@@ -45,6 +45,7 @@ from tensorgrad.creation import (
     randint,
     randperm,
 )
+from tensorgrad.creation import the_default_generator as default_generator
 from tensorgrad.device import device, get_default_device, set_default_device
 from tensorgrad.dtypes import bool, double, float, float16, half, int, int8, int16, long, short, uint8
 from tensorgrad.elementwise import (  # the elementwise breadth of PyTorch
@@ -143,6 +144,7 @@ from tensorgrad.movement import (
     unsqueeze,
 )
 from tensorgrad.reduce import amax, amin, argmax, argmin, log_softmax, logsumexp, max, mean, min, softmax, sum
+from tensorgrad.storage import TypedStorage, UntypedStorage
 
 # isort: split
 from tensorgrad.autograd import InplaceModifiedError, record, unbroadcast
@@ -266,7 +268,8 @@ __all__ = [
     "randn", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "manual_seed",
     "float32", "float64", "int32", "int64", "bool_",
     "float", "double", "half", "float16", "long", "int", "short", "int16", "int8", "uint8", "bool",
-    "Generator", "empty", "empty_like", "linspace", "logspace", "randint", "randperm", "multinomial",
+    "Generator", "default_generator", "TypedStorage", "UntypedStorage",
+    "empty", "empty_like", "linspace", "logspace", "randint", "randperm", "multinomial",
     "bernoulli",
     "gather", "index_select", "masked_fill", "masked_select", "nonzero", "scatter", "scatter_add",
     "scatter_reduce", "take", "einsum", "as_strided", "chunk", "diag", "diagonal", "flip", "meshgrid",
@@ -770,12 +773,12 @@ __all__ += ["layout", "strided"]
 # program that never reaches them neither waits for them at import nor carries their objects,
 # which every full garbage collection walks (importing them all at once cost 0.3% of the per-op
 # instruction count, in collections).
-_ON_FIRST_USE = ("distributions", "signal", "testing")
+_ON_FIRST_USE = ("distributions", "random", "signal", "testing")
 __all__ += list(_ON_FIRST_USE)
 
 
 def __getattr__(name: str) -> object:
-    """`tg.distributions`, `tg.signal` and `tg.testing`, imported when first asked for."""
+    """`tg.distributions`, `tg.random`, `tg.signal` and `tg.testing`, imported when first asked for."""
     if name in _ON_FIRST_USE:
         import importlib
 

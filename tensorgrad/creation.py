@@ -381,14 +381,9 @@ _initial_seed: Any = None
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the generator behind `rand`, `randn` and their `_like` forms; returns it (as a
-    `Generator`, as PyTorch returns its default generator)."""
-    global _rng, _initial_seed
-    _initial_seed = checks.as_int(seed, "manual_seed", "seed")
-    _rng = np.random.default_rng(_initial_seed)
-    generator = Generator()
-    generator._rng, generator._seed = _rng, _initial_seed
-    return generator
+    """Seed the generator behind `rand`, `randn` and their `_like` forms; returns it
+    (`tg.default_generator`, as PyTorch returns its default generator)."""
+    return the_default_generator.manual_seed(seed)
 
 
 def initial_seed() -> Any:
@@ -398,15 +393,12 @@ def initial_seed() -> Any:
 
 def seed() -> int:
     """Seed the default generator with a fresh random seed; returns the seed."""
-    fresh = int(np.random.SeedSequence().entropy % 2**63)
-    manual_seed(fresh)
-    return fresh
+    return the_default_generator.seed()
 
 
 def get_rng_state() -> Tensor:
     """The default generator's state, as a uint8 tensor (its JSON text) for `set_rng_state`."""
-    text = json.dumps(_rng.bit_generator.state).encode()
-    return new_leaf(np.frombuffer(text, dtype=np.uint8).copy())
+    return new_leaf(_state_bytes(_rng))
 
 
 def set_rng_state(new_state: Tensor) -> None:
@@ -753,6 +745,76 @@ class Generator:
     def initial_seed(self) -> Any:
         """The seed last given to `manual_seed` (None if never seeded)."""
         return self._seed
+
+    def seed(self) -> int:
+        """Reseed from the operating system's entropy; returns the new seed."""
+        fresh = int(np.random.SeedSequence().entropy % 2**63)
+        self.manual_seed(fresh)
+        return fresh
+
+    def get_state(self) -> Tensor:
+        """The stream's position, a uint8 tensor for `set_state` (restarts the same draws)."""
+        return new_leaf(_state_bytes(self._rng))
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        """Go back to a position saved by `get_state`; returns the generator."""
+        _restore_state(self._rng, new_state, "set_state")
+        return self
+
+    @property
+    def device(self) -> Any:
+        """Where the stream's numbers are drawn: the CPU."""
+        from tensorgrad.device import device
+
+        return device("cpu")
+
+    def __repr__(self) -> str:
+        return f"<tensorgrad.Generator object at {id(self):#x}>"
+
+
+class _DefaultGenerator(Generator):
+    """The process-wide stream behind `rand`, `randn`, dropout and initialisation, as a
+    `Generator` (`tg.default_generator`): `tg.manual_seed` reseeds it and returns it."""
+
+    def __init__(self) -> None:  # (its stream and seed live in the module, where the ops read them)
+        pass
+
+    @property
+    def _rng(self) -> np.random.Generator:  # type: ignore[override]
+        return _rng
+
+    @_rng.setter
+    def _rng(self, stream: np.random.Generator) -> None:
+        global _rng
+        _rng = stream
+
+    @property
+    def _seed(self) -> Any:  # type: ignore[override]
+        return _initial_seed
+
+    @_seed.setter
+    def _seed(self, value: Any) -> None:
+        global _initial_seed
+        _initial_seed = value
+
+
+the_default_generator = _DefaultGenerator()
+
+
+def _state_bytes(stream: np.random.Generator) -> np.ndarray:
+    """A bit generator's state as uint8 bytes (its JSON text)."""
+    return np.frombuffer(json.dumps(stream.bit_generator.state).encode(), dtype=np.uint8).copy()
+
+
+def _restore_state(stream: np.random.Generator, new_state: Any, op: str) -> None:
+    """Set a bit generator's state from `_state_bytes`' tensor, with PyTorch's error types."""
+    if not isinstance(new_state, Tensor) or new_state.dtype != np.uint8:
+        raise TypeError(f"{op}(): expects the uint8 tensor that get_rng_state() returns, got "
+                        f"{type(new_state).__name__}")
+    try:
+        stream.bit_generator.state = json.loads(to_numpy(new_state.data).tobytes())
+    except (ValueError, TypeError, KeyError) as error:
+        raise RuntimeError(f"{op}(): not a state from get_rng_state() ({error})") from None
 
 
 def _stream(generator: Generator | None) -> np.random.Generator:

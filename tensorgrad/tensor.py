@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorgrad import checks, dtypes, layouts
+from tensorgrad import checks, dtypes, layouts, storage
 from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 
 __all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array", "numpy_names", "AXIS_ALIASED"]
@@ -183,12 +183,17 @@ class Tensor:
 
     def storage_offset(self) -> int:
         """Where this view starts in its storage buffer, in elements."""
-        base = self._data
-        # Up the chain of views to the array that owns the memory (through as_strided's holder).
-        while hasattr(base.base, "__array_interface__") or device_module.is_array(base.base):
-            base = base.base
         start = device_module.data_address(self._data)
-        return (start - device_module.data_address(base)) // self._data.itemsize
+        return (start - device_module.data_address(storage.root_array(self._data))) // self._data.itemsize
+
+    def untyped_storage(self) -> storage.UntypedStorage:
+        """The bytes this tensor and its views share (`data_ptr()` tells whether two share memory)."""
+        return storage.untyped_storage(self._data)
+
+    def storage(self) -> storage.TypedStorage:
+        """The elements under this tensor and its views, in its dtype (deprecated, as in PyTorch:
+        prefer `untyped_storage()`)."""
+        return storage.typed_storage(self._data)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         """Whether the elements sit in storage in row-major order without gaps (or in the order of

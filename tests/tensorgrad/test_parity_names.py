@@ -295,7 +295,7 @@ def test_distributions_testing_and_signal_load_on_first_use():
     import subprocess
     import sys
     code = ("import sys, tensorgrad as tg\n"
-            "names = ('distributions', 'signal', 'testing')\n"
+            "names = ('distributions', 'random', 'signal', 'testing')\n"
             "print(any(f'tensorgrad.{n}' in sys.modules for n in names))\n"
             "print(tg.distributions.Normal(0.0, 1.0).mean.item(), callable(tg.testing.assert_close))\n"
             "print(all(n in dir(tg) for n in names), hasattr(tg, 'signal'))\n")
