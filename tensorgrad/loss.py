@@ -395,8 +395,9 @@ def _difference(op: str, input: Tensor, target: Any, keep_dtype: bool = False) -
 
     A bool target counts as 0 and 1 (except in l1_loss, which PyTorch refuses it); with
     `keep_dtype` the target is cast to the input's dtype first (huber_loss: the result has the
-    input's dtype, as PyTorch's)."""
-    _floating(input, op)
+    input's dtype, as PyTorch's). l1_loss also takes complex input."""
+    if not (op == "l1_loss" and isinstance(input, Tensor) and input.dtype.kind == "c"):
+        _floating(input, op)
     target = _operand(target, input)
     if (keep_dtype or target.dtype == np.bool_ and op != "l1_loss") and target.dtype != input.dtype:
         target = target.to(input.dtype)
@@ -439,9 +440,12 @@ def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,  # no
 
 def l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
             reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Tensor:
-    """Mean absolute error: |input - target|, reduced. Derivative: sign(input - target) (0 at 0)."""
+    """Mean absolute error: |input - target|, reduced. Derivative: sign(input - target) (0 at 0).
+    Complex input gives the real |input - target|, as PyTorch's (its derivative: through abs)."""
     reduction = _reduction("l1_loss", reduction, size_average, reduce)
     d = _difference("l1_loss", input, target)
+    if d.dtype.kind == "c":
+        return _weighted_reduce("l1_loss", d.abs(), weight, reduction, mean_by_weight=True)
     losses = record(np.abs(d.data), "l1_loss", (d,), lambda grad: grad * np.sign(d.data), graph_vjp=_l1_graph)
     return _weighted_reduce("l1_loss", losses, weight, reduction, mean_by_weight=True)
 
@@ -681,10 +685,12 @@ def poisson_nll_loss(input: Tensor, target: Any, log_input: bool = True, full: b
                      size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
                      reduction: str = "mean") -> Tensor:
     """exp(input) - target * input (log_input), or input - target * log(input + eps); `full`
-    adds Stirling's term target log target - target + 0.5 log(2 pi target) where target > 1."""
+    adds Stirling's term target log target - target + 0.5 log(2 pi target) where target > 1.
+    Integer input and target go through the same ops as PyTorch's (so the result is float32)."""
     op = "poisson_nll_loss"
     reduction = _reduction(op, reduction, size_average, reduce)
-    _floating(input, op)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: argument 'input' must be a Tensor, got {type(input).__name__}")
     target = _operand(target, input)
     losses = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:  # (a target that requires grad gets the term's gradient too, as in PyTorch)
@@ -834,6 +840,8 @@ def multi_margin_loss(input: Tensor, target: Any, p: int = 1, margin: float = 1.
     reduction = _reduction(op, reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError(f"{op}: only p == 1 and p == 2 supported, got p={p}")
+    if isinstance(weight, Tensor) and weight.ndim != 1:  # checked first, as PyTorch does
+        raise ValueError(f"{op}: weight must be one-dimensional, got shape {tuple(weight.shape)}")
     x = _floating(input, op)
     labels = _class_index_target(op, x, target)
     if x.ndim > 2:

@@ -7,7 +7,8 @@ so gradients agree with PyTorch everywhere, not only between kinks. `inplace=Tru
 result into the input (PyTorch's in-place form, with the same rules about leaves).
 
 Only floating point tensors are accepted (PyTorch's kernels refuse integers too), except by
-`hardtanh`/`relu6`, which clip integers, and `softsign`, which computes in float32.
+`hardtanh`/`relu6`, which clip integers, and `softsign`, which computes in float32. `silu`,
+`softsign` and `tanhshrink` also take complex tensors, as PyTorch's do.
 The modules at the end (`GELU`, `SiLU`, ...) hold the options and call the functions.
 """
 
@@ -47,11 +48,12 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _floating(x: Any, op: str) -> Tensor:
-    """x, checked to be a floating point Tensor (PyTorch's kernels refuse integer dtypes)."""
+def _floating(x: Any, op: str, complex_ok: bool = False) -> Tensor:
+    """x, checked to be a floating point Tensor (PyTorch's kernels refuse integer dtypes), or a
+    complex one where `complex_ok` (the few activations PyTorch also computes on complex)."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
-    if x.data.dtype.kind != "f":
+    if x.data.dtype.kind != "f" and not (complex_ok and x.data.dtype.kind == "c"):
         raise UnsupportedDtypeError(f"{op}: not implemented for dtype {x.dtype}; convert with .float() first")
     return x
 
@@ -118,9 +120,11 @@ def _gelu_tanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """x * sigmoid(x). Derivative: s * (1 + x * (1 - s)), s = sigmoid(x)."""
-    x = _floating(input, "silu")
+    x = _floating(input, "silu", complex_ok=True)
     if inplace:
         return apply_inplace(x, silu, name="silu_")
+    if x.data.dtype.kind == "c":  # PyTorch computes complex silu too; tensor ops give its derivative
+        return x * x.sigmoid()
     s = sigmoid_array(x.data)
     return record(x.data * s, "silu", (x,),
                   lambda grad: grad * s * (1 + x.data * (1 - s)), graph_vjp=_silu_graph)
@@ -182,6 +186,8 @@ def softsign(input: Tensor) -> Tensor:  # noqa: A002
         raise TypeError(f"softsign(): argument 'input' must be a Tensor, not {type(input).__name__}")
     if input.dtype == np.bool_:
         raise UnsupportedDtypeError("softsign: abs is not implemented for bool tensors")
+    if input.data.dtype.kind == "c":  # x / (|x| + 1) from tensor ops: its derivative goes through |x|
+        return input / (input.abs() + 1)
     x = input if input.data.dtype.kind == "f" else input.to(float32)
     denominator = 1 + np.abs(x.data)
     return record(x.data / denominator, "softsign", (x,),
@@ -324,12 +330,12 @@ def _hardswish_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     """softmax(-x) over `dim`: the smallest entries weigh most. Derivative: softmax's, negated."""
-    x = _floating(input, "softmin")
-    if dtype is not None:
-        x = x.to(dtype)
+    # With dtype=, PyTorch negates in the input's dtype (uint8 wraps around) and casts after, so
+    # integer and complex input may ask for a float dtype.
+    x = input if dtype is not None and isinstance(input, Tensor) else _floating(input, "softmin")
     if dim is None:
         dim = implicit_softmax_dim(x.ndim, "softmin", _stacklevel)
-    return softmax(neg(x), dim)
+    return softmax(neg(x), dim, dtype=dtype)
 
 
 # --- modules ---------------------------------------------------------------------------------------
@@ -397,7 +403,9 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
     """x - tanh(x). Derivative: tanh(x)**2. An integer tensor gives the default float dtype."""
     if isinstance(input, Tensor) and input.dtype.kind in "iu":
         input = input.to(dtypes.get_default_dtype())  # noqa: A001
-    x = _floating(input, "tanhshrink")
+    x = _floating(input, "tanhshrink", complex_ok=True)
+    if x.data.dtype.kind == "c":  # PyTorch's complex tanhshrink; tensor ops give its derivative
+        return x - x.tanh()
     t = np.tanh(x.data)
     return record(x.data - t, "tanhshrink", (x,), lambda grad: grad * t * t, saved=(),
                   graph_vjp=_tanhshrink_graph)
@@ -429,6 +437,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     """x where x > 0, else weight * x, with one learned slope per channel (dimension 1) or one
     for all. Gradients: through the selection; the weight's is the sum of x where x <= 0."""
     x = _floating(input, "prelu")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
+                           f"{weight.ndim} (shape {tuple(weight.shape)})")
     if weight.dtype != x.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {x.dtype} and {weight.dtype}")
     if weight.numel() != 1 and (x.ndim < 2 or weight.numel() != x.shape[1]):

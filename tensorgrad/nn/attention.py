@@ -103,7 +103,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         attn_mask = new_leaf(np.tril(namespace(query.data).ones((length, source), dtype=bool)))
     bias = None if attn_mask is None else _additive_mask(attn_mask, query, op, hide_where=False)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
-    return _attend(query * scale, key, value, bias, dropout_p, safe=True)[0]
+    half = query.dtype == np.float16
+    if half:  # PyTorch's CPU kernels compute float16 in float32 (their opmath) and round once
+        query, key, value = query.to(np.float32), key.to(np.float32), value.to(np.float32)
+        bias = None if bias is None else bias.to(np.float32)
+    out = _attend(query * scale, key, value, bias, dropout_p, safe=True)[0]
+    return out.to(np.float16) if half else out
 
 
 def _additive_mask(mask: Any, query: Tensor, op: str, hide_where: bool) -> Tensor:

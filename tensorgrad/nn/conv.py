@@ -45,6 +45,7 @@ from tensorgrad.device import array_like, namespace, strided_view, ufunc_at
 from tensorgrad.elementwise import where
 from tensorgrad.higher_order import linear_graph
 from tensorgrad.matmul import matmul
+from tensorgrad.movement import complex as tensor_complex
 from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -288,9 +289,25 @@ def _check_bias(bias: Tensor | None, channels: int, weight: Tensor, op: str) -> 
                            f"({channels},), got {tuple(bias.shape)}")
 
 
+def _complex_convolution(real_conv: Callable[[Tensor, Tensor], Tensor], x: Tensor, weight: Tensor,
+                         bias: Tensor | None, dims: int, op: str) -> Tensor:
+    """A complex convolution (PyTorch computes them) from four real ones: with x = a + ib and
+    weight = c + id, the bilinear x * weight = (a*c - b*d) + i (a*d + b*c); the bias is added after.
+    Gradients go through `real`, `imag` and `complex`, so they are the complex (conjugate) ones."""
+    if len({t.dtype for t in (x, weight, bias) if t is not None}) > 1:
+        raise RuntimeError(f"{op}: expected input, weight and bias of one dtype, got {x.dtype}, "
+                           f"{weight.dtype}{'' if bias is None else f' and {bias.dtype}'}")
+    a, b, c, d = x.real, x.imag, weight.real, weight.imag
+    out = tensor_complex(real_conv(a, c) - real_conv(b, d), real_conv(a, d) + real_conv(b, c))
+    return out if bias is None else out + bias.reshape((-1,) + (1,) * dims)
+
+
 def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, padding: Any,
                  dilation: Size, groups: int, dims: int, op: str) -> Tensor:
     """conv1d / conv2d: one graph node whose VJPs are the convolution's two gradients and a sum."""
+    if x.dtype.kind == "c" or weight.dtype.kind == "c":
+        return _complex_convolution(lambda a, w: _convolution(a, w, None, stride, padding, dilation, groups,
+                                                              dims, op), x, weight, bias, dims, op)
     xd = _spatial_input(x, dims, op)
     if weight.ndim != dims + 2:
         raise RuntimeError(f"{op}: weight must be {dims + 2}-D (out_channels, in_channels/groups, "
@@ -493,10 +510,17 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
                      output_padding: Size, groups: int, dilation: Size, dims: int, op: str) -> Tensor:
     """conv_transpose1d / 2d: the input-gradient of the convolution whose weight is `weight`.
 
+    A complex one is made of real ones, as `_complex_convolution` says.
+
     As that convolution's weight, `weight` (C_in, C_out/groups, kh, kw) maps C_out channels to
     C_in. Forward is its `_conv_input_grad` (fold of weight^T @ x), cropped by `padding`; the
     gradients are its forward (for x) and its weight gradient with x in the place of grad.
     """
+    if x.dtype.kind == "c" or weight.dtype.kind == "c":
+        def real_conv(a: Tensor, w: Tensor) -> Tensor:
+            return _conv_transposed(a, w, None, stride, padding, output_padding, groups, dilation, dims, op)
+
+        return _complex_convolution(real_conv, x, weight, bias, dims, op)
     xd = _spatial_input(x, dims, op)
     if weight.ndim != dims + 2:
         raise RuntimeError(f"{op}: weight must be {dims + 2}-D (in_channels, out_channels/groups, "
@@ -752,10 +776,10 @@ def _avg_pool(x: Tensor, kernel_size: Size, stride: Size | None, padding: Size, 
 
 def _window_mean(windows: np.ndarray, kernel_axes: tuple[int, ...], divisor: np.ndarray) -> np.ndarray:
     """Each window's sum / divisor, as PyTorch: float16 summed in float32, integers divided
-    rounding toward zero (C's integer division)."""
+    rounding toward zero (C's integer division, a negative divisor_override included)."""
     if windows.dtype.kind in "iu":
         total = windows.sum(axis=kernel_axes)
-        return np.sign(total) * (np.abs(total) // divisor)
+        return np.sign(total) * np.sign(divisor) * (np.abs(total) // np.abs(divisor))
     if windows.dtype == np.float16:
         return (windows.sum(axis=kernel_axes, dtype=np.float32) / divisor).astype(np.float16)
     return windows.sum(axis=kernel_axes) / divisor
@@ -779,7 +803,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size | Sequence[int | None])
     """
     op = "adaptive_avg_pool2d"
     if input.ndim not in (3, 4):
-        raise RuntimeError(f"{op}: expected a 3-D or 4-D input, got shape {tuple(input.shape)}")
+        _raise_adaptive_rank(input, output_size, 2, op)
     _check_float(op, input)
     h, w = input.shape[-2:]
     oh, ow = _adaptive_sizes((h, w), output_size, op)
@@ -985,10 +1009,13 @@ def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | S
         return (adaptive_avg_pool2d if spatial == 2 else adaptive_avg_pool3d)(input, out_sizes)
     if needs is None:
         return _nearest(input, out_sizes, scales, exact=mode == "nearest-exact")
-    # Separable: one (out, in) weight matrix per dimension.
+    # Separable: one (out, in) weight matrix per dimension. float16 is computed in float32 and
+    # rounded once at the end, as PyTorch's kernels do (their opmath type).
     weights = _cubic_weights if mode == "bicubic" else _linear_weights
-    return _separable(input, [weights(i, o, s, bool(align_corners), input.dtype)
-                              for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)])
+    x = input.to(np.float32) if input.dtype == np.float16 else input
+    out = _separable(x, [weights(i, o, s, bool(align_corners), x.dtype)
+                         for i, o, s in zip(in_sizes, out_sizes, scales, strict=True)])
+    return out.to(input.dtype)
 
 
 def _separable(x: Tensor, matrices: list[np.ndarray]) -> Tensor:
@@ -1587,14 +1614,24 @@ def _adaptive_sizes(sizes: tuple[int, ...], output_size: Any, op: str) -> tuple[
     return outs
 
 
+def _raise_adaptive_rank(input: Tensor, output_size: Any, dims: int, op: str) -> None:  # noqa: A002
+    """The error for an input of the wrong rank: PyTorch's Python wrapper raises ValueError when a
+    sequence output_size has as many entries as the input has dimensions, or more; else its kernel's
+    RuntimeError."""
+    shape = tuple(input.shape)
+    if not isinstance(output_size, int | np.integer) and input.ndim <= len(output_size):
+        raise ValueError(f"{op}: Input dimension should be at least {len(output_size) + 1}, got shape "
+                         f"{shape}")
+    raise RuntimeError(f"{op}: expected a {dims + 1}-D or {dims + 2}-D input, got shape {shape}")
+
+
 def _adaptive_max_pool(input: Tensor, output_size: Any, return_indices: bool, dims: int,  # noqa: A002
                        op: str) -> Any:
     """adaptive_max_pool2d / 3d: per output cell, the argmax of its window as a flat index into the
     input's plane (volume), found with one argmax per cell; the values are one differentiable `gather`."""
     x = input if input.ndim == dims + 2 else input.unsqueeze(0)
     if x.ndim != dims + 2:
-        raise RuntimeError(f"{op}: expected a {dims + 1}-D or {dims + 2}-D input, got shape "
-                           f"{tuple(input.shape)}")
+        _raise_adaptive_rank(input, output_size, dims, op)
     _check_float(op, x)
     n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
     outs = _adaptive_sizes(sizes, output_size, op)
@@ -1866,7 +1903,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size | Sequence[int | None])
     """
     op = "adaptive_avg_pool3d"
     if input.ndim not in (4, 5):
-        raise RuntimeError(f"{op}: expected a 4-D or 5-D input, got shape {tuple(input.shape)}")
+        _raise_adaptive_rank(input, output_size, 3, op)
     _check_float(op, input)
     sizes = tuple(input.shape[-3:])
     outs = _adaptive_sizes(sizes, output_size, op)

@@ -236,8 +236,33 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
                          reduction: str = "mean", ignore_index: int | None = None,
                          label_smoothing: float = 0.0, options: Any = None) -> Tensor:
     """`cross_entropy(linear(input, linear_weight, linear_bias), target, ...)`; `ignore_index=None`
-    means -100, and `options` (PyTorch's chunking, a memory saving) changes nothing here."""
-    logits = linear(input, linear_weight, linear_bias)
+    means -100, and `options` (PyTorch's chunking, a memory saving) changes nothing here.
+
+    input (N, in) or (in,); linear_weight (C, in), or (C, d1, ..., dK, in) for a K-dimensional loss
+    (batched input only): the logits are then (N, C, d1, ..., dK), as PyTorch's."""
+    if not 1 <= input.ndim <= 2:
+        raise RuntimeError(f"linear_cross_entropy: expected input with dimensionality 1 or 2, got "
+                           f"{input.ndim}")
+    if linear_weight.ndim < 2 or input.shape[-1] != linear_weight.shape[-1]:
+        raise RuntimeError(f"linear_cross_entropy: expected linear_weight of at least 2 dimensions whose "
+                           f"last (in_features) equals the input's, got shapes "
+                           f"{tuple(linear_weight.shape)} and {tuple(input.shape)}")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"linear_cross_entropy: expected linear_bias shape {(classes, *out_features)}, "
+                           f"got {tuple(linear_bias.shape)}")
+    if out_features and input.ndim == 1:
+        raise RuntimeError(f"linear_cross_entropy: K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, got shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*input.shape[:-1], classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("linear_cross_entropy: ignore_index cannot be specified when target contains "
+                           "probabilities")
+    if out_features:  # one linear map to C * d1 * ... * dK outputs, then the logits' own shape
+        linear_weight = linear_weight.reshape(-1, input.shape[-1])
+        linear_bias = None if linear_bias is None else linear_bias.reshape(-1)
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
     return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None else ignore_index,
                          reduction=reduction, label_smoothing=label_smoothing)
 

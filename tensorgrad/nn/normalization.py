@@ -50,7 +50,7 @@ __all__ = [
 def _mean(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """The mean over `axes`, kept as size 1 (np.add.reduce: ndarray.mean's result, without its overhead)."""
     total = np.add.reduce(a, axis=axes, keepdims=True)
-    return total / (a.size // total.size if total.size else 1)  # (an empty batch: nothing to divide)
+    return total / max(a.size // total.size if total.size else 1, 1)  # (an empty batch: nothing to divide)
 
 
 def _standardize(x: np.ndarray, axes: tuple[int, ...],
@@ -190,18 +190,21 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,  # noqa: A002
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) * weight, the mean over the last len(normalized_shape) dims (no
-    centring, no bias: LLaMA's norm). eps defaults to the dtype's machine epsilon, as PyTorch's.
+    centring, no bias: LLaMA's norm). eps defaults to the machine epsilon of the dtype computed in,
+    as PyTorch's. A float16 input is computed in float32 and rounded before the weight (PyTorch's
+    opmath: its squares would overflow); a complex one squares without conjugating, as PyTorch's.
     Gradient: through the composed ops."""
-    x = _floating_input(input, "rms_norm")
+    x = _floating_input(input, "rms_norm", complex_ok=True)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or x.ndim < k or x.shape[x.ndim - k:] != shape:
         raise RuntimeError(f"rms_norm: given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size {list(x.shape)}")
     _check_param("rms_norm", "weight", weight, shape, x.shape)
-    eps = float(np.finfo(x.data.dtype).eps) if eps is None else eps
+    wide = x.to(np.float32) if x.dtype == np.float16 else x
+    eps = float(np.finfo(wide.data.dtype).eps) if eps is None else eps
     axes = tuple(range(x.ndim - k, x.ndim))
-    out = x * ((x * x).mean(axes, keepdim=True) + eps).rsqrt()
+    out = (wide * ((wide * wide).mean(axes, keepdim=True) + eps).rsqrt()).to(x.dtype)
     return out if weight is None else out * weight
 
 
@@ -219,6 +222,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     statistics are the mean and var, constants for the gradient (dx = grad * weight / sqrt(var + eps)).
     """
     x = _floating_input(input, "batch_norm")
+    if x.ndim < 2 and x.data.size == 0:  # PyTorch gives an empty input back without its checks
+        return x.clone()
     if x.ndim < 2:  # PyTorch's exception: its running_mean size check, else a dim out of range
         error = IndexError if running_mean is None and running_var is None else RuntimeError
         raise error(f"batch_norm: expected an input of at least 2 dimensions (N, C, ...), got shape "
@@ -260,14 +265,15 @@ def _batch_statistics(x: Tensor, axes: tuple[int, ...], eps: float, weight: Tens
                       view: tuple[int, ...], running_mean: Tensor | None, running_var: Tensor | None,
                       momentum: float) -> tuple[np.ndarray, Callable]:
     """x_hat from the batch's own statistics and the gradient through them; updates the running ones."""
-    count = x.data.size // x.shape[1]
-    if count <= 1:
+    count = x.data.size // x.shape[1] if x.shape[1] else math.prod(x.shape[:1] + x.shape[2:])
+    if count == 1:  # (an empty batch passes, as in PyTorch, and leaves the running statistics alone)
         raise ValueError(f"batch_norm: expected more than 1 value per channel when training, got input "
                          f"of shape {x.shape}")
     x_hat, rstd, mean, var = _standardize(x.data, axes, eps)
     # The running variance takes the unbiased batch variance (divided by n - 1), as in PyTorch.
-    _update_running(running_mean, mean.reshape(-1), momentum)
-    _update_running(running_var, var.reshape(-1) * (count / (count - 1)), momentum)
+    if count:
+        _update_running(running_mean, mean.reshape(-1), momentum)
+        _update_running(running_var, var.reshape(-1) * (count / (count - 1)), momentum)
 
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         g = grad if weight is None else grad * weight.data.reshape(view)
@@ -300,7 +306,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
                            f"num_groups, but got input of shape {x.shape} and num_groups={num_groups}")
     _check_param("group_norm", "weight", weight, (channels,), x.shape)
     _check_param("group_norm", "bias", bias, (channels,), x.shape)
-    grouped = (n, num_groups, -1)  # each group's channels and positions on one axis
+    # each group's channels and positions on one axis (spelled out: -1 can't be inferred when n = 0)
+    grouped = (n, num_groups, channels // num_groups * math.prod(x.shape[2:]))
     x_hat_grouped, rstd, _, _ = _standardize(x.data.reshape(grouped), (2,), eps)
     x_hat = x_hat_grouped.reshape(x.shape)
     view = (1, channels) + (1,) * (x.ndim - 2)
@@ -349,9 +356,13 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
     """x / max(||x||_p, eps) over `dim`. Derivative: grad / d - x * sum(grad * x) / d**2 * d||x||/dx,
     with d = max(||x||_p, eps) and the second term only where ||x||_p >= eps (clamp's gradient).
 
-    With `out`, the result is written into that tensor instead (no gradient, as in PyTorch)."""
-    x = _floating_input(input, "normalize")  # any p, as PyTorch: 0 counts, negative p and -inf too
+    With `out`, the result is written into that tensor instead (no gradient, as in PyTorch). A
+    complex x is divided by its (real) norm, through tensor ops, as PyTorch's composite does."""
+    x = _floating_input(input, "normalize", complex_ok=True)  # any p, as PyTorch: 0 counts, negative p, -inf
     axis = _dim(dim, x.ndim, "normalize")
+    if x.data.dtype.kind == "c":
+        result = x / x.norm(p, dim=axis, keepdim=True).clamp_min(eps)
+        return result if out is None else _write_out(out, x, result.data, "normalize")
     norm, norm_derivative = _vector_norm(x.data, p, axis)
     denominator = np.maximum(norm, eps)
     if out is not None:
@@ -466,8 +477,11 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """The p-norm of x1 - x2 + eps over the last dimension, x1 and x2 broadcast together.
     Gradient: the norm's, through the difference. Complex inputs give the (real) norm of their
-    complex difference, as PyTorch's."""
-    x1, x2 = (_floating_input(x, "pairwise_distance", complex_ok=True) for x in (x1, x2))
+    complex difference, as PyTorch's. Integer inputs give float32, as PyTorch's (x1 - x2 is taken
+    in their dtype, so uint8 wraps around)."""
+    for x in (x1, x2):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"pairwise_distance(): argument must be a Tensor, not {type(x).__name__}")
     return (x1 - x2 + eps).norm(p, dim=-1, keepdim=keepdim)
 
 
@@ -775,8 +789,10 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 
     The window of channel c runs from c - size // 2 to c + (size - 1) // 2, zeros beyond the
     edges (PyTorch's padding, counted in the mean). Gradient: through those differentiable ops.
+    An int64 input works as in PyTorch (whose integer average pool truncates): float32 out.
     """
-    x = _floating_input(input, "local_response_norm")
+    op = "local_response_norm"
+    x = input if isinstance(input, Tensor) and input.dtype == int64 else _floating_input(input, op)
     if x.ndim < 3:
         raise ValueError(f"local_response_norm: expected 3D or higher dimensionality input (got {x.ndim} "
                          f"dimensions, shape {tuple(x.shape)})")
@@ -786,7 +802,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 
     squares = (x * x).reshape(x.shape[0], x.shape[1], -1)
     padded = pad(squares, (0, 0, size // 2, (size - 1) // 2))
-    energy = padded.unfold(1, size, 1).mean(-1).reshape(x.shape)
+    windows = padded.unfold(1, size, 1)
+    # PyTorch's int64 average pool divides integers (the squares are >= 0: floor is truncation)
+    energy = (windows.sum(-1) // size if x.dtype == int64 else windows.mean(-1)).reshape(x.shape)
     return x / (energy * alpha + k).pow(beta)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from scalargrad.engine import no_grad
 from tensorgrad import creation
 from tensorgrad.autograd import record
 from tensorgrad.device import array_like
@@ -249,8 +250,9 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Te
     shape = tuple(normalized_shape) if isinstance(normalized_shape, Sequence) else (normalized_shape,)
     out = F.layer_norm(input, shape, weight, bias, eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
-    mean = input.mean(dims, keepdim=True)
-    rstd = (input.var(dims, correction=0, keepdim=True) + eps).rsqrt()
+    with no_grad():  # PyTorch's saved statistics are not differentiable outputs
+        mean = input.mean(dims, keepdim=True)
+        rstd = (input.var(dims, correction=0, keepdim=True) + eps).rsqrt()
     return out, mean, rstd
 
 
@@ -264,8 +266,9 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
         empty = creation.zeros(0, dtype=input.dtype, device=input.device)
         return out, empty, empty.clone()
     dims = (0, *range(2, input.ndim))
-    mean = input.mean(dims)
-    invstd = (input.var(dims, correction=0) + eps).rsqrt()
+    with no_grad():  # PyTorch's saved statistics are not differentiable outputs
+        mean = input.mean(dims)
+        invstd = (input.var(dims, correction=0) + eps).rsqrt()
     return out, mean, invstd
 
 
@@ -277,7 +280,7 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
         raise RuntimeError(f"native_group_norm(): the input of shape {input.shape} is not N={N} x C={C} "
                            f"x HxW={HxW}")
     out = F.group_norm(input, group, weight, bias, eps)
-    grouped = input.reshape(N, group, -1)
+    grouped = input.reshape(N, group, C // group * HxW)  # (-1 can't be inferred when N = 0)
     mean = grouped.mean(-1)
     rstd = (grouped.var(-1, correction=0) + eps).rsqrt()
     return out, mean, rstd
