@@ -11,6 +11,7 @@ their `named_` forms with dotted names (`layers.0.weight`), `state_dict()` and
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import warnings
@@ -1505,6 +1506,55 @@ class CrossEntropyLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
         return loss.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                   reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+@dataclasses.dataclass
+class LinearCrossEntropyOptions:
+    """PyTorch's settings for computing `linear_cross_entropy` in batch chunks, so the full logits
+    are never held at once: a memory saving on a large vocabulary. tensorgrad computes the whole
+    logits, so these settings are kept and change no number."""
+
+    allow_retain_graph: bool = False
+    batch_chunk_size: int | None = None
+    chunking_method: str | None = "auto"
+    acc_policy: str = "auto"
+    acc_dtype: Any = None
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A linear layer to `num_classes` logits (times `out_features` for a K-dimensional loss) and
+    `F.cross_entropy` on them, as one criterion: `F.linear_cross_entropy` with its own `linear`."""
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple[int, ...] = (),
+                 bias: bool = False, device: Any = None, dtype: Any = None, reduction: str = "mean",
+                 weight: Tensor | None = None, ignore_index: int | None = None, label_smoothing: float = 0.0,
+                 options: LinearCrossEntropyOptions | None = None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if not 0 <= label_smoothing <= 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        self.num_classes, self.out_features = num_classes, out_features
+        self.ignore_index, self.label_smoothing, self.options = ignore_index, label_smoothing, options
+        # Linear holds 2-D weights: the logits of every (class, *out_features) come from one row.
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
+                             device=device, dtype=dtype)
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        from tensorgrad.nn.functional import linear_cross_entropy
+
+        weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        bias = self.linear.bias
+        bias = None if bias is None else bias.reshape((self.num_classes, *self.out_features))
+        return linear_cross_entropy(input, weight, target, linear_bias=bias, weight=self.weight,
+                                    reduction=self.reduction, ignore_index=self.ignore_index,
+                                    label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
 
 
 class NLLLoss(_WeightedLoss):

@@ -40,3 +40,29 @@ def test_addbmm_keeps_the_integer_dtype(dtype):
     out = tg.addbmm(tg.tensor(base), tg.tensor(batch1), tg.tensor(batch2), beta=2, alpha=3)
     assert str(out.dtype) == dtype == str(expected.dtype).replace("torch.", "")
     np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("out_features, bias, kwargs", [
+    ((), False, {}),
+    ((), True, {"label_smoothing": 0.2, "reduction": "sum"}),
+    ((2,), True, {"ignore_index": 1, "reduction": "none"}),
+])
+def test_linear_cross_entropy_loss_module_is_pytorchs(out_features, bias, kwargs):
+    rng = np.random.default_rng(2)
+    theirs = torch.nn.LinearCrossEntropyLoss(4, 3, out_features=out_features, bias=bias, **kwargs).double()
+    ours = tg.nn.LinearCrossEntropyLoss(4, 3, out_features=out_features, bias=bias, **kwargs).double()
+    assert repr(ours) == repr(theirs).replace("torch.", "")
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: tg.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x = rng.standard_normal((5, 4))
+    target = rng.integers(0, 3, (5, *out_features))
+    expected = theirs(torch.tensor(x), torch.tensor(target))
+    expected.sum().backward()
+    got = ours(tg.tensor(x), tg.tensor(target))
+    got.sum().backward()
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(ours.linear.weight.grad), theirs.linear.weight.grad.numpy(), rtol=1e-10)
+    with pytest.raises(RuntimeError, match="expected weight shape"):
+        tg.nn.LinearCrossEntropyLoss(4, 3, weight=tg.ones(2))
+    with pytest.raises(RuntimeError, match="label_smoothing"):
+        tg.nn.LinearCrossEntropyLoss(4, 3, label_smoothing=1.5)
