@@ -388,7 +388,7 @@ def manual_seed(seed: int) -> Generator:
 
 def initial_seed() -> Any:
     """The seed last given to `manual_seed` (None before the first)."""
-    return _initial_seed
+    return the_default_generator.initial_seed()
 
 
 def seed() -> int:
@@ -398,24 +398,17 @@ def seed() -> int:
 
 def get_rng_state() -> Tensor:
     """The default generator's state, as a uint8 tensor (its JSON text) for `set_rng_state`."""
-    return new_leaf(_state_bytes(_rng))
+    return the_default_generator.get_state()
 
 
 def set_rng_state(new_state: Tensor) -> None:
     """Restore the default generator's state from `get_rng_state()`."""
-    if not isinstance(new_state, Tensor) or new_state.dtype != np.uint8:
-        raise TypeError("set_rng_state(): expects the uint8 tensor that get_rng_state() returns, got "
-                        f"{type(new_state).__name__}")
-    try:
-        state = json.loads(to_numpy(new_state.data).tobytes())
-        _rng.bit_generator.state = state
-    except (ValueError, TypeError, KeyError) as error:
-        raise RuntimeError(f"set_rng_state(): not a state from get_rng_state() ({error})") from None
+    _restore_state(the_default_generator._rng, new_state, "set_rng_state")
 
 
 def default_generator() -> np.random.Generator:
-    """The generator behind `rand`, `randn`, dropout and `nn.Linear`'s initialisation."""
-    return _rng
+    """The numpy stream behind `rand`, `randn`, dropout and `nn.Linear`'s initialisation."""
+    return the_default_generator._rng
 
 
 def rand(*size: int, generator: Generator | None = None, dtype: Any = None, requires_grad: bool = False,
@@ -772,33 +765,9 @@ class Generator:
         return f"<tensorgrad.Generator object at {id(self):#x}>"
 
 
-class _DefaultGenerator(Generator):
-    """The process-wide stream behind `rand`, `randn`, dropout and initialisation, as a
-    `Generator` (`tg.default_generator`): `tg.manual_seed` reseeds it and returns it."""
-
-    def __init__(self) -> None:  # (its stream and seed live in the module, where the ops read them)
-        pass
-
-    @property
-    def _rng(self) -> np.random.Generator:  # type: ignore[override]
-        return _rng
-
-    @_rng.setter
-    def _rng(self, stream: np.random.Generator) -> None:
-        global _rng
-        _rng = stream
-
-    @property
-    def _seed(self) -> Any:  # type: ignore[override]
-        return _initial_seed
-
-    @_seed.setter
-    def _seed(self, value: Any) -> None:
-        global _initial_seed
-        _initial_seed = value
-
-
-the_default_generator = _DefaultGenerator()
+# The process-wide stream behind `rand`, `randn`, dropout and initialisation (`tg.default_generator`):
+# `tg.manual_seed` reseeds it and returns it, as PyTorch's.
+the_default_generator = Generator()
 
 
 def _state_bytes(stream: np.random.Generator) -> np.ndarray:

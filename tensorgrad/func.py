@@ -482,14 +482,14 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomne
         leaves, spec = _flatten(args)
         dims = _broadcast(in_dims, args, where, "in_dims", "inputs")
         size = _batch_size(leaves, dims, where)
-        state = creation._rng.bit_generator.state
+        state = creation.default_generator().bit_generator.state
         results = []
         for i in range(max(size, 1)):  # (an empty batch: one call on zeros, for the outputs' shapes)
             if randomness == "same":
-                creation._rng.bit_generator.state = state
+                creation.default_generator().bit_generator.state = state
             sliced = [_slice(leaf, d, i, size) for leaf, d in zip(leaves, dims, strict=True)]
             results.append(func(*_unflatten(sliced, spec), **kwargs))
-            if randomness == "error" and creation._rng.bit_generator.state != state:
+            if randomness == "error" and creation.default_generator().bit_generator.state != state:
                 raise RuntimeError("vmap: called random operation while in randomness error mode. Please "
                                    "either use the 'same' or 'different' randomness flags on vmap or perform "
                                    "the randomness operation out of vmap")

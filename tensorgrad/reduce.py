@@ -1829,7 +1829,7 @@ def sum_to_size(x: Tensor, *size: int) -> Tensor:
     if lead < 0 or builtins.any(n not in (m, 1) for n, m in zip(size, x.shape[lead:], strict=True)):
         raise ShapeError(f"sum_to_size: size {list(size)} is not expandable to size {list(x.shape)} "
                          f"(the tensor's shape)")
-    if size == x.shape:
+    if size == x.shape and size:  # (an empty size is a full sum, which widens integers, as PyTorch's)
         return x
     stretched = (lead + i for i, n in enumerate(size) if n == 1 != x.shape[lead + i])
     dims = tuple(builtins.range(lead)) + tuple(stretched)

@@ -61,8 +61,19 @@ def test_linear_cross_entropy_loss_module_is_pytorchs(out_features, bias, kwargs
     got = ours(tg.tensor(x), tg.tensor(target))
     got.sum().backward()
     np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
-    np.testing.assert_allclose(np.asarray(ours.linear.weight.grad), theirs.linear.weight.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(ours.linear.weight.grad), theirs.linear.weight.grad.numpy(),
+                               rtol=1e-10)
     with pytest.raises(RuntimeError, match="expected weight shape"):
         tg.nn.LinearCrossEntropyLoss(4, 3, weight=tg.ones(2))
     with pytest.raises(RuntimeError, match="label_smoothing"):
         tg.nn.LinearCrossEntropyLoss(4, 3, label_smoothing=1.5)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "bool", "float32"])
+@pytest.mark.parametrize("shape, size", [((), ()), ((2, 3), (1, 3)), ((2, 3), (2, 3)), ((3,), (1,))])
+def test_sum_to_size_dtype_is_pytorchs(dtype, shape, size):
+    values = np.ones(shape, dtype=dtype)
+    expected = torch.tensor(values).sum_to_size(size)
+    out = tg.tensor(values).sum_to_size(size)
+    assert str(out.dtype) == str(expected.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
