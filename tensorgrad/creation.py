@@ -327,9 +327,7 @@ def full(size: Sequence[int], fill_value: float, *, dtype: Any = None, layout: A
     if dtype is None and not isinstance(fill_value, float):  # bool, int64 or complex, as PyTorch infers
         dtype = _from_python(fill_value, None).dtype
     dtype = _creation_dtype(dtype)
-    if isinstance(fill_value, complex) and dtype.kind != "c" or \
-            dtype.kind in "iu" and not np.iinfo(dtype).min <= fill_value <= np.iinfo(dtype).max:
-        raise RuntimeError(f"full(): value {fill_value} cannot be converted to type {dtype} without overflow")
+    fill_value = checked_scalar(fill_value, dtype, "full")
     data = np.full(checks.sizes((size,), "full"), fill_value, dtype)
     return _new(data, requires_grad, device, "full")
 
@@ -340,7 +338,10 @@ def arange(start: float = 0, end: float | None = None, step: float = 1, *, dtype
     """Evenly spaced values in [start, end): int64 for integer arguments, else the default float.
 
     The count is ceil((end - start) / step), computed in float64; an integer dtype then steps by
-    the integer parts of start and step, as PyTorch (`arange(5, 1, -1.5, dtype=int32)` is 5, 4, 3)."""
+    the integer parts of start and step, as PyTorch (`arange(5, 1, -1.5, dtype=int32)` is 5, 4, 3).
+    For int64, PyTorch first truncates start, end and step to integers and counts with them:
+    `arange(3.1, dtype=int64)` has 3 elements (int32's has 4), and a step below 1 in magnitude is
+    a ValueError."""
     _options(layout, pin_memory, "arange")
     if end is None:
         start, end = 0, start
@@ -359,6 +360,12 @@ def arange(start: float = 0, end: float | None = None, step: float = 1, *, dtype
     dtype = np.dtype(dtype)
     if dtype.kind == "b":
         raise UnsupportedDtypeError("arange(): not implemented for dtype bool")
+    if dtype == np.int64:
+        start, end, step = int(start), int(end), int(step)  # (toward zero, as C++'s conversion)
+        if step == 0:
+            raise ValueError("arange(): step must be nonzero (after conversion to int64)")
+        count = abs(end - start + step - (1 if step > 0 else -1)) // abs(step)  # (the signs agree)
+        return _new(start + step * np.arange(count, dtype=np.int64), requires_grad, device, "arange")
     if dtype.kind in "iu":
         count = max(0, int(np.ceil((end - start) / step)))
         data = int(start) + int(step) * np.arange(count, dtype=np.int64)
@@ -372,12 +379,6 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, layout: Any = None, 
     _options(layout, pin_memory, "eye")
     n, m = checks.sizes((n, n if m is None else m), "eye")
     return _new(np.eye(n, m, dtype=_creation_dtype(dtype)), requires_grad, device, "eye")
-
-
-_rng = np.random.default_rng()
-
-
-_initial_seed: Any = None
 
 
 def manual_seed(seed: int) -> Generator:
@@ -944,6 +945,43 @@ def _steps(steps: Any, op: str) -> int:
     return steps
 
 
+_INT64 = np.iinfo(np.int64)
+
+
+def checked_scalar(value: bool | int | float | complex, dtype: Any, op: str, *,
+                   check_floats: bool = True) -> bool | int | float | complex:
+    """A Python number as it is written into a tensor of `dtype`, checked as PyTorch's
+    `checked_convert` checks it (full, full_like, masked_fill, index_fill, index_add's alpha...).
+
+    A bool tensor takes any number. An integer must lie in the dtype's range, except that an
+    unsigned dtype also takes -max..-1 and wraps it (two's complement: -1 is 255 in uint8). A
+    float must lie in the range too (truncated toward zero: -1.5 fits int8 but not uint8); NaN
+    fits no integer dtype; an infinity fits every float dtype. A complex number needs a zero
+    imaginary part unless the dtype is complex. `check_floats=False` skips the range check into a
+    float dtype (`scalar_tensor`'s, which overflows to inf). An int beyond int64 (and uint64)
+    is Python's OverflowError; the rest RuntimeError."""
+    dtype = np.dtype(dtype)
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64.min <= value < 2 ** 64:
+        raise OverflowError(f"{op}(): value {value} doesn't fit in a 64-bit integer")
+    if dtype == np.bool_ or isinstance(value, bool):
+        return bool(value) if dtype == np.bool_ else value
+    if isinstance(value, complex):
+        if dtype.kind == "c":
+            return value
+        if value.imag:
+            raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dtype} without overflow")
+        value = value.real
+    if dtype.kind in "fc":
+        if check_floats and math.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
+            raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dtype} without overflow")
+        return value
+    info = np.iinfo(dtype)
+    low = -int(info.max) if dtype.kind == "u" and isinstance(value, int) else int(info.min)
+    if not (math.isfinite(value) and low <= value <= info.max):  # (NaN fails the comparisons too)
+        raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dtype} without overflow")
+    return int(value) % (int(info.max) + 1) if dtype.kind == "u" else int(value)
+
+
 def _check_fits(value: float, dtype: np.dtype, op: str) -> None:
     """PyTorch's check that a number converts to an integer dtype without overflow."""
     info = np.iinfo(dtype)
@@ -1169,10 +1207,10 @@ def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any 
         s = s.item()
     if not isinstance(s, bool | int | float | complex):
         raise TypeError(f"scalar_tensor(): argument 's' must be a number, not {type(s).__name__}")
-    if isinstance(s, complex) and _creation_dtype(dtype).kind != "c":
-        raise RuntimeError(f"scalar_tensor(): the complex value {s} can't be converted to "
-                           f"{_creation_dtype(dtype)}")
-    return _new(np.asarray(s, _creation_dtype(dtype)), requires_grad, device, "scalar_tensor")
+    dtype = _creation_dtype(dtype)
+    s = checked_scalar(s, dtype, "scalar_tensor", check_floats=False)
+    with np.errstate(over="ignore"):  # a float dtype overflows to inf, as PyTorch's
+        return _new(np.asarray(s, dtype), requires_grad, device, "scalar_tensor")
 
 
 def _window(op: str, window_length: int, periodic: bool, dtype: Any, requires_grad: bool, device: Any,

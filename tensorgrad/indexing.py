@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from scalargrad.engine import is_grad_enabled
 from tensorgrad import checks, elementwise
-from tensorgrad.autograd import record
+from tensorgrad.autograd import bump_version, record
 from tensorgrad.checks import not_a_tensor
+from tensorgrad.creation import checked_scalar
 from tensorgrad.device import array_like, data_address, is_array, namespace, ufunc_at
 from tensorgrad.higher_order import differentiable_once, linear_graph
 from tensorgrad.movement import with_unit_dims
@@ -414,22 +416,50 @@ def _along(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
 
 def _check_gather_shapes(x: Tensor, dim: int, index: np.ndarray, op: str,
                          other: Tensor | None = None) -> None:
-    if index.ndim != max(x.ndim, 1) and index.size:
-        raise RuntimeError(f"{op}(): index of shape {index.shape} must have as many dimensions as the "
-                           f"tensor of shape {x.shape}")
-    for d, n in enumerate(index.shape):
-        if d != dim and n > (x.shape[d] if x.ndim else 1):
-            raise RuntimeError(f"{op}(): index of shape {index.shape} is larger than the tensor of shape "
-                               f"{x.shape} in dimension {d}")
-        if other is not None and n > other.shape[d]:
-            raise RuntimeError(f"{op}(): index of shape {index.shape} is larger than src of shape "
-                               f"{other.shape} in dimension {d}")
+    """PyTorch's checks for gather and scatter: src has x's dtype; then, for a non-empty index only
+    (an empty one is taken as it is), an int32 or int64 index with as many dimensions as x (and
+    src; a 0-d tensor counts as 1-d), no longer than x but along dim, nor than src, within x's size."""
     if other is not None and other.dtype != x.dtype:
         raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype, got {x.dtype} and "
                            f"{other.dtype}")
+    if not index.size:
+        return
+    if index.dtype not in (np.int32, np.int64):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, got {index.dtype}")
+    ndim = max(index.ndim, 1)
+    for name, t in (("self", x), ("src", other)):
+        if t is not None and max(t.ndim, 1) != ndim:
+            raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as {name} "
+                               f"tensor (index of shape {index.shape}, {name} of shape {t.shape})")
+    def longer(t: Tensor | None, d: int, n: int) -> bool:
+        return t is not None and n > (t.shape[d] if t.ndim else 1)
+
+    for d, n in enumerate(index.shape or (1,)):  # src's sizes bound the index along dim too
+        if d != dim and longer(x, d, n) or longer(other, d, n):
+            src = "" if other is None else f" and to be no larger size than src {list(other.shape)}"
+            raise RuntimeError(f"{op}(): Expected index {list(index.shape)} to be no larger than self "
+                               f"{list(x.shape)} apart from dimension {dim}{src}")
     size = x.shape[dim] if x.ndim else 1
-    if index.size and (index.min() < 0 or index.max() >= size):  # PyTorch counts no index from the end here
+    if index.min() < 0 or index.max() >= size:  # PyTorch counts no index from the end here
         raise _out_of_bounds(op, index, size, dim)
+
+
+def _any_0d(*arrays: Any) -> bool:
+    """Whether one of these tensors or arrays is 0-d: a gather or scatter, whose shapes are then checked
+    to be at most 1-d, runs on their 1-d views (PyTorch takes a 0-d tensor as one of 1 element)."""
+    return any(a is not None and a.ndim == 0 for a in arrays)
+
+
+def _unchanged(op: str, x: Tensor, src: Tensor | None) -> Tensor:
+    """A scatter with an empty index: a copy of x, whose gradient passes through (src's is zeros)."""
+    xp = namespace(x.data)
+    if src is None:
+        return record(x.data.copy(), op, (x,), lambda grad: grad, saved=(),
+                      graph_vjp=lambda grad, out, x: (grad,))
+    shape = src.shape
+    return record(x.data.copy(), op, (x, src), lambda grad: grad,
+                  lambda grad: xp.zeros(shape, dtype=grad.dtype), saved=(),
+                  graph_vjp=lambda grad, out, x, src: (grad, new_leaf(xp.zeros(shape, dtype=grad.dtype))))
 
 
 def _out_of_bounds(op: str, index: np.ndarray, size: int, dim: int) -> IndexOutOfBoundsError:
@@ -438,19 +468,65 @@ def _out_of_bounds(op: str, index: np.ndarray, size: int, dim: int) -> IndexOutO
     return IndexOutOfBoundsError(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
-def gather(input: Tensor, dim: int, index: Any, *, sparse_grad: bool = False) -> Tensor:
+def _check_out(out: Any, op: str, *inputs: Any) -> None:
+    """PyTorch's first check of an `out=` tensor: no gradient flows through one."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in (out, *inputs)):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+
+
+_CLONE_FIRST = "Please clone() the tensor before performing the operation."
+
+
+def _written_out(out: Tensor, result: Tensor, dtype_error: str, *inputs: Any) -> Tensor:
+    """`result` written into `out` (PyTorch's `out=`), which must have its dtype (else the
+    RuntimeError `dtype_error`) and is resized to its shape, as PyTorch resizes it. As PyTorch,
+    out may not share memory with the inputs, nor have two elements in one place (an expand)."""
+    from tensorgrad import inplace  # (inplace imports this module)
+
+    if out.dtype != result.dtype:
+        raise RuntimeError(dtype_error)
+    inplace.resize(out, result.shape)
+    data = out.data
+    if any(stride == 0 and n > 1 for stride, n in zip(data.strides, data.shape, strict=True)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
+                           f"to a single memory location. {_CLONE_FIRST}")
+    xp = namespace(data)
+    if any(isinstance(t, Tensor) and xp.may_share_memory(data, t.data) for t in inputs):
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
+                           f"tensor refer to a single memory location. {_CLONE_FIRST}")
+    data[...] = result.data
+    bump_version(out)
+    return out
+
+
+def gather(input: Tensor, dim: int, index: Any, *, sparse_grad: bool = False,
+           out: Tensor | None = None) -> Tensor:
     """out[i][j] = x[index[i][j]][j] (for dim 0). Gradient: scatter-added back to where it came from.
 
-    (`sparse_grad` is accepted for PyTorch's signature; the gradient is always dense.)
+    (`sparse_grad` is accepted for PyTorch's signature; the gradient is always dense.) With
+    `out`, the result is written into that tensor (of x's dtype; resized), without gradient.
     """
+    if out is not None:
+        _check_out(out, "gather", input, index)
+        return _written_out(out, gather(input, dim, index, sparse_grad=sparse_grad),
+                            f"gather(): Expected out tensor to have dtype {input.dtype}, but got {out.dtype} "
+                            "instead", input, index)
     dim = checks.dim(dim, input.ndim, "gather")
     idx = _index_array(index, input, "gather")
-    if input.ndim == 0:  # a 0-d tensor gathers as its 1-element 1-d view
-        return gather(input.reshape(1), 0, idx.reshape(-1)).reshape(idx.shape)
     _check_gather_shapes(input, dim, idx, "gather")
-    coords = _along(idx, dim)
     shape = input.data.shape
     xp = namespace(input.data)
+    if not idx.size:  # an empty result in the index's shape, whatever that is
+        return record(xp.zeros(idx.shape, dtype=input.dtype), "gather", (input,),
+                      lambda grad: xp.zeros(shape, dtype=grad.dtype), saved=(),
+                      graph_vjp=linear_graph("gather", lambda grad: xp.zeros(shape, dtype=grad.dtype),
+                                             partial(gather, dim=dim, index=idx)))
+    if _any_0d(input, idx):  # a 0-d tensor gathers as its 1-element 1-d view
+        return gather(input.reshape(-1), 0, idx.reshape(-1)).reshape(*idx.shape)
+    coords = _along(idx, dim)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         full = xp.zeros(shape, dtype=grad.dtype)
@@ -475,6 +551,11 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any = None, value: Any = N
     dim = checks.dim(dim, input.ndim, "scatter")
     idx = _index_array(index, input, "scatter")
     _check_gather_shapes(input, dim, idx, "scatter", src)
+    if not idx.size:
+        return _unchanged("scatter", input, src)
+    if _any_0d(input, idx, src):  # (all of them at most 1-d)
+        return scatter(input.reshape(-1), 0, idx.reshape(-1), None if src is None else src.reshape(-1), value,
+                       reduce).reshape(*input.shape)
     if reduce == "add":
         return scatter_add(input, dim, index, src if src is not None else _filled(input, idx.shape, value))
     if reduce not in (None, "multiply"):
@@ -566,6 +647,14 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
     dim = checks.dim(dim, input.ndim, op)
     idx = _index_array(index, input, op)
     _check_gather_shapes(input, dim, idx, op, src)
+    if reduce == "mean" and input.dtype == np.bool_:
+        raise checks.UnsupportedDtypeError(f"{op}(): 'mean' is not implemented for bool tensors (PyTorch's "
+                                           "scatter_gather_tensor_cpu_reduce_mean)")
+    if not idx.size:
+        return _unchanged(op, input, src)
+    if _any_0d(input, idx, src):  # (all of them at most 1-d)
+        return scatter_reduce(input.reshape(-1), 0, idx.reshape(-1), src.reshape(-1), reduce, include_self,
+                              op).reshape(*input.shape)
     coords = _along(idx, dim)
     part = tuple(slice(0, n) for n in idx.shape)
     values = src.data[part]
@@ -574,7 +663,9 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
     ufunc_at(np.add, touched, coords, 1)
     counts = touched + (1 if include_self else 0)
     name, start = _SCATTER_REDUCTIONS[reduce]
-    if input.dtype.kind in "iu" and math.isinf(start):  # an integer's identity for max/min is its own extreme
+    if input.dtype == np.bool_:  # a bool's identity for max/min is False/True (-inf and inf cast to True)
+        start = start > 0
+    elif input.dtype.kind in "iu" and math.isinf(start):  # an integer's is its own extreme
         start = getattr(np.iinfo(input.dtype), "max" if start > 0 else "min")
     data = input.data
     out = data.copy() if include_self else np.where(touched > 0, xp.asarray(start, dtype=data.dtype), data)
@@ -693,8 +784,13 @@ def _product_of_others(xp, grad, out, self_data, values, coords, include_self, w
     return g_place * others
 
 
-def index_select(input: Tensor, dim: int, index: Any) -> Tensor:
-    """The slices of x at `index` (a 1-D integer tensor) along `dim`. Gradient: scatter-added back."""
+def index_select(input: Tensor, dim: int, index: Any, *, out: Tensor | None = None) -> Tensor:
+    """The slices of x at `index` (a 1-D integer tensor) along `dim`. Gradient: scatter-added back.
+    With `out`, the result is written into that tensor (of x's dtype; resized), without gradient."""
+    if out is not None:
+        _check_out(out, "index_select", input, index)
+        return _written_out(out, index_select(input, dim, index),
+                            "index_select(): self and result must have the same scalar type", input, index)
     dim = checks.dim(dim, input.ndim, "index_select")
     idx = _index_array(index, input, "index_select")
     if idx.ndim > 1:
@@ -760,6 +856,8 @@ def index_add(input: Tensor, dim: int, index: Any, source: Tensor, *, alpha: flo
     (repeated indices add up). Gradients: x's passes through; source's is alpha * grad[index]."""
     dim, idx = _slice_index(input, dim, index, "index_add")
     _check_source(input, dim, idx, source, "index_add")
+    alpha = checked_scalar(alpha.item() if isinstance(alpha, Tensor | np.generic) else alpha, input.dtype,
+                           "index_add")
     out = input.data.copy()
     values = source.data if alpha == 1 else source.data * input.dtype.type(alpha)
     ufunc_at(np.add, np.moveaxis(out.reshape(input.shape or (1,)), dim, 0), idx,
@@ -807,6 +905,9 @@ def index_fill(input: Tensor, dim: int, index: Any, value: Any) -> Tensor:
     """A copy of x with `value` at x[..., index[i], ...] along `dim`. Gradients: x's where nothing
     was written; a 0-d tensor value's is the sum of grad over the filled places."""
     dim, idx = _slice_index(input, dim, index, "index_fill")
+    complex_value = isinstance(value, complex) or isinstance(value, Tensor) and value.dtype.kind == "c"
+    if complex_value and input.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     filled = namespace(input.data).zeros(input.shape or (1,), dtype=bool)
     filled[(slice(None),) * dim + (idx,)] = True
     return masked_fill(input, filled.reshape(input.shape), value)
@@ -814,9 +915,14 @@ def index_fill(input: Tensor, dim: int, index: Any, value: Any) -> Tensor:
 
 def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
     """A copy of x with the first k elements of source (in row-major order) written where the
-    mask (broadcast to x) is True, k being the number of Trues. Gradients: x's where the mask is
-    False; source's first k elements get grad at the masked places."""
-    m = np.broadcast_to(_mask_array(mask, input, "masked_scatter"), input.shape)
+    mask is True, k being the number of Trues; x and the mask broadcast together (the result has
+    their broadcast shape). Gradients: x's where the mask is False; source's first k elements get
+    grad at the masked places."""
+    m = _mask_array(mask, input, "masked_scatter")
+    shape = np.broadcast_shapes(m.shape, input.shape)
+    if shape != input.shape:
+        input = input.expand(*shape)  # noqa: A001 (its gradient is summed back to input's shape)
+    m = np.broadcast_to(m, shape)
     count = int(m.sum())
     if source.dtype != input.dtype:
         raise RuntimeError(f"masked_scatter(): expected self and source to have same dtypes but got "
@@ -860,10 +966,16 @@ def _masked_placed(m: np.ndarray, count: int, h: np.ndarray) -> np.ndarray:
 
 def take_along_dim(input: Tensor, indices: Any, dim: int | None = None) -> Tensor:
     """x's elements at `indices` along `dim` (x and indices broadcast together elsewhere), or of
-    the flattened x for None. Gradient: scatter-added back (through `gather`)."""
+    the flattened x for None. Along a dim, an index is taken modulo the dim's size, as PyTorch's
+    (-1 is the last); the flattened x takes [0, numel) only. Gradient: scatter-added back (through
+    `gather`)."""
     idx = _index_array(indices, input, "take_along_dim")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {idx.dtype}")
     if dim is None:
         return gather(input.reshape(-1), 0, idx.reshape(-1))
+    if input.ndim == 0:
+        raise IndexError(f"take_along_dim(): Dimension specified as {dim} but tensor has no dimensions")
     dim = checks.dim(dim, input.ndim, "take_along_dim")
     if idx.ndim != input.ndim:
         raise RuntimeError(f"take_along_dim(): input and indices should have the same number of "
@@ -873,6 +985,11 @@ def take_along_dim(input: Tensor, indices: Any, dim: int | None = None) -> Tenso
     shape = [max(a, b) for a, b in zip(input.shape, idx.shape, strict=True)]
     x_shape, idx_shape = list(shape), list(shape)
     x_shape[dim], idx_shape[dim] = input.shape[dim], idx.shape[dim]
+    if not checks.broadcasts_to(idx.shape, tuple(idx_shape)):
+        raise checks.ShapeError(f"take_along_dim(): indices of shape {idx.shape} can't be broadcast with the "
+                                f"input's shape {input.shape} (apart from dimension {dim})")
+    if input.shape[dim] and idx.size and (idx.min() < 0 or idx.max() >= input.shape[dim]):
+        idx = idx % input.shape[dim]
     return gather(input.expand(*x_shape), dim, np.broadcast_to(idx, idx_shape))
 
 
@@ -902,11 +1019,17 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
         if value.ndim:
             raise RuntimeError(f"masked_fill(): value must be a 0-d tensor or a number, got shape "
                                f"{value.shape}")
+        if value.dtype != input.dtype:  # its number must fit input's dtype, as a number value's
+            checked_scalar(value.item(), input.dtype, "masked_fill")
         out = np.where(m, value.data.astype(input.dtype), input.data)
         return record(out, "masked_fill", (input, value),
                       lambda grad: np.where(m, 0, grad),
                       lambda grad: np.where(m, grad, 0).sum(), saved=(),
                       graph_vjp=partial(_masked_fill_graph, m))
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool | int | float | complex):
+        value = checked_scalar(value, input.dtype, "masked_fill")
     out = np.where(m, namespace(input.data).asarray(value).astype(input.dtype), input.data)
     return record(out, "masked_fill", (input,), lambda grad: np.where(m, 0, grad), saved=(),
                   graph_vjp=partial(_masked_fill_graph, m))
@@ -919,8 +1042,13 @@ def _masked_fill_graph(m: np.ndarray, grad: Tensor, out: Tensor, x: Tensor,
     return (grad_x, elementwise.where(mask, grad, 0.0).sum()) if value else (grad_x,)
 
 
-def masked_select(input: Tensor, mask: Any) -> Tensor:
-    """The elements of x where mask is True, as a 1-D tensor (broadcasting both). Gradient: put back."""
+def masked_select(input: Tensor, mask: Any, *, out: Tensor | None = None) -> Tensor:
+    """The elements of x where mask is True, as a 1-D tensor (broadcasting both). Gradient: put back.
+    With `out`, the result is written into that tensor (of x's dtype; resized), without gradient."""
+    if out is not None:
+        _check_out(out, "masked_select", input, mask)
+        return _written_out(out, masked_select(input, mask),
+                            "masked_select(): self and result must have the same scalar type", input, mask)
     m = _mask_array(mask, input, "masked_select")
     shape = np.broadcast_shapes(m.shape, input.shape)
     full_mask = np.broadcast_to(m, shape)
@@ -946,8 +1074,14 @@ def nonzero(input: Tensor, as_tuple: bool = False) -> Any:
                     namespace(input.data).zeros((len(coords[0]), 0), dtype=np.int64))
 
 
-def take(input: Tensor, index: Any) -> Tensor:
-    """x's elements at `index` into its flattened self, in index's shape. Gradient: scatter-added."""
+def take(input: Tensor, index: Any, *, out: Tensor | None = None) -> Tensor:
+    """x's elements at `index` into its flattened self, in index's shape. Gradient: scatter-added.
+    With `out`, the result is written into that tensor (of x's dtype; resized), without gradient."""
+    if out is not None:
+        _check_out(out, "take", input, index)
+        return _written_out(out, take(input, index),
+                            f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                            f"{input.dtype} and out.dtype = {out.dtype}", input, index)
     idx = _index_array(index, input, "take")
     if idx.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long (int64) tensor for index, but got {idx.dtype}")

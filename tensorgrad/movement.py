@@ -426,28 +426,30 @@ def _storage_of(data: np.ndarray) -> np.ndarray:
     return base
 
 
-def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
     """Elements start .. start+length-1 along `dim` (a view). Gradient: placed back there."""
     dim, start, length = _narrow_bounds(input, dim, start, length, "narrow")
     return _select_view(input, dim, slice(start, start + length), "narrow")
 
 
-def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa: A002
+def narrow_copy(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:  # noqa: A002
     """A row-major copy of elements start .. start+length-1 along `dim` (`narrow`, then `clone`).
     Gradient: placed back there."""
-    if not -max(input.ndim, 1) <= checks.as_int(dim, "narrow_copy", "dim") < max(input.ndim, 1):
+    if input.ndim and checks.as_int(dim, "narrow_copy", "dim") >= input.ndim:  # (a negative one: IndexError)
         raise RuntimeError(f"narrow_copy(): dim {dim} is out of range for a tensor of shape {input.shape}")
     dim, start, length = _narrow_bounds(input, dim, start, length, "narrow_copy")
     return clone(_select_view(input, dim, slice(start, start + length), "narrow_copy"))
 
 
-def _narrow_bounds(x: Tensor, dim: int, start: int, length: int, op: str) -> tuple[int, int, int]:
+def _narrow_bounds(x: Tensor, dim: int, start: int | Tensor, length: int, op: str) -> tuple[int, int, int]:
     """(dim, start, length) of a narrow, checked, with PyTorch's exception types: IndexError for a
     start outside [-size, size], RuntimeError for a negative length or one past the end."""
     if x.ndim == 0:
         raise RuntimeError(f"{op}() cannot be applied to a 0-dim tensor.")
     dim = checks.dim(dim, x.ndim, op)
     size = x.shape[dim]
+    if op == "narrow" and isinstance(start, Tensor) and (start.ndim or start.dtype.kind not in "iu"):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")  # (narrow_copy's start is an int)
     start = checks.as_int(start, op, "start")
     length = checks.as_int(length, op, "length")
     if not -size <= start <= size:
@@ -584,7 +586,8 @@ def _split_evenly(x: Tensor, indices_or_sections: int | Sequence[int], dim: int,
     if x.ndim < min_ndim:
         raise RuntimeError(f"torch.{op} requires a tensor with at least {min_ndim} dimension, but got a "
                            f"tensor with {x.ndim} dimensions!")
-    if isinstance(indices_or_sections, int | np.integer) and x.shape[dim] % indices_or_sections:
+    if isinstance(indices_or_sections, int | np.integer) and (indices_or_sections == 0
+                                                              or x.shape[dim] % indices_or_sections):
         raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size of the "
                            f"dimension {x.shape[dim]} is not divisible by the split_size "
                            f"{indices_or_sections}!")
@@ -734,17 +737,21 @@ def _rot90_graph(turns: int, dims: tuple[int, int], grad: Tensor, out: Tensor, x
 
 
 def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
-    """Elements shifted cyclically along `dims` (of the flattened tensor if None). Gradient: rolled back."""
-    if dims is None:
+    """Elements shifted cyclically along `dims` (of the flattened tensor if None or empty, with
+    one shift). Gradient: rolled back."""
+    shifts = (shifts,) if isinstance(shifts, int | np.integer) else tuple(shifts)
+    dims = () if dims is None else (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")  # (PyTorch's words)
+    if len(shifts) != max(len(dims), 1):
+        raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    if not dims:
         shape = input.data.shape
-        back = -shifts if isinstance(shifts, int | np.integer) else tuple(-s for s in shifts)
-        return record(np.roll(input.data, shifts), "roll", (input,),
+        back = -shifts[0]
+        return record(np.roll(input.data, shifts[0]), "roll", (input,),
                       lambda grad: np.roll(grad.reshape(-1), back).reshape(shape), saved=(),
                       graph_vjp=partial(_roll_graph, back, None))
-    shifts = (shifts,) if isinstance(shifts, int | np.integer) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
-    if len(shifts) != len(dims):
-        raise RuntimeError(f"roll(): shifts {shifts} and dims {dims} must have the same length")
     axes = tuple(checks.dim(d, input.ndim, "roll") for d in dims)
     back = tuple(-s for s in shifts)
     return record(np.roll(input.data, shifts, axes), "roll", (input,),
@@ -788,7 +795,7 @@ def _repeat_graph(sizes: tuple[int, ...], shape: tuple[int, ...], grad: Tensor, 
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     """`repeat`, with fewer sizes than dimensions meaning 1 for the leading ones (torch.tile)."""
     dims = checks.sizes((dims,), "tile")
-    return repeat(input, *((1,) * (input.ndim - len(dims)) + dims))
+    return repeat(input, (1,) * (input.ndim - len(dims)) + dims)  # (one tuple: () tiles a 0-d tensor)
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,

@@ -420,6 +420,10 @@ class Tensor:
     def __rtruediv__(self, other: Any) -> Tensor:
         return elementwise.div(other, self)
 
+    def __rdiv__(self, other: Any) -> Tensor:
+        """other / self: PyTorch's old name for `__rtruediv__`."""
+        return self.__rtruediv__(other)
+
     def __pow__(self, exponent: Any) -> Tensor:
         return elementwise.pow(self, exponent)
 
