@@ -1290,13 +1290,13 @@ def lerp(input: Tensor, end: Tensor, weight: Tensor | float) -> Tensor:
     """start + weight * (end - start). d/dstart = 1 - weight, d/dend = weight, d/dweight = end - start.
 
     All three broadcast; the result has start's dtype, which end (and a weight tensor with
-    dimensions) must share, as in PyTorch.
+    dimensions) must share, as in PyTorch. Complex tensors too (lerp is holomorphic in each).
     """
     operands = (input, end) if not isinstance(weight, Tensor) else (input, end, weight)
     for name, t in zip(("start", "end", "weight"), operands, strict=False):
         if not isinstance(t, Tensor):
             raise TypeError(f"lerp: {name} must be a Tensor, got {type(t).__name__}")
-        _require_dtype(t, "f", f"lerp ({name})", "floating")
+        _require_dtype(t, "fc", f"lerp ({name})", "floating or complex")
         if t.dtype != input.dtype and t.ndim > 0:
             raise UnsupportedDtypeError(f"lerp: expected dtype {input.dtype} for {name}, got {t.dtype}")
     w = weight.data.astype(input.dtype, copy=False) if isinstance(weight, Tensor) else weight
@@ -1339,8 +1339,11 @@ def clip(input: Tensor, min: Operand | None = None, max: Operand | None = None) 
         raise ArgumentValueError("clip: at least one of 'min' and 'max' must not be None")
     lo = None if min is None else ensure_tensor(min, input)
     hi = None if max is None else ensure_tensor(max, input)
-    if all(t.data.dtype.kind == "b" for t in (input, lo, hi) if t is not None):
-        _require_dtype(input, "iuf", "clip", "integer or floating")  # bool bounds keep a bool tensor bool
+    if (input.data.dtype.kind == "b" and all(t.data.dtype.kind == "b" for t in (lo, hi) if t is not None)
+            and (lo is not None and hi is not None or not isinstance(min if hi is None else max, Tensor))):
+        # PyTorch clamps a bool tensor by one bool tensor, but has no bool kernel for two bounds
+        # or for a Python bool
+        _require_dtype(input, "iuf", "clip", "integer or floating")
     out = input
     if lo is not None:
         out = new_leaf(_binary(np.maximum, out, lo, "clip"))
@@ -1502,6 +1505,13 @@ def float_power(input: Operand, exponent: Operand) -> Tensor:
     if input.data.dtype.kind == "c" or exponent.data.dtype.kind == "c":  # complex: in complex128
         return pow(input.to(np.complex128), exponent.to(np.complex128))
     return pow(input.double(), exponent.double())
+
+
+def float_power_dtype(input: Operand, exponent: Operand) -> np.dtype:
+    """float_power's result dtype: complex128 when either operand is complex, else float64 (which
+    `float_power_` requires the tensor changed in place to have)."""
+    kinds = [np.asarray(t.data if isinstance(t, Tensor) else t).dtype.kind for t in (input, exponent)]
+    return np.dtype(np.complex128 if "c" in kinds else np.float64)
 
 
 # --- unary math: sinc, logit, nan_to_num, angle conversions, and PyTorch's alias names ----------

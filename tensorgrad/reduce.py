@@ -272,7 +272,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 def logsumexp(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
-    """log(sum(exp(x))) over `dim`, shifted by the max so it stays finite for large x.
+    """log(sum(exp(x))) over `dim`, shifted by the max so it stays finite for large x (for
+    complex x, the principal log, shifted by the largest real part).
 
     Derivative: softmax(x) over `dim`.
     """
@@ -280,7 +281,9 @@ def logsumexp(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
         raise not_a_tensor(input, "logsumexp")
     axes = checks.dims(dim, input.ndim, "logsumexp") or tuple(range(input.ndim))
     data = elementwise._floating(input)
-    shift = _finite_max(data, axes)
+    # complex: shifted by the largest real part (a real shift keeps the log's imaginary part in
+    # (-pi, pi], the principal branch, as PyTorch's)
+    shift = _finite_max(data.real if data.dtype.kind == "c" else data, axes)
     with np.errstate(divide="ignore"):  # a slice of only -inf (or none) gives -inf, as in PyTorch
         lse = np.log(np.exp(data - shift).sum(axis=axes, keepdims=True)) + shift
     out = lse if keepdim else np.squeeze(lse, axis=axes)
@@ -621,21 +624,35 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     queries = array_like(input, sequence) if scalar else input.data
     dtype = np.int32 if out_int32 else np.int64
     if sequence.ndim <= 1:
-        found = namespace(sequence).searchsorted(sequence.reshape(-1), queries, side=side)
-        return new_leaf(found.astype(dtype))
+        found = _binary_search(sequence.reshape(1, -1), queries.reshape(1, -1), side)
+        return new_leaf(found.reshape(queries.shape).astype(dtype))
     if sequence.shape[:-1] != queries.shape[:-1]:
         raise RuntimeError(f"searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we "
                            f"got boundaries tensor {tuple(sequence.shape)} and input value tensor "
                            f"{tuple(queries.shape)}")
-    # One search over all rows: shift row r's values and boundaries by r * span, so rows can't mix.
-    rows, n = math.prod(sequence.shape[:-1]), sequence.shape[-1]
-    ends = [float(a) for a in (sequence.min(), queries.min(), sequence.max(), queries.max())]
-    low, span = sorted(ends)[0], sorted(ends)[-1] - sorted(ends)[0] + 1
-    row = namespace(sequence).arange(rows).reshape(*sequence.shape[:-1], 1)
-    flat = ((sequence - low).astype(np.float64) + row * span).reshape(-1)
-    found = namespace(sequence).searchsorted(flat, (queries - low).astype(np.float64) + row * span, side=side)
-    return new_leaf((found - row * n).astype(dtype))
+    rows = math.prod(sequence.shape[:-1])
+    rows_of = (rows, sequence.shape[-1]), (rows, queries.shape[-1])
+    found = _binary_search(sequence.reshape(rows_of[0]), queries.reshape(rows_of[1]), side)
+    return new_leaf(found.reshape(queries.shape).astype(dtype))
+
+
+def _binary_search(sequence: np.ndarray, queries: np.ndarray, side: str) -> np.ndarray:
+    """For each row r and query queries[r, j], PyTorch's binary search in sequence[r] (R, N):
+    the first index whose boundary is not below the query ("left") or is above it ("right").
+    All queries take their halving steps together; the comparisons are PyTorch's, so a nan query
+    goes past the end and a nan boundary counts as below every query."""
+    xp, size = namespace(sequence), sequence.shape[-1]
+    start = xp.zeros(queries.shape, dtype=np.int64)
+    end = xp.full(queries.shape, size, dtype=np.int64)
+    for _ in builtins.range(size.bit_length()):  # (each step at least halves every interval)
+        active = start < end
+        middle = (start + end) >> 1
+        boundary = np.take_along_axis(sequence, xp.minimum(middle, size - 1), axis=-1)
+        above = boundary >= queries if side == "left" else boundary > queries
+        start = xp.where(active & ~above, middle + 1, start)
+        end = xp.where(active & above, middle, end)
+    return start
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002
@@ -723,7 +740,11 @@ def _sign(data: np.ndarray) -> np.ndarray:
 
 
 def _p_norm(magnitude: np.ndarray, axes: tuple[int, ...], p: float) -> np.ndarray:
-    """(sum |x|**p) ** (1/p) over axes (kept), with the cheaper forms for p = 0, 1 and 2."""
+    """(sum |x|**p) ** (1/p) over axes (kept), with the cheaper forms for p = 0, 1 and 2.
+
+    float16 is summed in float32 and rounded at the end, as PyTorch (|x|**p overflows float16)."""
+    if magnitude.dtype == np.float16:
+        return _p_norm(magnitude.astype(np.float32), axes, p).astype(np.float16)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if p == 0:
             return np.add.reduce(magnitude != 0, axis=axes, keepdims=True).astype(magnitude.dtype)
@@ -919,7 +940,9 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         raise ArgumentValueError(f"diff: order must be non-negative but got {n}")
     dim = checks.dim(dim, input.ndim, "diff")
     pieces = [t for t in (prepend, input, append) if t is not None]
-    out = movement.cat(pieces, dim) if len(pieces) > 1 else input
+    out = movement.cat(pieces, dim) if len(pieces) > 1 else input  # (also checks their shapes)
+    if n == 0:  # PyTorch: a copy of the input alone, prepend and append checked but left out
+        return movement.clone(input)
     for _ in range(n):
         length = out.shape[dim]
         if length == 0:
@@ -958,6 +981,8 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: int | list[int] | tuple[in
         if len(set(dims)) != len(dims):
             repeated = builtins.max(dims, key=dims.count)
             raise RuntimeError(f"gradient: dim {repeated} appears multiple times in the list of dims {dim}")
+    if spacing is None:
+        spacing = 1
     if isinstance(spacing, list | tuple):
         if len(spacing) != len(dims):
             given = "since dim argument was not given" if dim is None else f"for the dims {dims}"
@@ -1385,7 +1410,8 @@ def quantile(input: Tensor, q: float | Tensor, dim: int | None = None, keepdim: 
              interpolation: str = "linear") -> Tensor:
     """The q-th quantiles along `dim` (of all elements for None): the value at rank q (n - 1) of
     the sorted slice, between neighbours as `interpolation` says; nan where a slice holds a nan.
-    A 1-D q puts its dimension first. Gradient: through the sort and the interpolation."""
+    A 1-D q puts its dimension first. Gradient: through the sort and the interpolation (also
+    to a tensor q, as PyTorch: the linear interpolation's weight changes with q)."""
     return _quantile(input, q, dim, keepdim, interpolation, "quantile", ignore_nan=False)
 
 
@@ -1410,11 +1436,17 @@ def _quantile(x: Tensor, q: float | Tensor, dim: int | None, keepdim: bool, inte
     last = data.shape[-1] - 1
     below = ordered.gather(-1, new_leaf(np.clip(lower, 0, last).astype(np.int64)))
     above = ordered.gather(-1, new_leaf(np.clip(upper, 0, last).astype(np.int64)))
+    blank = (counted == 0) if ignore_nan else np.isnan(data).any(axis=-1, keepdims=True)
     if interpolation == "linear":
-        out = elementwise.lerp(below, above, new_leaf((ranks - lower).astype(data.dtype)))
+        weight = new_leaf((ranks - lower).astype(data.dtype))
+        if isinstance(q, Tensor) and q.requires_grad:  # the weight q (n - 1) - lower carries q's gradient
+            moving = _cast(q, data.dtype).reshape(-1) * new_leaf((counted - 1).astype(data.dtype))
+            moving = moving - new_leaf(lower.astype(data.dtype))
+            # (not where the result is nan: PyTorch's rank there is a constant)
+            weight = elementwise.where(new_leaf(np.broadcast_to(blank, ranks.shape)), weight, moving)
+        out = elementwise.lerp(below, above, weight)
     else:
         out = (below + above) * 0.5 if interpolation == "midpoint" else below
-    blank = (counted == 0) if ignore_nan else np.isnan(data).any(axis=-1, keepdims=True)
     if blank.any():  # a row of nothing but nan (nanquantile), or holding a nan (quantile)
         out = elementwise.where(new_leaf(np.broadcast_to(blank, out.shape)), float("nan"), out)
     out = out.movedim(-1, 0)  # the q dimension first
@@ -1576,8 +1608,14 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         low, high = low - 1, high + 1
     if low > high:
         raise RuntimeError(f"histc: max must be larger than min, got min={min} and max={max}")
-    counts, _ = np.histogram(data, bins=bins, range=(low, high))
-    return new_leaf(counts.astype(data.dtype))
+    # PyTorch's rule: bin int((x - low) * bins / (high - low)), worked out in the input's dtype
+    # (so float16 rounds at each step), for x in [low, high]; the top edge goes in the last bin.
+    low, high = data.dtype.type(low), data.dtype.type(high)
+    inside = data[(data >= low) & (data <= high)]
+    with np.errstate(over="ignore", invalid="ignore"):
+        position = ((inside - low) * data.dtype.type(bins) / (high - low)).astype(np.int64)
+    position = np.clip(position, 0, bins - 1)
+    return new_leaf(np.bincount(position, minlength=bins)[:bins].astype(data.dtype))
 
 
 def _median_of_all(x: Tensor) -> Tensor:
@@ -1722,20 +1760,43 @@ def _histogramdd(points: Tensor, bins: Any, range: Any, weight: Tensor | None, d
     flat = xp.zeros(data.shape[0], dtype=np.int64)
     inside = xp.ones(data.shape[0], dtype=bool)
     for d, e in enumerate(edges):
-        position = xp.searchsorted(e, data[:, d], side="right") - 1
-        position = xp.where(data[:, d] == e[-1], counts[d] - 1, position)  # the last bin keeps its right edge
-        inside &= (position >= 0) & (position < counts[d])
+        values = data[:, d]
+        # PyTorch's rule, which also holds for edges out of order: a point counts when it lies
+        # between the first and the last edge, in the bin that a binary search (C++'s
+        # upper_bound) finds; the last bin keeps its right edge.
+        position = _upper_bound(e, values) - 1
+        position = xp.where(position == counts[d], counts[d] - 1, position)
+        inside &= (values >= e[0]) & (values <= e[-1])
         flat = flat * counts[d] + xp.clip(position, 0, builtins.max(counts[d] - 1, 0))
     weights = None if weight is None else weight.data.reshape(-1)[inside]
     total = math.prod(counts)
     hist = xp.bincount(flat[inside], weights=weights, minlength=total)[:total].astype(data.dtype)
     hist = hist.reshape(counts)
     if density:
-        hist = hist / hist.sum()
-        for d, e in enumerate(edges):
-            hist = hist / (e[1:] - e[:-1]).reshape((-1,) + (1,) * (dims - 1 - d))
+        with np.errstate(invalid="ignore", divide="ignore"):  # (no points, or bins of no width: as PyTorch)
+            hist = hist / hist.sum()
+            for d, e in enumerate(edges):
+                hist = hist / (e[1:] - e[:-1]).reshape((-1,) + (1,) * (dims - 1 - d))
         hist = hist.astype(data.dtype)
     return new_leaf(hist), tuple(new_leaf(e) for e in edges)
+
+
+def _upper_bound(edges: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """For each value, the index that C++'s std::upper_bound finds in `edges`: the first edge
+    above the value when the edges are sorted (numpy's searchsorted, side="right"), and the
+    same halving steps when they are not (where searchsorted's answer differs)."""
+    xp = namespace(values)
+    size = edges.shape[0]
+    first = xp.zeros(values.shape, dtype=np.int64)
+    length = xp.full(values.shape, size, dtype=np.int64)
+    for _ in builtins.range(size.bit_length()):  # (each step at least halves every length)
+        half = length >> 1
+        middle = first + half
+        left = values < edges[xp.minimum(middle, size - 1)]
+        active = length > 0
+        first = xp.where(active & ~left, middle + 1, first)
+        length = xp.where(active, xp.where(left, half, length - half - 1), 0)
+    return first
 
 
 def _bin_edges(values: np.ndarray, bins: Any, extent: Any, d: int, op: str) -> np.ndarray:
@@ -1801,7 +1862,8 @@ def isin(elements: Any = None, test_elements: Any = None, *, assume_unique: bool
 
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """x with each slice along `dim` (x.select(dim, i)) whose p-norm exceeds maxnorm scaled to
-    that norm: x * maxnorm / (norm + 1e-7) there, x elsewhere. Gradient: through the norm too."""
+    that norm: x * maxnorm / (norm + 1e-7) there, x elsewhere (complex x: the norm of |x|).
+    Gradient: through the norm too."""
     if not isinstance(input, Tensor):
         raise TypeError(f"renorm(): argument 'input' must be a Tensor, not {type(input).__name__}")
     if input.ndim < 2:
@@ -1812,8 +1874,8 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
         raise RuntimeError(f"renorm: non-positive norms are not supported, got p={p}")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    if input.dtype.kind != "f":
-        raise RuntimeError(f"renorm: expected a floating point tensor as input, got {input.dtype} "
+    if input.dtype.kind not in "fc":
+        raise RuntimeError(f"renorm: expected a floating point or complex tensor as input, got {input.dtype} "
                            f"(shape {input.shape})")
     norms = norm(input, float(p), dim=tuple(d for d in builtins.range(input.ndim) if d != dim), keepdim=True)
     return input * elementwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
@@ -1875,9 +1937,10 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
             raise RuntimeError(f"cov(): {name} cannot be negative")
     dtype = float_dtype(input.dtype if aweights is None else promote_types(input.dtype, aweights.dtype))
     x = _cast(observations, dtype)
-    weight_dtype = np.finfo(dtype).dtype  # real weights for complex input (float32 for complex64)
-    a = None if aweights is None else _cast(aweights.reshape(-1), weight_dtype)
-    f = None if fweights is None else _cast(fweights.reshape(-1), weight_dtype)
+    # The weights keep their own dtype (float32 aweights: the sums and the divisor in float32),
+    # as PyTorch's do; only their products with x promote.
+    a = None if aweights is None else aweights.reshape(-1)
+    f = None if fweights is None else fweights.reshape(-1)
     w = a if f is None else f if a is None else f * a
     if w is None:
         total = count

@@ -2232,8 +2232,9 @@ class Tensor:
         return inplace.apply_inplace(self, elementwise.mul, other, name="multiply_")
 
     def float_power_(self, exponent: Any) -> Tensor:
-        """self = self ** exponent computed in float64, in place: self must be float64."""
-        inplace.require_dtype(self, float64, "float_power_")
+        """self = self ** exponent computed in float64 (complex128 for complex operands), in place:
+        self must have that dtype."""
+        inplace.require_dtype(self, elementwise.float_power_dtype(self, exponent), "float_power_")
         return inplace.apply_inplace(self, elementwise.float_power, exponent, name="float_power_")
 
     def divide_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
