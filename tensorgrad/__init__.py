@@ -301,7 +301,8 @@ __all__ = [
     "tensordot", "fliplr", "flipud", "hsplit", "rot90", "split_with_sizes", "tensor_split", "vsplit",
     "aminmax", "kthvalue", "msort", "nanmedian", "nanquantile", "quantile", "linalg",
     "det", "inverse", "logdet", "matrix_power", "slogdet", "bincount", "histc", "mode", "unique",
-    "unique_consecutive", "pdist", "svd", "qr", "pinverse", "matrix_exp", "vander",
+    "unique_consecutive", "pdist", "svd", "qr", "pinverse", "matrix_exp", "vander", "pca_lowrank",
+    "svd_lowrank",
 ]
 
 from tensorgrad import cuda, data, linalg, nn, optim  # noqa: E402 - after the ops they are built from
@@ -311,7 +312,7 @@ from tensorgrad.linalg import legacy_qr as qr  # torch.qr and torch.svd: the old
 from tensorgrad.linalg import legacy_slogdet as slogdet
 from tensorgrad.linalg import legacy_svd as svd
 from tensorgrad.linalg import legacy_vander as vander  # torch.vander: decreasing powers of a 1-D x
-from tensorgrad.linalg import logdet, matrix_exp, matrix_power, pinverse  # noqa: E402
+from tensorgrad.linalg import logdet, matrix_exp, matrix_power, pca_lowrank, pinverse, svd_lowrank  # noqa: E402
 
 # torch.selu, torch.layer_norm, ... exist beside torch.nn.functional's: the same functions here.
 from tensorgrad.nn.activation import celu, selu  # noqa: E402

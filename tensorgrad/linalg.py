@@ -31,8 +31,10 @@ differentiate again (`create_graph=True`); det at a singular matrix is different
 
 The norms (`vector_norm`, `matrix_norm`, `norm`), `matrix_power`, `cross`, `multi_dot`,
 `vander`, `cond`, `vecdot`, `tensorinv`, `tensorsolve` and `householder_product` are composed
-of ops with gradients of their own; the `*_ex` forms report failures in `info` instead of
-raising; `matrix_rank` has none. Failures raise `LinAlgError` (a RuntimeError, as PyTorch's).
+of ops with gradients of their own, as are the randomized `svd_lowrank` and `pca_lowrank`
+(PyTorch's `torch.svd_lowrank` / `torch.pca_lowrank`, exported as `tg.svd_lowrank` and
+`tg.pca_lowrank`); the `*_ex` forms report failures in `info` instead of raising; `matrix_rank`
+has none. Failures raise `LinAlgError` (a RuntimeError, as PyTorch's).
 
 Complex matrices (complex64, complex128) are taken throughout, with PyTorch's conjugate
 transposes; `eig` / `eigvals` (always complex) have PyTorch's linalg_eig_backward. The graph VJPs
@@ -55,6 +57,7 @@ from scalargrad.engine import grad_mode
 from tensorgrad import checks, return_types
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError, not_a_tensor
+from tensorgrad.creation import randn
 from tensorgrad.device import namespace, to_numpy
 from tensorgrad.higher_order import differentiable_once
 from tensorgrad.matmul import _swap, matmul  # (_swap: the last two dimensions, as a view)
@@ -996,7 +999,7 @@ def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str |
 
     solution = record(x[..., 0] if vector else x, "lstsq", (A, B), _pytorch_vjp(vjp_a, A),
                       _pytorch_vjp(vjp_b, B), saved=(), graph_vjp=partial(_lstsq_graph, vector))
-    empty = xp.zeros((0,), A.dtype)
+    empty = xp.zeros((0,), s.dtype)  # real, as the residuals and singular values are
     full_rank = driver == "gels" or (driver in ("gelsd", "gelss") and bool((rank == n).all()))
     if m > n and full_rank:
         residual = A.data @ x - b
@@ -1006,8 +1009,8 @@ def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str |
                            _pytorch_vjp(lambda grad: (-2 * grad[..., None, :] * residual)[..., 0] if vector
                                         else -2 * grad[..., None, :] * residual, B), saved=(),
                            graph_vjp=partial(_residuals_graph, vector, solution))
-    else:
-        residuals = new_leaf(empty)
+    else:  # none, but still an output of the op in the graph, as in PyTorch (its gradient is 0)
+        residuals = _constant_of(empty, "lstsq", A, B)
     return _LSTSQ(solution, residuals, new_leaf(xp.zeros((0,), np.int64) if driver == "gels" else rank),
                   new_leaf(s if driver in ("gelsd", "gelss") else empty))
 
@@ -1065,14 +1068,25 @@ def matrix_norm(input: Tensor, ord: float | str = "fro", dim: tuple[int, int] = 
         return _kept(out, input.ndim, (rows, cols)) if keepdim else out
     if ord in ("fro", "nuc"):
         return _norm(input, ord, (rows, cols), keepdim)
+    summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)  # columns for 1, rows for inf
+    nothing = input.shape[rows] * input.shape[cols] == 0 if ord == 2 else input.shape[across] == 0
+    if ord in (1, 2, math.inf) and nothing:  # the largest of no values
+        return _empty_max(input, (rows, cols), keepdim)
     if ord in (2, -2):
         values = svdvals(input.movedim((rows, cols), (-2, -1)))
         out = amax(values, -1) if ord == 2 else amin(values, -1)
         return _kept(out, input.ndim, (rows, cols)) if keepdim else out
-    summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)  # columns for 1, rows for inf
     sums = _sum(input.abs(), summed, keepdim=True)
     out = amax(sums, across, keepdim=True) if ord > 0 else amin(sums, across, keepdim=True)
     return out if keepdim else out.squeeze((rows, cols))
+
+
+def _empty_max(input: Tensor, dims: tuple[int, int], keepdim: bool) -> Tensor:  # noqa: A002
+    """The 1, 2 or inf norm of empty matrices: the largest of no sums (or singular values) is 0 in
+    PyTorch, a constant (no gradient), where the smallest (the negative orders) raises."""
+    shape = [1 if d in dims else size for d, size in enumerate(input.shape) if keepdim or d not in dims]
+    real = input.data.real.dtype if input.is_complex() else input.data.dtype
+    return new_leaf(np.zeros_like(input.data, shape=shape, dtype=real))
 
 
 def _kept(out: Tensor, ndim: int, dims: tuple[int, int]) -> Tensor:
@@ -1119,9 +1133,26 @@ def matrix_power(input: Tensor, n: int) -> Tensor:  # noqa: N803
             square = matmul(square, square)
     if result is None:  # n = 0: the identity, in A's batch shape, dtype and place
         xp = namespace(input.data)
-        eye = xp.broadcast_to(xp.eye(input.shape[-1], dtype=input.dtype), input.shape)
-        return new_leaf(xp.array(eye))
+        eye = xp.array(xp.broadcast_to(xp.eye(input.shape[-1], dtype=input.dtype), input.shape))
+        return _constant_of(eye, "matrix_power", input)
     return result
+
+
+def _constant_of(data: Any, op: str, *inputs: Tensor) -> Tensor:
+    """A result that does not depend on the inputs but is still recorded as their op's output, as
+    PyTorch records it: it requires grad when an input does, and the inputs' gradients are zero."""
+    return record(data, op, inputs, *(partial(_zeros_of, x) for x in inputs), saved=(),
+                  graph_vjp=_zero_graph)
+
+
+def _zeros_of(x: Tensor, grad: Any) -> Any:
+    """A zero gradient for x (`_constant_of`'s VJPs)."""
+    return np.zeros_like(x.data)
+
+
+def _zero_graph(grad: Tensor, out: Tensor, *inputs: Tensor) -> tuple[Tensor, ...]:
+    """Zero gradients for each input (`_constant_of`'s graph VJP)."""
+    return tuple(new_leaf(namespace(x.data).zeros_like(x.data)) for x in inputs)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002 - PyTorch's name
@@ -1145,6 +1176,8 @@ def _expm(a: np.ndarray) -> np.ndarray:
     approximant, then squared s times (s chosen per matrix; a matrix done squaring is kept)."""
     if a.size == 0:
         return a.copy()
+    if a.dtype == np.float16:  # LAPACK has no half precision: computed in float32, then rounded
+        return _expm(a.astype(np.float32)).astype(np.float16)
     xp, b = namespace(a), _PADE13
     norm = np.abs(a).sum(axis=-2).max(axis=-1)  # the 1-norm: the largest column sum
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1367,7 +1400,7 @@ def _lu_packed(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = a.shape[:-2]
-    lu = a.reshape((-1, m, n)).astype(a.dtype, copy=True)
+    lu = a.reshape((math.prod(batch), m, n)).astype(a.dtype, copy=True)  # (not -1: A may be empty)
     rows = xp.arange(lu.shape[0])
     pivots = xp.zeros((lu.shape[0], k), dtype=np.int32)
     info = xp.zeros(lu.shape[0], dtype=np.int32)
@@ -1392,7 +1425,7 @@ def _lu_packed(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _permutation(pivots: np.ndarray, m: int) -> np.ndarray:
     """The permutation matrix P with A = P L U from getrf's row swaps (batched)."""
     xp = namespace(pivots)
-    swaps = to_numpy(pivots).reshape(-1, pivots.shape[-1]) - 1
+    swaps = to_numpy(pivots).reshape(math.prod(pivots.shape[:-1]), pivots.shape[-1]) - 1
     order = np.tile(np.arange(m), (swaps.shape[0], 1))
     rows = np.arange(swaps.shape[0])
     for j in range(swaps.shape[1]):
@@ -1688,11 +1721,12 @@ def tensorsolve(input: Tensor, other: Tensor, dims: Sequence[int] | None = None)
         input = input.permute(*[d for d in range(input.ndim) if d not in dims], *dims)  # noqa: N806
     result_shape = input.shape[other.ndim:]
     rows = math.prod(other.shape)
-    if input.shape[:other.ndim] != other.shape or math.prod(result_shape) != rows:
+    # Only the sizes' products must agree (as in PyTorch): B is read in A's row order.
+    if math.prod(result_shape) != rows:
         raise ShapeError(f"linalg.tensorsolve: Expected self to satisfy the requirement "
-                         f"prod(result_shape) == prod(other.shape), but got A of shape {input.shape} and "
-                         f"B of "
-                         f"shape {other.shape}")
+                         f"prod(self.shape[other.ndim:]) == prod(other.shape), but got "
+                         f"{math.prod(result_shape)} != {rows} (A of shape {input.shape}, B of shape "
+                         f"{other.shape})")
     return solve(input.reshape(rows, rows), other.reshape(rows)).reshape(*result_shape)
 
 
@@ -1713,8 +1747,11 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
     if tau.dtype != input.dtype:
         raise RuntimeError(f"torch.{op}: tau dtype {tau.dtype} does not match input dtype {input.dtype}")
     _lapack_dtype(input, f"torch.{op}", "input")
-    columns = _reflectors(input, k)  # v_i as columns
     eye = new_leaf(np.eye(m, dtype=input.data.dtype, like=input.data))
+    if k == 0:  # no reflectors: the identity's first n columns, still the op's output (as PyTorch's)
+        return _constant_of(eye.expand(*input.shape[:-2], m, m).data[..., :n].copy(),
+                            "householder_product", input, tau)
+    columns = _reflectors(input, k)  # v_i as columns
     q = eye.expand(*input.shape[:-2], m, m)
     for i in range(k):
         v = columns[..., :, i:i + 1]
@@ -2192,3 +2229,67 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
     refuse = _no_derivative("linalg_ldl_solve")
     return record(namespace(B.data).asarray(x.reshape(batch + B.shape[-2:])), "ldl_solve", (LD, B),
                   refuse, refuse, saved=())
+
+
+# --- randomized low-rank decompositions (torch.svd_lowrank, torch.pca_lowrank) ----------------------
+
+
+def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:  # noqa: N803
+    """Q with q orthonormal columns such that Q Q^H (A - M) approximates A - M (Halko, Martinsson
+    and Tropp 2009, algorithm 4.4): a random projection, then `niter` subspace iterations, each
+    re-orthonormalized by a QR. The projection is drawn through tg's default generator."""
+    dtype = A.dtype if A.data.dtype.kind in "fc" else np.float32
+    R = randn(A.shape[-1], q, dtype=dtype, device=A.device)  # noqa: N806
+
+    def times(x: Tensor, adjoint: bool) -> Tensor:  # (A - M) x or (A - M)^H x, without forming A - M
+        product = (_adjoint(A) if adjoint else A) @ x
+        return product if M is None else product - (_adjoint(M) if adjoint else M) @ x
+
+    Q = qr(times(R, False)).Q  # noqa: N806
+    for _ in range(niter):
+        Q = qr(times(Q, True)).Q  # noqa: N806
+        Q = qr(times(Q, False)).Q  # noqa: N806
+    return Q
+
+
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2,  # noqa: N803 - PyTorch's names
+                M: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
+    """(U, S, V), a randomized rank-q SVD: A - M (A alone without M; M broadcasts to A) is close to
+    U diag(S) V^H, U (m, q), S (q,), V (n, q), by Halko et al.'s algorithm 5.1: an orthonormal basis
+    Q of A's range from random projections (`niter` subspace iterations), then the exact SVD of the
+    small Q^H A. Random: seed tg's generator for repeatable results. Differentiable (it is made of
+    matmul, qr and svd)."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "svd_lowrank")
+    q, niter = 6 if q is None else q, 2 if niter is None else niter
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.shape)  # noqa: N806
+    if m < n:  # the algorithm wants a tall matrix: that of A^H, with U and V swapped at the end
+        A, M = _adjoint(A), None if M is None else _adjoint(M)  # noqa: N806
+    Q = _approximate_basis(A, q, niter, M)  # noqa: N806
+    B = _adjoint(Q) @ A  # noqa: N806
+    if M is not None:
+        B = B - _adjoint(Q) @ M  # noqa: N806
+    U, S, Vh = svd(B, full_matrices=False)  # noqa: N806
+    U, V = Q @ U, _adjoint(Vh)  # noqa: N806
+    return (V, S, U) if m < n else (U, S, V)
+
+
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,  # noqa: N803 - PyTorch's name
+                niter: int = 2) -> tuple[Tensor, Tensor, Tensor]:
+    """(U, S, V) of `svd_lowrank` for A less its column means (A's rows the samples, its columns the
+    features; `center=False` takes A as centered): V's columns are the principal directions and
+    S^2 / (m - 1) the variances along them. q defaults to min(6, m, n)."""
+    if not isinstance(A, Tensor):
+        raise not_a_tensor(A, "pca_lowrank")
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not 0 <= q <= min(m, n):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not niter >= 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if not center:
+        return svd_lowrank(A, q, niter=niter)
+    return svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter=niter)

@@ -234,7 +234,12 @@ def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[Any] = 2) -> Tensor:
         raise RuntimeError(f"tensordot: both dimension lists should have same length, got {dims_a} "
                            f"and {dims_b}")
     for da, db in zip(dims_a, dims_b, strict=True):
-        if a.shape[da] != b.shape[db]:
+        # A size-1 dimension against a longer one broadcasts: the other side is summed over it first.
+        if b.shape[db] == 1 and a.shape[da] != 1:
+            a = a.sum(da, keepdim=True, dtype=a.dtype)
+        elif a.shape[da] == 1 and b.shape[db] != 1:
+            b = b.sum(db, keepdim=True, dtype=b.dtype)
+        elif a.shape[da] != b.shape[db]:
             raise ShapeError(f"tensordot: contracted dimensions need to match, but first has size "
                              f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} in dim {db}")
     free_a = [d for d in range(a.ndim) if d not in dims_a]
@@ -263,6 +268,9 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     the first dimension of size 3 (PyTorch's deprecated default; `linalg.cross` uses -1)."""
     _check_tensors("cross", (input, "input"), (other, "other"))
     a, b = input, other
+    if a.ndim != b.ndim:  # (PyTorch broadcasts sizes, but not dimensions)
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions. Got shapes "
+                           f"{a.shape} and {b.shape}")
     try:
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
@@ -380,8 +388,21 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  #
     """beta * input + alpha * sum_b (batch1[b] @ batch2[b]): the batched products summed over the
     batch, plus input broadcast to (n, p)."""
     _same_dtype("addbmm", (input, "input"), (batch1, "batch1"), (batch2, "batch2"))
+    if batch1.dtype == np.float16 and batch1.ndim == 3 and batch1.shape[0] > 0:
+        return _addbmm_half(input, batch1, batch2, beta, alpha)
     # The batch sum keeps the operands' dtype (a plain sum would widen integers to int64).
     return _added("addbmm", input, bmm(batch1, batch2).sum(0, dtype=batch1.dtype), beta, alpha)
+
+
+def _addbmm_half(input: Tensor, batch1: Tensor, batch2: Tensor, beta: float,  # noqa: A002
+                 alpha: float) -> Tensor:
+    """addbmm in float16 as PyTorch's CPU kernel: one addmm per batch into the float16 result, each
+    step computed in float32 and rounded once (a float16 sum of the products would round more)."""
+    products = bmm(batch1.float(), batch2.float())
+    out = _added("addbmm", input.float(), products[0], beta, alpha).half()
+    for k in range(1, products.shape[0]):
+        out = (out.float() + (products[k] if alpha == 1 else products[k] * alpha)).half()
+    return out
 
 
 def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
@@ -585,14 +606,28 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
         operands = tuple(operands[0])
     inputs, output = _parse_einsum(equation, operands)
     xp = namespace(operands[0].data) if operands else np
+    arrays = [t.data for t in operands]
+    if arrays and arrays[0].dtype.kind in "biu" and _sums_alone(inputs, output):
+        arrays = [x.astype(np.int64) for x in arrays]
     try:
-        out = xp.einsum(f"{','.join(inputs)}->{output}", *(t.data for t in operands), optimize=True)
+        out = xp.einsum(f"{','.join(inputs)}->{output}", *arrays, optimize=True)
     except ValueError as error:
         shapes = ", ".join(str(t.shape) for t in operands)
         raise ShapeError(f"einsum('{equation}'): operands of shapes {shapes} don't fit: {error}") from None
     out = xp.asarray(out)  # numpy gives a scalar for a full contraction
     vjps = [_einsum_vjp(i, inputs, output, operands) for i in range(len(operands))]
     return record(out, "einsum", tuple(operands), *vjps, graph_vjp=partial(_einsum_graph, inputs, output))
+
+
+def _sums_alone(inputs: list[str], output: str) -> bool:
+    """Whether some operand has a letter that no other operand and not the output has. PyTorch sums
+    such a letter away first, with `sum`, which widens integers and bools to int64 (so "i->" or
+    "ij,jk->" on int32 give int64, while "ij,jk->ik" or "i,i->", contracted as products, keep int32)."""
+    for i, sub in enumerate(inputs):
+        elsewhere = set(output).union(*(set(s) for j, s in enumerate(inputs) if j != i))
+        if not set(sub) <= elsewhere:
+            return True
+    return False
 
 
 def _einsum_graph(inputs: list[str], output: str, grad: Tensor, out: Tensor,
