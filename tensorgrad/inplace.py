@@ -21,6 +21,7 @@ from scalargrad.engine import grad_mode, no_grad
 from tensorgrad import checks, indexing
 from tensorgrad.autograd import bump_version, history_moved, is_custom_function_view, record, refresh_view
 from tensorgrad.checks import ShapeError
+from tensorgrad.creation import checked_scalar
 from tensorgrad.device import array_like, data_address, namespace, strided_view, to_numpy, writeable
 from tensorgrad.dtypes import bool_
 from tensorgrad.tensor import Tensor, new_leaf
@@ -601,11 +602,10 @@ def map_function(x: Tensor, other: Tensor, fn: Callable[[Any, Any], Any]) -> Ten
 
 
 def fill(x: Tensor, value: float) -> Tensor:
-    """A tensor like x, every element `value`. Derivative: 0."""
-    if type(value) is complex and x.data.dtype.kind != "c":
-        if value.imag:
-            raise_lost_imaginary(value, x.dtype, "fill_")
-        value = value.real
+    """A tensor like x, every element `value` (checked to fit x's dtype, as PyTorch checks it:
+    -1 wraps to 255 in uint8, 300 does not fit). Derivative: 0."""
+    if isinstance(value, bool | int | float | complex):
+        value = checked_scalar(value, x.dtype, "fill_")
     return record(np.full_like(x.data, value), "fill", (x,),
                   lambda grad: np.zeros_like(grad), saved=(), graph_vjp=_flat_graph)
 

@@ -77,3 +77,19 @@ def test_sum_to_size_dtype_is_pytorchs(dtype, shape, size):
     out = tg.tensor(values).sum_to_size(size)
     assert str(out.dtype) == str(expected.dtype).replace("torch.", "")
     np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "float16", "bool", "complex64"])
+@pytest.mark.parametrize("value", [-1, 300, 1e10, float("nan"), float("inf"), -1.5, 2**40, True, 2 + 0j,
+                                   1 + 2j])
+def test_fill_checks_the_value_fits_as_pytorch(dtype, value):
+    def run(m):
+        try:
+            return m.zeros(2, dtype=getattr(m, dtype)).fill_(value)[0].item()
+        except (RuntimeError, OverflowError) as error:
+            return type(error)
+    expected, got = run(torch), run(tg)
+    if isinstance(expected, type):
+        assert got is expected
+    else:
+        np.testing.assert_equal(got, expected)
