@@ -774,6 +774,13 @@ __all__ += ["layout", "strided"]
 # program that never reaches them neither waits for them at import nor carries their objects,
 # which every full garbage collection walks (importing them all at once cost 0.3% of the per-op
 # instruction count, in collections).
+# PyTorch's `out=` keyword on the ops that have one (tensorgrad/out.py says which rule each follows).
+import sys as _sys  # noqa: E402
+
+from tensorgrad import out as _out  # noqa: E402
+
+_out.install({"": _sys.modules[__name__], "linalg.": linalg, "special.": special, "fft.": fft})
+
 _ON_FIRST_USE = ("distributions", "random", "signal", "testing")
 __all__ += list(_ON_FIRST_USE)
 

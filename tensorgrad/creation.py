@@ -358,8 +358,8 @@ def arange(start: float = 0, end: float | None = None, step: float = 1, *, dtype
         integral = all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if integral else dtypes.default_float
     dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        raise UnsupportedDtypeError("arange(): not implemented for dtype bool")
+    if dtype.kind in "bc":
+        raise UnsupportedDtypeError(f"arange(): not implemented for dtype {dtype}")
     if dtype == np.int64:
         start, end, step = int(start), int(end), int(step)  # (toward zero, as C++'s conversion)
         if step == 0:

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from scalargrad.engine import is_grad_enabled
 from tensorgrad import checks, elementwise
-from tensorgrad.autograd import bump_version, record
+from tensorgrad import out as out_keyword  # (`out` is the argument of that name)
+from tensorgrad.autograd import record
 from tensorgrad.checks import not_a_tensor
 from tensorgrad.creation import checked_scalar
 from tensorgrad.device import array_like, data_address, is_array, namespace, ufunc_at
@@ -468,40 +468,6 @@ def _out_of_bounds(op: str, index: np.ndarray, size: int, dim: int) -> IndexOutO
     return IndexOutOfBoundsError(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
-def _check_out(out: Any, op: str, *inputs: Any) -> None:
-    """PyTorch's first check of an `out=` tensor: no gradient flows through one."""
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in (out, *inputs)):
-        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-
-
-_CLONE_FIRST = "Please clone() the tensor before performing the operation."
-
-
-def _written_out(out: Tensor, result: Tensor, dtype_error: str, *inputs: Any) -> Tensor:
-    """`result` written into `out` (PyTorch's `out=`), which must have its dtype (else the
-    RuntimeError `dtype_error`) and is resized to its shape, as PyTorch resizes it. As PyTorch,
-    out may not share memory with the inputs, nor have two elements in one place (an expand)."""
-    from tensorgrad import inplace  # (inplace imports this module)
-
-    if out.dtype != result.dtype:
-        raise RuntimeError(dtype_error)
-    inplace.resize(out, result.shape)
-    data = out.data
-    if any(stride == 0 and n > 1 for stride, n in zip(data.strides, data.shape, strict=True)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
-                           f"to a single memory location. {_CLONE_FIRST}")
-    xp = namespace(data)
-    if any(isinstance(t, Tensor) and xp.may_share_memory(data, t.data) for t in inputs):
-        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
-                           f"tensor refer to a single memory location. {_CLONE_FIRST}")
-    data[...] = result.data
-    bump_version(out)
-    return out
-
-
 def gather(input: Tensor, dim: int, index: Any, *, sparse_grad: bool = False,
            out: Tensor | None = None) -> Tensor:
     """out[i][j] = x[index[i][j]][j] (for dim 0). Gradient: scatter-added back to where it came from.
@@ -510,10 +476,9 @@ def gather(input: Tensor, dim: int, index: Any, *, sparse_grad: bool = False,
     `out`, the result is written into that tensor (of x's dtype; resized), without gradient.
     """
     if out is not None:
-        _check_out(out, "gather", input, index)
-        return _written_out(out, gather(input, dim, index, sparse_grad=sparse_grad),
-                            f"gather(): Expected out tensor to have dtype {input.dtype}, but got {out.dtype} "
-                            "instead", input, index)
+        out_keyword.check_no_grad("gather", out, (input, index))
+        return out_keyword.write("gather", out, gather(input, dim, index, sparse_grad=sparse_grad), "exact",
+                                 (input, index), separate=True)
     dim = checks.dim(dim, input.ndim, "gather")
     idx = _index_array(index, input, "gather")
     _check_gather_shapes(input, dim, idx, "gather")
@@ -788,9 +753,11 @@ def index_select(input: Tensor, dim: int, index: Any, *, out: Tensor | None = No
     """The slices of x at `index` (a 1-D integer tensor) along `dim`. Gradient: scatter-added back.
     With `out`, the result is written into that tensor (of x's dtype; resized), without gradient."""
     if out is not None:
-        _check_out(out, "index_select", input, index)
-        return _written_out(out, index_select(input, dim, index),
-                            "index_select(): self and result must have the same scalar type", input, index)
+        out_keyword.check_no_grad("index_select", out, (input, index))
+        result = index_select(input, dim, index)
+        return out_keyword.write("index_select", out, result, "exact", (input, index),
+                                 "index_select(): self and result must have the same scalar type",
+                                 separate=True)
     dim = checks.dim(dim, input.ndim, "index_select")
     idx = _index_array(index, input, "index_select")
     if idx.ndim > 1:
@@ -1046,9 +1013,10 @@ def masked_select(input: Tensor, mask: Any, *, out: Tensor | None = None) -> Ten
     """The elements of x where mask is True, as a 1-D tensor (broadcasting both). Gradient: put back.
     With `out`, the result is written into that tensor (of x's dtype; resized), without gradient."""
     if out is not None:
-        _check_out(out, "masked_select", input, mask)
-        return _written_out(out, masked_select(input, mask),
-                            "masked_select(): self and result must have the same scalar type", input, mask)
+        out_keyword.check_no_grad("masked_select", out, (input, mask))
+        return out_keyword.write("masked_select", out, masked_select(input, mask), "exact", (input, mask),
+                                 "masked_select(): self and result must have the same scalar type",
+                                 separate=True)
     m = _mask_array(mask, input, "masked_select")
     shape = np.broadcast_shapes(m.shape, input.shape)
     full_mask = np.broadcast_to(m, shape)
@@ -1078,10 +1046,10 @@ def take(input: Tensor, index: Any, *, out: Tensor | None = None) -> Tensor:
     """x's elements at `index` into its flattened self, in index's shape. Gradient: scatter-added.
     With `out`, the result is written into that tensor (of x's dtype; resized), without gradient."""
     if out is not None:
-        _check_out(out, "take", input, index)
-        return _written_out(out, take(input, index),
-                            f"take(): self and out expected to have the same dtype, but got self.dtype = "
-                            f"{input.dtype} and out.dtype = {out.dtype}", input, index)
+        out_keyword.check_no_grad("take", out, (input, index))
+        return out_keyword.write("take", out, take(input, index), "exact", (input, index),
+                                 f"take(): self and out expected to have the same dtype, but got "
+                                 f"self.dtype = {input.dtype} and out.dtype = {out.dtype}", separate=True)
     idx = _index_array(index, input, "take")
     if idx.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long (int64) tensor for index, but got {idx.dtype}")

@@ -393,6 +393,14 @@ def _accumulated_dtype(x: Tensor, dtype: Any) -> np.dtype:
     return np.dtype(np.int64) if x.data.dtype.kind in "biu" else x.data.dtype
 
 
+def _scan_dtype(x: Tensor, dtype: Any, op: str) -> np.dtype:
+    """The dtype a running sum or product runs in; PyTorch has no bool kernel for it."""
+    scan_dtype = _accumulated_dtype(x, dtype)
+    if scan_dtype == np.bool_:
+        raise UnsupportedDtypeError(f"{op}(): not implemented for dtype bool (input of shape {x.shape})")
+    return scan_dtype
+
+
 def _along(axis: int, ndim: int, part: slice) -> tuple[slice, ...]:
     """An index selecting `part` of dimension `axis` and all of the others."""
     return (slice(None),) * axis + (part,) + (slice(None),) * (ndim - axis - 1)
@@ -1054,7 +1062,7 @@ def _gradient_uneven(x: Tensor, dim: int, coordinates: Tensor, edge_order: int) 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running sum along dim: out[i] = x[0] + ... + x[i]. Derivative: the sum of grad from i on."""
     data, axis = _scan_input(input, dim, "cumsum")
-    out = np.cumsum(data, axis=axis, dtype=_accumulated_dtype(input, dtype))
+    out = np.cumsum(data, axis=axis, dtype=_scan_dtype(input, dtype, "cumsum"))
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         return _reverse_cumsum(grad.reshape(data.shape), axis).reshape(input.shape)
@@ -1069,7 +1077,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     Derivative: out[i] = the product of the others before i times x[i]; see `_cumprod_vjp`.
     """
     data, axis = _scan_input(input, dim, "cumprod")
-    data = data.astype(_accumulated_dtype(input, dtype), copy=False)
+    data = data.astype(_scan_dtype(input, dtype, "cumprod"), copy=False)
     out = np.cumprod(data, axis=axis, dtype=data.dtype)
     return record(out.reshape(input.shape), "cumprod", (input,),
                   lambda grad: _cumprod_vjp(data, out, grad.reshape(data.shape), axis).reshape(input.shape),

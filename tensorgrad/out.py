@@ -1,0 +1,250 @@
+"""`out=`: PyTorch's keyword for writing an op's result into a tensor the caller already has,
+`tg.add(a, b, out=c)`. The op computes its result as usual, then it is written into `out`, which
+is resized to the result's shape (with PyTorch's warning when it had elements) and returned.
+
+What `out`'s dtype may be depends on the op, as in PyTorch; four rules cover them:
+
+- "cast": the elementwise ops, and reductions and joins built on them, cast their result to out's
+  dtype, unless that loses a kind (complex to real, floating to integer, anything to bool):
+  `tg.add(int_a, int_b, out=float_c)` is fine, `tg.add(x, y, out=long_c)` is a RuntimeError
+  (a TypeError for the joins, `cat` and its kin).
+- "exact": out must already have the result's dtype (matmul, the norms, sort's values, ...).
+- "dtype": the ops that take `dtype=` compute in out's dtype when none is given (`arange`,
+  `zeros`, `cumsum`, ...), then out must match it.
+- "floating": the Fourier transforms with a real result take any floating out.
+
+An `out=` result is not recorded: with gradients on, an input (or out) that requires grad is
+PyTorch's RuntimeError. Ops with several results take a tuple of tensors and return the named
+tuple of them.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from scalargrad.engine import is_grad_enabled
+from tensorgrad.autograd import bump_version
+from tensorgrad.device import namespace
+from tensorgrad.tensor import Tensor
+
+# PyTorch's names for the dtypes in its messages ("result type Float can't be cast to ...").
+_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
+               "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+               "complex128": "ComplexDouble"}
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_CLONE_FIRST = "Please clone() the tensor before performing the operation."
+
+
+def can_cast(source: np.dtype, target: np.dtype) -> bool:
+    """PyTorch's `can_cast`: no complex to real, no floating to integer, nothing but bool to bool."""
+    return _KIND_ORDER[source.kind] <= _KIND_ORDER[target.kind]
+
+
+def check_no_grad(op: str, out: Any, inputs: tuple[Any, ...]) -> None:
+    """out must be a Tensor, and with gradients on nothing may require grad: `out=` isn't recorded."""
+    outs = out if isinstance(out, tuple | list) else (out,)
+    for tensor in outs:
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(tensor).__name__}")
+    if is_grad_enabled() and any(t.requires_grad for t in _tensors((*outs, *inputs))):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+
+
+def _tensors(values: Any) -> list[Tensor]:
+    """The Tensors among values, looking inside lists and tuples (cat's and stack's sequences)."""
+    found: list[Tensor] = []
+    for value in values:
+        if isinstance(value, Tensor):
+            found.append(value)
+        elif isinstance(value, list | tuple):
+            found.extend(_tensors(value))
+    return found
+
+
+# The joins refuse an impossible cast as a TypeError that names cat (they are built on it).
+_JOINS = {"cat", "stack", "hstack", "vstack", "dstack", "column_stack"}
+
+
+def write(op: str, out: Tensor, result: Tensor, rule: str, inputs: tuple[Any, ...] = (),
+          dtype_error: str | None = None, separate: bool = False) -> Tensor:
+    """`result` written into `out` as the op's rule says (see the module's docstring); returns out.
+    `dtype_error` is the op's own message for an out of another dtype, where PyTorch has one;
+    `separate`: out may not share memory with the inputs (the indexing ops' rule in PyTorch; the
+    result is computed whole before it is written, so elsewhere an overlap is harmless)."""
+    source, target = result.dtype, out.dtype
+    source_name, target_name = _TYPE_NAMES.get(str(source), source), _TYPE_NAMES.get(str(target), target)
+    if rule == "cast" and not can_cast(source, target):
+        if op in _JOINS:
+            raise TypeError(f"cat(): input types can't be cast to the desired output type {target_name}")
+        raise RuntimeError(f"result type {source_name} can't be cast to the desired output type "
+                           f"{target_name}")
+    if rule == "floating" and target.kind != "f":
+        raise RuntimeError(f"{op.rpartition('.')[2]} expects a floating point output tensor, but got "
+                           f"{target_name}")
+    if rule in ("exact", "dtype") and source != target:
+        raise RuntimeError(dtype_error or f"{op}(): Expected out tensor to have dtype {source}, but got "
+                           f"{target} instead")
+    _resize(op, out, tuple(result.shape))
+    data = out.data
+    if any(stride == 0 and n > 1 for stride, n in zip(data.strides, data.shape, strict=True)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
+                           f"to a single memory location. {_CLONE_FIRST}")
+    xp = namespace(data)
+    if separate and any(xp.may_share_memory(data, t.data) for t in _tensors(inputs)):
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
+                           f"tensor refer to a single memory location. {_CLONE_FIRST}")
+    data[...] = result.data
+    bump_version(out)
+    return out
+
+
+# The factories resize an out of another shape without a word, as PyTorch's do.
+_RESIZED_QUIETLY = {"empty", "eye", "full", "linspace", "logspace", "ones", "rand", "randn", "zeros"}
+
+
+def _resize(op: str, out: Tensor, shape: tuple[int, ...]) -> None:
+    """out takes the result's shape; PyTorch warns when it resizes an out that had elements."""
+    from tensorgrad import inplace  # (inplace is imported after this module)
+
+    if tuple(out.shape) == shape:
+        return
+    if op in ("arange", "range") and out.numel():
+        warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} "
+                      f"which does not match the computed number of elements {math.prod(shape)}. Note that "
+                      "this may occur as a result of rounding error. The out tensor will be resized to a "
+                      f"tensor of shape {shape}.", UserWarning, stacklevel=4)
+    elif out.numel() and op not in _RESIZED_QUIETLY:
+        warnings.warn(f"{op}(): an output with one or more elements was resized since it had shape "
+                      f"{list(out.shape)}, which does not match the required output shape {list(shape)}. "
+                      "This behavior is deprecated, and in a future PyTorch release outputs will not be "
+                      "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+                      "resizing it, inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=4)
+    inplace.resize(out, shape)
+
+
+def with_out(function: Callable[..., Any], op: str, rule: str) -> Callable[..., Any]:
+    """`function` with PyTorch's `out=` keyword added, written as `rule` says."""
+    takes_dtype = "dtype" in inspect.signature(function).parameters
+
+    @functools.wraps(function)
+    def op_with_out(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is None:
+            return function(*args, **kwargs)
+        check_no_grad(op, out, (*args, *kwargs.values()))
+        if rule == "dtype" and takes_dtype and kwargs.get("dtype") is None and isinstance(out, Tensor):
+            kwargs["dtype"] = out.dtype  # (the dtype out has is the one to compute in)
+        result = function(*args, **kwargs)
+        inputs = (*args, *kwargs.values())
+        if isinstance(out, tuple | list):
+            if not isinstance(result, tuple) or len(out) != len(result):
+                raise RuntimeError(f"{op}(): expected out to be a tuple of {len(result)} tensors, got "
+                                   f"{len(out)}")
+            written = [write(op, o, r, "exact", inputs) for o, r in zip(out, result, strict=True)]
+            return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+        if isinstance(result, tuple):
+            if op == "nonzero":
+                raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+            raise TypeError(f"{op}(): out must be a tuple of {len(result)} tensors, got a Tensor")
+        return write(op, out, result, _clamp_rule(args, kwargs) if op == "clamp" else rule, inputs)
+
+    signature = inspect.signature(function)
+    if "out" not in signature.parameters:
+        extra = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+        parameters = list(signature.parameters.values())
+        position = next((i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_KEYWORD),
+                        len(parameters))
+        op_with_out.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[*parameters[:position], extra, *parameters[position:]])
+    return op_with_out
+
+
+def _clamp_rule(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """clamp casts into out when a bound is a tensor (an elementwise op of three), else not."""
+    bounds = (*args[1:], kwargs.get("min"), kwargs.get("max"))
+    return "cast" if any(isinstance(bound, Tensor) for bound in bounds) else "exact"
+
+
+# Which rule each op's out follows, as PyTorch 2.13 answers (probed with its own op samples).
+RULES: dict[str, tuple[str, ...]] = {
+    "cast": (
+        "acos", "acosh", "add", "addcdiv", "addcmul", "addr", "angle", "asin", "asinh", "atan", "atan2",
+        "atanh", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
+        "bitwise_xor", "cat", "cholesky_inverse", "cholesky_solve", "column_stack", "copysign",
+        "cos", "cosh", "deg2rad", "div", "dstack", "eq", "exp", "floor_divide", "fmax", "fmin", "fmod",
+        "gcd", "ge", "gt", "hstack", "hypot", "kron", "lcm", "ldexp", "le", "lerp", "lgamma", "log",
+        "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or",
+        "logical_xor", "logsumexp", "lt", "maximum", "minimum", "mul", "ne",
+        "nextafter", "outer", "pow", "rad2deg", "reciprocal", "remainder", "rsqrt", "sin", "sinh",
+        "sqrt", "square", "stack", "std", "sub", "tan", "tanh", "var", "vstack", "linalg.cond",
+        "linalg.householder_product", "linalg.pinv", "linalg.tensorinv", "linalg.tensorsolve", "cholesky",
+        "clamp_max", "clamp_min", "digamma", "erf", "erfc", "erfinv", "exp2", "expm1", "i0", "igamma",
+        "igammac", "logit", "sigmoid", "sinc", "true_divide", "xlogy", "linalg.matrix_rank",
+        *(f"special.{name}" for name in (
+            "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+            "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr",
+            "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+            "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+            "laguerre_polynomial_l", "legendre_polynomial_p", "log_ndtr", "logit", "modified_bessel_i0",
+            "modified_bessel_i1",
+            "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma",
+            "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+            "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+            "shifted_chebyshev_polynomial_w", "sinc", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta")),
+    ),
+    "exact": (
+        "abs", "addbmm", "addmm", "addmv", "all", "amax", "amin", "any", "baddbmm", "bmm", "bucketize",
+        "ceil", "clamp", "complex", "conj_physical", "cross", "diag", "diff", "dot", "float_power", "floor",
+        "heaviside", "histc", "inner", "isneginf", "isposinf", "logcumsumexp", "matmul", "mm", "msort",
+        "mv", "nan_to_num", "nanquantile", "narrow_copy", "neg", "norm", "polar", "quantile", "renorm",
+        "round", "searchsorted", "sgn", "sign", "signbit", "take_along_dim", "tril", "triu", "trunc",
+        "vdot", "where", "alias_copy", "argmax", "argmin", "as_strided_copy", "diagonal_copy", "expand_copy",
+        "frac", "index_add", "index_copy", "isin", "log_softmax", "permute_copy", "lu_solve", "nonzero",
+        "ormqr", "scatter", "scatter_add", "slice_scatter", "softmax", "squeeze_copy", "t_copy", "tensordot",
+        "transpose_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
+        *(f"linalg.{name}" for name in (
+            "cholesky", "cross", "det", "eigvals", "eigvalsh", "inv", "ldl_solve", "lu_solve", "matrix_norm",
+            "matrix_power", "multi_dot", "norm", "solve", "solve_triangular", "svdvals",
+            "vecdot", "vector_norm")),
+        *(f"fft.{name}" for name in (
+            "fft", "fft2", "fftn", "ifft", "ifft2", "ifftn", "ihfft", "ihfft2", "ihfftn", "rfft", "rfft2",
+            "rfftn")),
+        # several results: each must have its own dtype
+        "cummax", "cummin", "frexp", "kthvalue", "max", "min", "mode", "sort", "std_mean", "topk",
+        "var_mean", "linalg.cholesky_ex", "linalg.eig", "linalg.eigh", "linalg.inv_ex", "linalg.ldl_factor",
+        "linalg.ldl_factor_ex", "linalg.lu", "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.qr",
+        "linalg.slogdet", "linalg.solve_ex", "linalg.svd",
+    ),
+    # the real transforms of complex input: any floating out
+    "floating": ("fft.hfft", "fft.hfft2", "fft.hfftn", "fft.irfft", "fft.irfft2", "fft.irfftn"),
+    "dtype": (
+        "arange", "cumprod", "cumsum", "empty", "eye", "full", "linspace", "logspace", "mean", "nanmean",
+        "nansum", "ones", "prod", "rand", "randn", "range", "sum", "zeros",
+    ),
+}
+
+
+def install(modules: dict[str, Any]) -> None:
+    """Give every op in `RULES` its `out=`, in place of the plain function in its module: `modules`
+    maps a prefix ("" for tensorgrad itself, "linalg.", ...) to that module. An op that has an
+    `out` of its own already keeps it. One function under several names (`tg.digamma`,
+    `tg.special.digamma`, `tg.special.psi`) stays one function."""
+    wrapped: dict[int, Callable[..., Any]] = {}
+    for rule, names in RULES.items():
+        for full_name in names:
+            prefix, _, name = full_name.rpartition(".")
+            function = getattr(modules[prefix + "." if prefix else ""], name, None)
+            if function is not None and id(function) not in wrapped and \
+                    "out" not in inspect.signature(function).parameters:
+                wrapped[id(function)] = with_out(function, full_name, rule)
+    for module in modules.values():
+        for name, value in list(vars(module).items()):
+            if callable(value) and id(value) in wrapped:
+                setattr(module, name, wrapped[id(value)])
