@@ -716,7 +716,7 @@ def hinge_embedding_loss(input: Tensor, target: Any, margin: float = 1.0,  # noq
     similar pairs and pushed past the margin for dissimilar ones)."""
     reduction = _reduction("hinge_embedding_loss", reduction, size_average, reduce)
     t = _operand(target, input).data
-    zeros = 0.0 * input
+    zeros = new_leaf(namespace(input.data).zeros_like(input.data))  # (0 * input would be nan at inf)
     losses = (where(new_leaf(t != 1), (margin - input).clamp_min(0), zeros)
               + where(new_leaf(t != -1), input, zeros))
     return _reduce(losses, reduction)

@@ -93,3 +93,12 @@ def test_fill_checks_the_value_fits_as_pytorch(dtype, value):
         assert got is expected
     else:
         np.testing.assert_equal(got, expected)
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum"])
+def test_hinge_embedding_loss_at_infinity_is_pytorchs(reduction):
+    x = np.array([-4.8, np.inf, 2.0, np.inf, -np.inf])
+    y = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
+    expected = torch.nn.functional.hinge_embedding_loss(torch.tensor(x), torch.tensor(y), reduction=reduction)
+    out = tg.nn.functional.hinge_embedding_loss(tg.tensor(x), tg.tensor(y), reduction=reduction)
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
