@@ -41,7 +41,12 @@ def _operands(a: Operand, b: Operand) -> tuple[Tensor, Tensor]:
     # The ops test `type(x) is Tensor` first, as the fast path; a subclass (nn.Parameter) is
     # a Tensor too, and comes here.
     if not isinstance(a, Tensor):
-        a = ensure_tensor(a, b) if isinstance(b, Tensor) else Tensor(a)
+        if isinstance(b, Tensor):
+            a = ensure_tensor(a, b)
+        else:  # two numbers: the first becomes a 0-d tensor, as torch.tensor(5) would
+            from tensorgrad.creation import tensor  # (creation imports this module)
+
+            a = tensor(a)
     if not isinstance(b, Tensor):
         b = ensure_tensor(b, a)
     return a, b
@@ -2076,6 +2081,15 @@ _ZETA_EM = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.892437580318379160
 _MACHEP = 1.11022302462515654042e-16
 
 
+def _skip_vanishing_terms(s: np.ndarray, q: np.ndarray, done: np.ndarray) -> np.ndarray:
+    """q moved past the leading terms (q + k)**-s that underflow to exactly 0 (q far below 0 with a
+    large s: zeta(501, -5e6) starts with five million zeros, which add nothing, as in Cephes' loop,
+    where they cost nothing either): the first k with |q + k| below 2**(1075 / s) at the latest."""
+    reach = np.exp2(1075.0 / np.where(done | (s <= 1), 1.0, s))  # |a|**-s > 0 only for |a| < reach
+    far = ~done & (s > 1) & (q < -reach - 1)
+    return q + np.where(far, np.floor(-q - reach), 0.0) if far.any() else q
+
+
 def _zeta_array(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Hurwitz's zeta(s, q) = sum over k >= 0 of (q + k)**-s, as PyTorch's (Cephes') zeta.
 
@@ -2088,9 +2102,10 @@ def _zeta_array(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     s, q = np.broadcast_arrays(s, q)
     pole = (q <= 0) & (q == np.floor(q))
     undefined = (s < 1) | ((q <= 0) & (s != np.floor(s)))
+    done = pole | undefined | (s == 1)  # decided already: no terms to add (nor endless ones)
+    q = _skip_vanishing_terms(s, q, done)
     total = q ** -s
     a, b = q, np.zeros_like(q)
-    done = pole | undefined | (s == 1)  # decided already: no terms to add (nor endless ones)
     i = 0
     while True:
         active = ~done & ((a <= 9.0) | (i < 9))

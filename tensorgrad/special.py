@@ -113,9 +113,17 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001, A002 - 
 # --- the regularized incomplete gamma functions ----------------------------------------------------
 
 # The loops below stop as soon as every element has converged: the series needs about 9 sqrt(a)
-# terms where x is close to a, the continued fraction about as many steps, so this cap is reached
-# only for a beyond about 10**5 (where PyTorch switches to an asymptotic expansion).
+# terms where x is close to a, the continued fraction about as many steps. The cap grows with the
+# largest a (P(5e6, 5e6) takes 20,000 terms), up to a in the hundreds of millions.
 _INCOMPLETE_GAMMA_STEPS = 3000
+_MOST_INCOMPLETE_GAMMA_STEPS = 200_000
+
+
+def _gamma_steps(a: np.ndarray) -> int:
+    """How many terms the series and the continued fraction may take for these a."""
+    largest = float(np.max(a, initial=0.0))
+    need = 10 * math.sqrt(largest) + 100 if math.isfinite(largest) else _INCOMPLETE_GAMMA_STEPS
+    return int(min(max(_INCOMPLETE_GAMMA_STEPS, need), _MOST_INCOMPLETE_GAMMA_STEPS))
 _EPS = float(np.finfo(np.float64).eps)
 _TINY = 1e-300  # Lentz's stand-in for a zero denominator
 
@@ -216,7 +224,7 @@ def _lower_gamma_series(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     total = np.ones_like(a)
     denominator = a
     done = np.zeros_like(a, dtype=bool)
-    for _ in range(_INCOMPLETE_GAMMA_STEPS):
+    for _ in range(_gamma_steps(a)):
         denominator = denominator + 1
         term = term * x / denominator
         total = np.where(done, total, total + term)
@@ -234,7 +242,7 @@ def _upper_gamma_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     d = 1 / b
     fraction = d
     done = np.zeros_like(b, dtype=bool)
-    for i in range(1, _INCOMPLETE_GAMMA_STEPS):
+    for i in range(1, _gamma_steps(a)):
         an = -i * (i - a)
         b = b + 2
         d = an * d + b

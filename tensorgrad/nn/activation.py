@@ -354,6 +354,8 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 def _thresholded(x: Tensor, limit: float, value: float) -> Tensor:
     above = ~(x.data <= limit)  # (nan stays, with its gradient, as in PyTorch)
+    if isinstance(value, bool | int | float):  # (-9 wraps into uint8; 300 does not fit)
+        value = creation.checked_scalar(value, x.dtype, "threshold")
     return record(np.where(above, x.data, x.dtype.type(value)), "threshold", (x,),
                   lambda grad: grad * above, saved=(), graph_vjp=partial(_masked_graph, above))
 

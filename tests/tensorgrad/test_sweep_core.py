@@ -102,3 +102,53 @@ def test_hinge_embedding_loss_at_infinity_is_pytorchs(reduction):
     expected = torch.nn.functional.hinge_embedding_loss(torch.tensor(x), torch.tensor(y), reduction=reduction)
     out = tg.nn.functional.hinge_embedding_loss(tg.tensor(x), tg.tensor(y), reduction=reduction)
     np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("a, b", [(-8, 6), (5, 1), (2.5, 1), (3, 2.0), (True, True), (1 + 2j, 1)])
+@pytest.mark.parametrize("op", ["add", "mul", "sub", "div"])
+def test_two_numbers_make_a_0d_result_as_pytorch(op, a, b):
+    try:
+        expected = getattr(torch, op)(a, b)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            getattr(tg, op)(a, b)
+        return
+    out = getattr(tg, op)(a, b)
+    assert out.shape == () and str(out.dtype) == str(expected.dtype).replace("torch.", "")
+    assert out.item() == pytest.approx(expected.item())
+
+
+@pytest.mark.parametrize("a, x", [(4988429.2, 4988429.2), (4988429.2, 4990000.0), (2e5, 2e5),
+                                  (1e6, 1e6 + 1000), (50.0, 49.0)])
+def test_incomplete_gamma_for_large_a_is_accurate(a, x):
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 30
+    # P(a, a) -> 1/2 + 1/(3 sqrt(2 pi a)) (Temme): a check independent of any one implementation
+    exact = float(mpmath.gammainc(a, 0, x, regularized=True)) if a < 1e6 else None
+    a_, x_ = tg.tensor([a], dtype=tg.float64), tg.tensor([x], dtype=tg.float64)
+    p, q = tg.igamma(a_, x_).item(), tg.igammac(a_, x_).item()
+    theirs = torch.igamma(torch.tensor([a], dtype=torch.float64), torch.tensor([x], dtype=torch.float64))
+    theirs = theirs.item()
+    assert p + q == pytest.approx(1.0, abs=1e-15)
+    assert p == pytest.approx(theirs, abs=1e-9)
+    if exact is not None:
+        assert p == pytest.approx(exact, abs=1e-14)
+    if a == x:
+        assert p == pytest.approx(0.5 + 1 / (3 * np.sqrt(2 * np.pi * a)), abs=1e-9)
+
+
+@pytest.mark.parametrize("s, q", [(501.0, -4988429.2), (501.0, -1001.2), (501.0, -13437.7), (200.0, -77.77),
+                                  (30.0, -10000.3), (3.0, -20.5)])
+def test_hurwitz_zeta_far_below_zero_is_pytorchs_and_quick(s, q):
+    ours = tg.special.zeta(tg.tensor([s], dtype=tg.float64), tg.tensor([q], dtype=tg.float64)).item()
+    theirs = torch.special.zeta(torch.tensor([s], dtype=torch.float64),
+                                torch.tensor([q], dtype=torch.float64))
+    assert ours == pytest.approx(theirs.item(), rel=1e-12)
+
+
+def test_threshold_value_must_fit_an_integer_dtype_as_pytorch():
+    for m in (torch, tg):
+        x = m.tensor([1, 200, 3], dtype=m.uint8)
+        assert m.nn.functional.threshold(x, 2, -1).tolist() == [255, 200, 3]
+        with pytest.raises(RuntimeError, match="without overflow"):
+            m.nn.functional.threshold(x, 2, 300)
