@@ -1449,6 +1449,14 @@ class Tensor:
         """A float64 copy (or self, if already float64)."""
         return _converted(self, float64, memory_format, "double")
 
+    def cfloat(self, memory_format: Any = None) -> Tensor:
+        """A complex64 copy (or self, if already complex64)."""
+        return _converted(self, np.dtype(np.complex64), memory_format, "cfloat")
+
+    def cdouble(self, memory_format: Any = None) -> Tensor:
+        """A complex128 copy (or self, if already complex128)."""
+        return _converted(self, np.dtype(np.complex128), memory_format, "cdouble")
+
     def half(self, memory_format: Any = None) -> Tensor:
         """A float16 copy (or self, if already float16)."""
         return _converted(self, float16, memory_format, "half")

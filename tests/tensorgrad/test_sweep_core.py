@@ -152,3 +152,16 @@ def test_threshold_value_must_fit_an_integer_dtype_as_pytorch():
         assert m.nn.functional.threshold(x, 2, -1).tolist() == [255, 200, 3]
         with pytest.raises(RuntimeError, match="without overflow"):
             m.nn.functional.threshold(x, 2, 300)
+
+
+@pytest.mark.parametrize("method, dtype", [("cfloat", "complex64"), ("cdouble", "complex128")])
+def test_complex_conversions_are_pytorchs(method, dtype):
+    values = np.array([1.5, -2.0])
+    theirs = torch.tensor(values, requires_grad=True)
+    ours = tg.tensor(values, requires_grad=True)
+    converted_theirs, converted = getattr(theirs, method)(), getattr(ours, method)()
+    assert str(converted.dtype) == dtype == str(converted_theirs.dtype).replace("torch.", "")
+    (converted_theirs * (1 - 2j)).real.sum().backward()
+    (converted * (1 - 2j)).real.sum().backward()
+    np.testing.assert_allclose(np.asarray(ours.grad), theirs.grad.numpy())
+    assert converted.cfloat() is converted if dtype == "complex64" else converted.cdouble() is converted
