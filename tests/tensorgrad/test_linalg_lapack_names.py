@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sample_arrays import random_array
 
 import tensorgrad as tg
 
@@ -15,10 +16,7 @@ DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 
 
 def _random(shape, dtype=np.float64):
-    x = RNG.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * RNG.standard_normal(shape)
-    return x.astype(dtype)
+    return random_array(RNG, shape, dtype)
 
 
 def _tol(dtype):

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sample_arrays import random_array
 
 import tensorgrad as tg
 
@@ -20,10 +21,7 @@ RNG = np.random.default_rng(7)
 
 
 def _random(shape, dtype=np.float64):
-    x = RNG.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * RNG.standard_normal(shape)
-    return x.astype(dtype)
+    return random_array(RNG, shape, dtype)
 
 
 def _name(t):
