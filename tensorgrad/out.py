@@ -176,17 +176,17 @@ def _clamp_rule(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
 RULES: dict[str, tuple[str, ...]] = {
     "cast": (
         "acos", "acosh", "add", "addcdiv", "addcmul", "addr", "angle", "asin", "asinh", "atan", "atan2",
-        "atanh", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-        "bitwise_xor", "cat", "cholesky_inverse", "cholesky_solve", "column_stack", "copysign",
-        "cos", "cosh", "deg2rad", "div", "dstack", "eq", "exp", "floor_divide", "fmax", "fmin", "fmod",
-        "gcd", "ge", "gt", "hstack", "hypot", "kron", "lcm", "ldexp", "le", "lerp", "lgamma", "log",
-        "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or",
-        "logical_xor", "logsumexp", "lt", "maximum", "minimum", "mul", "ne",
-        "nextafter", "outer", "pow", "rad2deg", "reciprocal", "remainder", "rsqrt", "sin", "sinh",
-        "sqrt", "square", "stack", "std", "sub", "tan", "tanh", "var", "vstack", "linalg.cond",
-        "linalg.householder_product", "linalg.pinv", "linalg.tensorinv", "linalg.tensorsolve", "cholesky",
-        "clamp_max", "clamp_min", "digamma", "erf", "erfc", "erfinv", "exp2", "expm1", "i0", "igamma",
-        "igammac", "logit", "sigmoid", "sinc", "true_divide", "xlogy", "linalg.matrix_rank",
+        "atanh", "bernoulli", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+        "bitwise_right_shift", "bitwise_xor", "cat", "cholesky", "cholesky_inverse", "cholesky_solve",
+        "clamp_max", "clamp_min", "column_stack", "copysign", "cos", "cosh", "deg2rad", "digamma", "div",
+        "dstack", "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "floor_divide", "fmax", "fmin",
+        "fmod", "gcd", "ge", "gt", "hstack", "hypot", "i0", "igamma", "igammac", "kron", "lcm", "ldexp", "le",
+        "lerp", "lgamma", "linalg.cond", "linalg.householder_product", "linalg.matrix_rank", "linalg.pinv",
+        "linalg.tensorinv", "linalg.tensorsolve", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2",
+        "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logsumexp", "lt", "maximum",
+        "minimum", "mul", "ne", "nextafter", "outer", "pow", "rad2deg", "reciprocal", "remainder", "rsqrt",
+        "sigmoid", "sin", "sinc", "sinh", "sqrt", "square", "stack", "std", "sub", "tan", "tanh",
+        "true_divide", "var", "vstack", "xlogy",
         *(f"special.{name}" for name in (
             "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
             "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr",
@@ -200,15 +200,15 @@ RULES: dict[str, tuple[str, ...]] = {
             "shifted_chebyshev_polynomial_w", "sinc", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta")),
     ),
     "exact": (
-        "abs", "addbmm", "addmm", "addmv", "all", "amax", "amin", "any", "baddbmm", "bmm", "bucketize",
-        "ceil", "clamp", "complex", "conj_physical", "cross", "diag", "diff", "dot", "float_power", "floor",
-        "heaviside", "histc", "inner", "isneginf", "isposinf", "logcumsumexp", "matmul", "mm", "msort",
-        "mv", "nan_to_num", "nanquantile", "narrow_copy", "neg", "norm", "polar", "quantile", "renorm",
-        "round", "searchsorted", "sgn", "sign", "signbit", "take_along_dim", "tril", "triu", "trunc",
-        "vdot", "where", "alias_copy", "argmax", "argmin", "as_strided_copy", "diagonal_copy", "expand_copy",
-        "frac", "index_add", "index_copy", "isin", "log_softmax", "permute_copy", "lu_solve", "nonzero",
-        "ormqr", "scatter", "scatter_add", "slice_scatter", "softmax", "squeeze_copy", "t_copy", "tensordot",
-        "transpose_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
+        "abs", "addbmm", "addmm", "addmv", "alias_copy", "all", "amax", "amin", "any", "argmax", "argmin",
+        "as_strided_copy", "baddbmm", "bmm", "bucketize", "ceil", "clamp", "complex", "conj_physical",
+        "cross", "diag", "diagonal_copy", "diff", "dot", "expand_copy", "float_power", "floor", "frac",
+        "heaviside", "histc", "index_add", "index_copy", "inner", "isin", "isneginf", "isposinf",
+        "log_softmax", "logcumsumexp", "lu_solve", "matmul", "mm", "msort", "multinomial", "mv", "nan_to_num",
+        "nanquantile", "narrow_copy", "neg", "nonzero", "norm", "ormqr", "permute_copy", "polar", "quantile",
+        "renorm", "round", "scatter", "scatter_add", "searchsorted", "sgn", "sign", "signbit",
+        "slice_scatter", "softmax", "squeeze_copy", "t_copy", "take_along_dim", "tensordot", "transpose_copy",
+        "tril", "triu", "trunc", "unfold_copy", "unsqueeze_copy", "vdot", "view_copy", "where",
         *(f"linalg.{name}" for name in (
             "cholesky", "cross", "det", "eigvals", "eigvalsh", "inv", "ldl_solve", "lu_solve", "matrix_norm",
             "matrix_power", "multi_dot", "norm", "solve", "solve_triangular", "svdvals",
@@ -217,7 +217,7 @@ RULES: dict[str, tuple[str, ...]] = {
             "fft", "fft2", "fftn", "ifft", "ifft2", "ifftn", "ihfft", "ihfft2", "ihfftn", "rfft", "rfft2",
             "rfftn")),
         # several results: each must have its own dtype
-        "cummax", "cummin", "frexp", "kthvalue", "max", "min", "mode", "sort", "std_mean", "topk",
+        "aminmax", "cummax", "cummin", "frexp", "kthvalue", "max", "min", "mode", "sort", "std_mean", "topk",
         "var_mean", "linalg.cholesky_ex", "linalg.eig", "linalg.eigh", "linalg.inv_ex", "linalg.ldl_factor",
         "linalg.ldl_factor_ex", "linalg.lu", "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.qr",
         "linalg.slogdet", "linalg.solve_ex", "linalg.svd",
@@ -225,8 +225,8 @@ RULES: dict[str, tuple[str, ...]] = {
     # the real transforms of complex input: any floating out
     "floating": ("fft.hfft", "fft.hfft2", "fft.hfftn", "fft.irfft", "fft.irfft2", "fft.irfftn"),
     "dtype": (
-        "arange", "cumprod", "cumsum", "empty", "eye", "full", "linspace", "logspace", "mean", "nanmean",
-        "nansum", "ones", "prod", "rand", "randn", "range", "sum", "zeros",
+        "arange", "cumprod", "cumsum", "empty", "eye", "full", "linspace", "logspace", "mean",
+        "nanmean", "nansum", "ones", "prod", "rand", "randn", "range", "sum", "zeros",
     ),
 }
 

@@ -2552,13 +2552,15 @@ def _fractional_max_pool(input: Tensor, kernel_size: Size, output_size: Any, out
         offsets = xp.arange(kernel[d]).reshape(*(k if e == d else 1 for e, k in enumerate(kernel)))
         index = index + (starts + offsets) * steps[d]
     flat = index.reshape(n, c, math.prod(outs), math.prod(kernel))
-    values = xp.take_along_axis(x.data.reshape(n, c, -1), flat.reshape(n, c, -1), axis=2).reshape(flat.shape)
+    # (sizes named, not -1: an empty batch has no size to infer them from)
+    taken = flat.reshape(n, c, flat.shape[2] * flat.shape[3])
+    values = xp.take_along_axis(x.data.reshape(n, c, math.prod(sizes)), taken, axis=2).reshape(flat.shape)
     # the first largest value; a NaN wins, the last NaN of a window as in PyTorch
     nan = xp.isnan(values)
     last_nan = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
     pick = xp.where(nan.any(axis=-1), last_nan, values.argmax(axis=-1))
     chosen = xp.take_along_axis(flat, pick[..., None], axis=-1)[..., 0]
-    out = x.reshape(n, c, -1).gather(2, new_leaf(chosen)).reshape(n, c, *outs)
+    out = x.reshape(n, c, math.prod(sizes)).gather(2, new_leaf(chosen)).reshape(n, c, *outs)
     indices = new_leaf(chosen.reshape(n, c, *outs))
     if input.ndim == dims + 1:
         out, indices = out.squeeze(0), indices.squeeze(0)

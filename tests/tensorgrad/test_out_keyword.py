@@ -175,6 +175,19 @@ def test_clamp_casts_into_out_only_with_tensor_bounds_as_pytorch():
             m.nonzero(x, as_tuple=True, out=m.empty(0, dtype=m.int64))
 
 
+def test_random_ops_and_aminmax_write_into_out():
+    for m in (torch, tg):
+        low, high = m.empty(0), m.empty(0)
+        assert m.aminmax(m.tensor([3.0, -1.0, 2.0]), out=(low, high)).max is high
+        assert (low.item(), high.item()) == (-1.0, 3.0)
+        drawn = m.empty(0, dtype=m.int64)
+        assert m.multinomial(m.ones(4), 2, out=drawn) is drawn and drawn.shape == (2,)
+        with pytest.raises(RuntimeError):
+            m.multinomial(m.ones(4), 2, out=m.empty(0))
+        coins = m.empty(0, dtype=m.float64)
+        assert m.bernoulli(m.full((5,), 0.5), out=coins) is coins and coins.dtype == m.float64
+
+
 def test_an_elementwise_op_may_write_over_its_input():
     for m in (torch, tg):
         a = m.tensor([1.0, 2.0, 3.0])

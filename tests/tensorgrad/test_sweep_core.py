@@ -165,3 +165,12 @@ def test_complex_conversions_are_pytorchs(method, dtype):
     (converted * (1 - 2j)).real.sum().backward()
     np.testing.assert_allclose(np.asarray(ours.grad), theirs.grad.numpy())
     assert converted.cfloat() is converted if dtype == "complex64" else converted.cdouble() is converted
+
+
+@pytest.mark.parametrize("dims, shape", [(2, (0, 1, 9, 9)), (3, (0, 1, 4, 5, 4))])
+def test_fractional_max_pool_of_an_empty_batch_is_empty(dims, shape):
+    kernel = (2,) * dims
+    for m in (torch, tg):
+        pool = getattr(m.nn.functional, f"fractional_max_pool{dims}d")
+        out, indices = pool(m.zeros(shape), kernel, output_size=2, return_indices=True)
+        assert tuple(out.shape) == tuple(indices.shape) == (0, 1) + (2,) * dims
