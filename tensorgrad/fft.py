@@ -22,13 +22,16 @@ numbers: autograd conjugates it for complex inputs, see `tensorgrad.autograd`) i
 transform of the gradient, cropped or zero-padded back to the input's size (the transpose of
 padding is cropping). `rfft`'s is the full FFT of the gradient zero-padded to n; `irfft`'s is the
 `rfft` of the gradient with the frequencies that stand for two (k and n - k) counted twice.
-`stft` and `istft` are composed of these and other differentiable ops.
+`stft` and `istft` are composed of these and other differentiable ops. Each gradient is also
+recorded as a graph of transforms (`create_graph=True`), so every transform, and what is built of
+them, can be differentiated again, to any order.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -37,10 +40,10 @@ from tensorgrad import autograd, checks, dtypes
 from tensorgrad.autograd import record
 from tensorgrad.checks import not_a_tensor
 from tensorgrad.creation import _new, ones
-from tensorgrad.device import to_numpy
-from tensorgrad.movement import conj, roll, view_as_real
+from tensorgrad.device import array_like, to_numpy
+from tensorgrad.movement import conj, real, roll, view_as_real
 from tensorgrad.nn.functional import fold, pad
-from tensorgrad.tensor import Tensor
+from tensorgrad.tensor import Tensor, new_leaf
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn",
            "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq",
@@ -206,7 +209,8 @@ def _c2c(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm: 
     def vjp(grad: np.ndarray) -> np.ndarray:
         return _fit(transform(grad, axes=axes, norm=norm), axes, shape) if axes else grad
 
-    return record(out, op, (x,), _into(data, vjp), saved=())
+    return record(out, op, (x,), _into(data, vjp), saved=(),
+                  graph_vjp=partial(_c2c_graph, axes, shape, norm, inverse, op))
 
 
 def _r2c(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm: str, op: str) -> Tensor:
@@ -226,7 +230,7 @@ def _r2c(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm: 
         full = np.fft.fftn(_fit(np.conj(grad), last, n), axes=axes, norm=norm)
         return _fit(full.real, axes, shape)
 
-    return record(out, op, (x,), vjp, saved=())
+    return record(out, op, (x,), vjp, saved=(), graph_vjp=partial(_r2c_graph, axes, sizes, shape, norm, op))
 
 
 def _c2r(x: Tensor, axis: int, n: int | None, norm: str, op: str) -> Tensor:
@@ -246,7 +250,8 @@ def _c2r(x: Tensor, axis: int, n: int | None, norm: str, op: str) -> Tensor:
         spectrum[middle] *= 2
         return _fit(np.conj(spectrum), (axis,), (length,))
 
-    return record(out, op, (x,), _into(data, vjp), saved=())
+    return record(out, op, (x,), _into(data, vjp), saved=(),
+                  graph_vjp=partial(_c2r_graph, axis, n, length, norm, op))
 
 
 def _c2r_n(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm: str, op: str) -> Tensor:
@@ -257,6 +262,52 @@ def _c2r_n(x: Tensor, axes: tuple[int, ...], sizes: tuple[int, ...] | None, norm
     if len(axes) > 1:
         x = _c2c(x, axes[:-1], None if sizes is None else sizes[:-1], norm, True, op)
     return _c2r(x, axes[-1], None if sizes is None else sizes[-1], norm, op)
+
+
+# --- their gradients as graphs (for `create_graph=True`) ---------------------------------------
+# The same formulas as the numpy VJPs above, written as for real numbers with the transforms
+# themselves, `conj` and `pad`: every op in them is recorded, so a gradient through a transform can
+# be differentiated again, to any order (a transform's gradient is another transform). Autograd
+# puts them in PyTorch's convention for complex numbers (`higher_order.conjugated_graph`): conj(r)
+# of a result r into a complex input, its real part into a real one.
+
+
+def _fitted(t: Tensor, axes: Sequence[int], sizes: Sequence[int]) -> Tensor:
+    """`_fit` with a tensor op: t cropped or zero-padded at the end of each of `axes` to `sizes`
+    (constant `pad`, whose negative amounts crop)."""
+    change = {a: n - t.shape[a] for a, n in zip(axes, sizes, strict=True) if n != t.shape[a]}
+    if not change:
+        return t
+    first = min(change)
+    widths = [w for d in range(t.ndim - 1, first - 1, -1) for w in (0, change.get(d, 0))]
+    return pad(t, widths)
+
+
+def _c2c_graph(axes: tuple[int, ...], shape: list[int], norm: str, inverse: bool, op: str, grad: Tensor,
+               out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """`_c2c`'s gradient: the same transform of the gradient, fitted back to x's size."""
+    if not axes:
+        return (grad,)
+    return (_fitted(_c2c(grad, axes, None, norm, inverse, op), axes, shape),)
+
+
+def _r2c_graph(axes: tuple[int, ...], sizes: tuple[int, ...], shape: list[int], norm: str, op: str,
+               grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """`_r2c`'s gradient, as for a complex x: the full DFT of the gradient zero-padded back to n
+    frequencies, fitted back to x's size (autograd keeps its real part, x being real)."""
+    return (_fitted(_c2c(grad, axes, sizes, norm, False, op), axes, shape),)
+
+
+def _c2r_graph(axis: int, n: int, length: int, norm: str, op: str, grad: Tensor, out: Tensor,
+               x: Tensor) -> tuple[Tensor]:
+    """`_c2r`'s gradient: the rfft of the (real) gradient in the adjoint norm, the frequencies that
+    stand for two doubled, conjugated, fitted back to x's length; its real part for a real x."""
+    spectrum = _r2c(grad, (axis,), None, _SWAPPED[norm], op)
+    twice = np.ones(n // 2 + 1, dtype=grad.data.real.dtype)
+    twice[1:(n + 1) // 2] = 2
+    weights = array_like(twice.reshape((-1,) + (1,) * (grad.ndim - 1 - axis)), grad.data)
+    result = _fitted(conj(spectrum * new_leaf(weights)), (axis,), (length,))
+    return (real(result) if x.dtype.kind != "c" else result,)
 
 
 # --- torch.fft's functions ---------------------------------------------------------------------

@@ -122,6 +122,7 @@ COMPLEX_READY_GRAPHS = frozenset(f"tensorgrad.{name}" for name in (
         "cholesky", "cholesky_solve", "cholesky_inverse", "qr_q", "qr_r", "svd_u", "svd_s", "svd_vh",
         "eigenvalues", "eigenvectors", "eig_values", "eig_vectors")),
     "tensor._cast_back",
+    "fft._c2c_graph", "fft._r2c_graph", "fft._c2r_graph",
     # linear ops (real coefficients, the same conjugated or not) and constants
     "higher_order._linear_graph", "higher_order._forward_graph", "higher_order._zero_graph",
 ))

@@ -3120,8 +3120,11 @@ def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
     if dtype.kind not in "fc" or x.data.dtype.kind not in "fc":
         return new_leaf(data)
     source = x.data.dtype
-    # (np.real: a cast to complex sends back the gradient's real part, as PyTorch's)
-    return record(data, "to", (x,), lambda grad: np.real(grad).astype(source), saved=(), graph_vjp=_cast_back)
+    # (np.real: a cast of a real x to complex sends back the gradient's real part, as PyTorch's; a
+    # complex x, cast to another complex dtype, gets all of it)
+    back = ((lambda grad: grad.astype(source)) if source.kind == "c"
+            else lambda grad: np.real(grad).astype(source))
+    return record(data, "to", (x,), back, saved=(), graph_vjp=_cast_back)
 
 
 def _cast_back(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
