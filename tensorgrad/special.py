@@ -121,7 +121,7 @@ _MOST_INCOMPLETE_GAMMA_STEPS = 200_000
 
 def _gamma_steps(a: np.ndarray) -> int:
     """How many terms the series and the continued fraction may take for these a."""
-    largest = float(np.max(a, initial=0.0))
+    largest = float(a.max()) if a.size else 0.0
     need = 10 * math.sqrt(largest) + 100 if math.isfinite(largest) else _INCOMPLETE_GAMMA_STEPS
     return int(min(max(_INCOMPLETE_GAMMA_STEPS, need), _MOST_INCOMPLETE_GAMMA_STEPS))
 _EPS = float(np.finfo(np.float64).eps)
