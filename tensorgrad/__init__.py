@@ -546,6 +546,7 @@ __all__ += ["geqrf", "orgqr", "ormqr"]
 # Interop (asarray, DLPack, buffers), the deterministic-algorithms switches, the last shape and
 # complex-number spellings, torch.gradient, and torch's in-place functions (`tg.relu_(x)`).
 from tensorgrad import utils  # noqa: E402
+from tensorgrad.control_flow import cond, while_loop  # noqa: E402
 from tensorgrad.inplace_functions import (  # noqa: E402
     abs_,
     acos_,
@@ -618,6 +619,7 @@ from tensorgrad.inplace_functions import (  # noqa: E402
 from tensorgrad.interop import (  # noqa: E402
     are_deterministic_algorithms_enabled,
     asarray,
+    empty_permuted,
     empty_strided,
     from_dlpack,
     frombuffer,
@@ -639,9 +641,9 @@ from tensorgrad.movement import (  # noqa: E402, A004
 )
 from tensorgrad.reduce import gradient  # noqa: E402
 
-__all__ += ["complex", "polar", "view_as_complex", "view_as_real"]
+__all__ += ["complex", "polar", "view_as_complex", "view_as_real", "cond", "while_loop"]
 __all__ += [
-    "asarray", "from_dlpack", "frombuffer", "empty_strided", "use_deterministic_algorithms",
+    "asarray", "from_dlpack", "frombuffer", "empty_strided", "empty_permuted", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "dsplit",
     "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "real", "imag", "angle", "gradient",
     "utils", "abs_", "acos_", "acosh_", "alpha_dropout_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",

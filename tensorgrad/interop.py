@@ -198,6 +198,25 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = No
     return new_leaf(data).requires_grad_(requires_grad) if requires_grad else new_leaf(data)
 
 
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout: Any = None,
+                   device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """An uninitialised, dense tensor of shape `size` whose dimensions lie in memory in the order
+    `physical_layout` gives, outermost first (`torch.empty_permuted`): (0, 2, 3, 1) is NHWC for an
+    NCHW shape. The tensor's strides are then the row-major strides of the permuted shape, put
+    back in logical order."""
+    layouts.check_layout(layout, "empty_permuted")
+    layouts.check_pin_memory(pin_memory, "empty_permuted")
+    shape = checks.sizes(tuple(size), "empty_permuted")
+    order = [checks.as_int(d, "empty_permuted", "physical_layout") for d in physical_layout]
+    if sorted(order) != list(range(len(shape))):
+        raise RuntimeError(f"empty_permuted: physical_layout {tuple(order)} must be a permutation of the "
+                           f"{len(shape)} dimensions of size {shape}")
+    physical = creation.empty(*(shape[d] for d in order), dtype=dtypes.or_default(dtype), device=device).data
+    # logical dimension d is physical dimension order.index(d)
+    data = physical.transpose(tuple(order.index(d) for d in range(len(order))))
+    return new_leaf(data).requires_grad_(requires_grad) if requires_grad else new_leaf(data)
+
+
 # --- deterministic algorithms: a flag kept for PyTorch code, as tensorgrad's are all deterministic ----
 
 _deterministic = {"mode": False, "warn_only": False}
