@@ -138,32 +138,43 @@ def with_out(function: Callable[..., Any], op: str, rule: str) -> Callable[..., 
     def op_with_out(*args: Any, out: Any = None, **kwargs: Any) -> Any:
         if out is None:
             return function(*args, **kwargs)
-        check_no_grad(op, out, (*args, *kwargs.values()))
+        inputs = (*args, *kwargs.values())
+        check_no_grad(op, out, inputs)
         if rule == "dtype" and takes_dtype and kwargs.get("dtype") is None and isinstance(out, Tensor):
             kwargs["dtype"] = out.dtype  # (the dtype out has is the one to compute in)
         result = function(*args, **kwargs)
-        inputs = (*args, *kwargs.values())
         if isinstance(out, tuple | list):
-            if not isinstance(result, tuple) or len(out) != len(result):
-                raise RuntimeError(f"{op}(): expected out to be a tuple of {len(result)} tensors, got "
-                                   f"{len(out)}")
-            written = [write(op, o, r, "exact", inputs) for o, r in zip(out, result, strict=True)]
-            return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+            return _write_several(op, out, result, inputs)
         if isinstance(result, tuple):
             if op == "nonzero":
                 raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
             raise TypeError(f"{op}(): out must be a tuple of {len(result)} tensors, got a Tensor")
         return write(op, out, result, _clamp_rule(args, kwargs) if op == "clamp" else rule, inputs)
 
-    signature = inspect.signature(function)
-    if "out" not in signature.parameters:
-        extra = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
-        parameters = list(signature.parameters.values())
-        position = next((i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_KEYWORD),
-                        len(parameters))
-        op_with_out.__signature__ = signature.replace(  # type: ignore[attr-defined]
-            parameters=[*parameters[:position], extra, *parameters[position:]])
+    op_with_out.__signature__ = _signature_with_out(function)  # type: ignore[attr-defined]
     return op_with_out
+
+
+def _write_several(op: str, outs: tuple | list, result: Any, inputs: tuple[Any, ...]) -> tuple:
+    """An op's several results written into the tensors of `outs`, each of its result's dtype;
+    returned as the op's named tuple (`values`, `indices`, ...) of those tensors."""
+    if not isinstance(result, tuple) or len(outs) != len(result):
+        count = len(result) if isinstance(result, tuple) else 1
+        raise RuntimeError(f"{op}(): expected out to be a tuple of {count} tensors, got {len(outs)}")
+    written = [write(op, o, r, "exact", inputs) for o, r in zip(outs, result, strict=True)]
+    return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+
+
+def _signature_with_out(function: Callable[..., Any]) -> inspect.Signature:
+    """function's signature with a keyword-only `out=None` (before any **kwargs), as help() shows it."""
+    signature = inspect.signature(function)
+    if "out" in signature.parameters:
+        return signature
+    extra = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    parameters = list(signature.parameters.values())
+    position = next((i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_KEYWORD),
+                    len(parameters))
+    return signature.replace(parameters=[*parameters[:position], extra, *parameters[position:]])
 
 
 def _clamp_rule(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
