@@ -169,7 +169,7 @@ def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
             return phase[..., None, None] * _h(_inverse(A.data, "slogdet"))
 
         return return_types.slogdet(record(xp.asarray(sign), "slogdet", (A,), _pytorch_vjp(vjp_sign, A),
-                                           saved=()), value)
+                                           saved=(), graph_vjp=_complex_sign_graph), value)
     sign = record(xp.asarray(sign), "slogdet", (A,), lambda grad: xp.zeros(A.shape, A.dtype), saved=(),
                   graph_vjp=_sign_graph)
     return return_types.slogdet(sign, value)
@@ -212,6 +212,13 @@ def _logdet_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noq
 
 def _sign_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
     return (new_leaf(namespace(A.data).zeros(A.shape, A.dtype)),)
+
+
+def _complex_sign_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa: N803
+    """The gradient of a complex determinant's sign s, i Im(grad s) A^-T, recorded:
+    `higher_order.conjugated_graph` turns it into PyTorch's -i Im(conj(grad) s) A^-H."""
+    phase = (grad * out).imag * 1j
+    return (phase[..., None, None] * inv(A).mT,)
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
@@ -1026,8 +1033,11 @@ def _lstsq_graph(vector: bool, grad: Tensor, out: Tensor, A: Tensor,  # noqa: N8
 
 def _residuals_graph(vector: bool, solution: Tensor, grad: Tensor, out: Tensor, A: Tensor,  # noqa: N803
                      B: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
+    """The gradients of sum(|A x - B|**2) (x the solution, at which the gradient through x is 0):
+    2 grad (A x - B) x^T and -2 grad (A x - B); conj(A x - B) for complex numbers, which
+    `higher_order.conjugated_graph` turns into PyTorch's 2 grad (A x - B) x^H and -2 grad (A x - B)."""
     x, b = (solution.unsqueeze(-1), B.unsqueeze(-1)) if vector else (solution, B)
-    weighted = 2 * grad.unsqueeze(-2) * (A @ x - b)
+    weighted = 2 * grad.unsqueeze(-2) * (A @ x - b).conj()  # (a real tensor's conj is itself)
     return weighted @ x.mT, -weighted.squeeze(-1) if vector else -weighted
 
 

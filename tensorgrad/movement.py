@@ -1006,7 +1006,15 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
         ufunc_at(np.add, total, np.broadcast_to(reads, shape), grad)
         return total[x_index]
 
-    return _view(input, data, "as_strided", vjp)
+    def forward(t: Tensor) -> Tensor:
+        # The map itself on a tensor of x's shape (the transpose of vjp, for the gradient's own
+        # gradient): its elements added into a storage of zeros where x's lie, then read as the view.
+        total = xp.zeros(flat.size, dtype=t.data.dtype)
+        ufunc_at(np.add, total, x_index, t.data)
+        return record(total[reads].reshape(shape), "as_strided", (t,), vjp, saved=(), graph_vjp=graph)
+
+    graph = linear_graph("as_strided", vjp, forward)
+    return _view(input, data, "as_strided", vjp, graph)
 
 
 def _element_indices(data: np.ndarray, storage: np.ndarray, item: int) -> np.ndarray:

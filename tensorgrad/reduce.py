@@ -553,11 +553,14 @@ def _complex_spread(input: Tensor, centered: np.ndarray, axes: tuple[int, ...], 
             scale = 2 * grad / dof if op == "var" else np.where(kept == 0, 0, grad / (dof * kept))
         return scale * centered
 
-    return record(out, op, (input,), elementwise.pytorch_gradient(formula))
+    graph = partial(_var_graph if op == "var" else _std_graph, axes, dof)
+    return record(out, op, (input,), elementwise.pytorch_gradient(formula), graph_vjp=graph)
 
 
 def _var_graph(axes: tuple[int, ...], dof: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
-    centered = x - x.mean(axes, keepdim=True)
+    """var's gradient, 2 grad (x - mean) / (N - correction); conj(x - mean) for a complex x, which
+    `higher_order.conjugated_graph` turns into PyTorch's 2 grad (x - mean) / (N - correction)."""
+    centered = (x - x.mean(axes, keepdim=True)).conj()  # (a real tensor's conj is itself)
     return (grad.reshape(*_kept_shape(x.shape, axes)) * 2 * centered / dof,)
 
 
@@ -584,12 +587,13 @@ def std(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, kee
 
 def _std_graph(axes: tuple[int, ...], dof: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     """std's gradient, grad (x - mean) / ((N - correction) std): 0 where std is 0, as in the
-    first-order formula (the division reads 1 there, so that its own gradient stays finite)."""
+    first-order formula (the division reads 1 there, so that its own gradient stays finite). A
+    complex x gets conj(x - mean), as in `_var_graph`."""
     kept = _kept_shape(x.shape, axes)
     std = out.reshape(*kept)
     flat = new_leaf(std._data == 0)
     scale = elementwise.where(flat, 0.0, grad.reshape(*kept) / (elementwise.where(flat, 1.0, std) * dof))
-    return (scale * (x - x.mean(axes, keepdim=True)),)
+    return (scale * (x - x.mean(axes, keepdim=True)).conj(),)
 
 
 def var_mean(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -1223,7 +1227,18 @@ def _complex_logcumsumexp(input: Tensor, data: np.ndarray, axis: int) -> Tensor:
             total = np.flip(_complex_scan_logaddexp(logs, axis), axis)
             return np.exp(total + data).astype(data.dtype, copy=False).reshape(input.shape)
 
-    return record(out.reshape(input.shape), "logcumsumexp", (input,), vjp, saves_output=True)
+    return record(out.reshape(input.shape), "logcumsumexp", (input,), vjp, saves_output=True,
+                  graph_vjp=partial(_complex_logcumsumexp_graph, axis))
+
+
+def _complex_logcumsumexp_graph(axis: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
+    """The complex numpy formula with tensor ops: exp(reversed logcumsumexp of log(grad) - out, plus
+    x), which `higher_order.conjugated_graph` turns into PyTorch's complex logcumsumexp_backward."""
+    shape = x.shape
+    if not x.ndim:
+        grad, out, x = grad.reshape(1), out.reshape(1), x.reshape(1)
+    logs = (grad.log() - out).flip(axis)
+    return ((logcumsumexp(logs, axis).flip(axis) + x).exp().reshape(*shape),)
 
 
 def _logcumsumexp_graph(axis: int, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
