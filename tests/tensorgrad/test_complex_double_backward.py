@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from complex_checks import inner as _inner
+from complex_checks import weights as _weights
 
 import tensorgrad as tg
 from tensorgrad import higher_order
@@ -19,21 +21,6 @@ RNG = np.random.default_rng(0)
 Z = RNG.standard_normal(4) + 1j * RNG.standard_normal(4)
 X = RNG.standard_normal(4)
 W = RNG.standard_normal((4, 4)) + 1j * RNG.standard_normal((4, 4))
-
-
-def _is_complex(m, t) -> bool:
-    return t.dtype in (m.complex64, m.complex128)
-
-
-def _weights(m, rng: np.random.Generator, t):
-    """Standard normal weights of t's shape, complex for a complex t."""
-    w = rng.standard_normal(tuple(t.shape))
-    return m.tensor(w + 1j * rng.standard_normal(tuple(t.shape)) if _is_complex(m, t) else w)
-
-
-def _inner(m, a, w):
-    """sum(Re(conj(a) w)): PyTorch's real loss for weights w of a (real or complex)."""
-    return m.real(a.conj() * w).sum() if _is_complex(m, a) else (a * w).sum()
 
 
 def _second_derivatives(m, f, xs, seed: int = 1) -> list[np.ndarray]:

@@ -5,6 +5,8 @@ tensors (bernoulli, abs_, pdist) and the ops it computes (pairwise_distance)."""
 
 import numpy as np
 import pytest
+from complex_checks import inner as _inner
+from complex_checks import weights as _weights
 
 import tensorgrad as tg
 from tensorgrad import higher_order
@@ -24,20 +26,6 @@ A = _complex(3, 3) + 3 * np.eye(3)
 BASE = A * 0.3  # (a base for pow kept away from 0 and from the branch cut, precomputed)
 TALL = _complex(4, 3)
 WIDE = _complex(3, 4)
-
-
-def _is_complex(m, t) -> bool:
-    return t.dtype in (m.complex64, m.complex128)
-
-
-def _weights(m, rng: np.random.Generator, t):
-    w = rng.standard_normal(tuple(t.shape))
-    return m.tensor(w + 1j * rng.standard_normal(tuple(t.shape)) if _is_complex(m, t) else w)
-
-
-def _inner(m, a, w):
-    """sum(Re(conj(a) w)): a real loss for weights w of a (real or complex)."""
-    return m.real(a.conj() * w).sum() if _is_complex(m, a) else (a * w).sum()
 
 
 def _derivatives(m, f, arrays, seed: int = 1) -> list[np.ndarray]:

@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from complex_checks import inner as _inner
+from complex_checks import weights as _weights
 
 import tensorgrad as tg
 
@@ -43,21 +45,6 @@ LOSSES = {
 CASES = [pytest.param(name, a, kw, loss, id=f"{name}-{a.dtype}{a.ndim}d-{kw}-{loss}")
          for name, arrays, choices in TRANSFORMS for i, a in enumerate(arrays) for j, kw in enumerate(choices)
          for loss in [list(LOSSES)[(i + j) % 2]]]
-
-
-def _is_complex(m, t) -> bool:
-    return t.dtype in (m.complex64, m.complex128)
-
-
-def _weights(m, rng: np.random.Generator, t):
-    """Standard normal weights of t's shape, complex for a complex t."""
-    w = rng.standard_normal(tuple(t.shape))
-    return m.tensor(w + 1j * rng.standard_normal(tuple(t.shape)) if _is_complex(m, t) else w)
-
-
-def _inner(m, a, w):
-    """sum(Re(conj(a) w)): PyTorch's real loss for weights w of a (real or complex)."""
-    return m.real(a.conj() * w).sum() if _is_complex(m, a) else (a * w).sum()
 
 
 def _second_derivatives(m, f, x, seed: int = 1) -> list[np.ndarray]:
