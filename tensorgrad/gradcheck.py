@@ -212,7 +212,8 @@ def _backward_gradients(func: Callable[..., Any], inputs: list[Tensor],
 def _random(rng: np.random.Generator, t: Tensor) -> np.ndarray:
     """Standard normal numbers of t's shape: complex for a complex t (both parts drawn)."""
     values = rng.standard_normal(t.shape)
-    return values + 1j * rng.standard_normal(t.shape) if t.dtype.kind == "c" else values
+    # (np.asarray: for a 0-d t, numpy's arithmetic would give a scalar, which can't be written into)
+    return np.asarray(values + 1j * rng.standard_normal(t.shape)) if t.dtype.kind == "c" else values
 
 
 def _float64_of(t: Tensor) -> type:

@@ -174,3 +174,27 @@ def test_fractional_max_pool_of_an_empty_batch_is_empty(dims, shape):
         pool = getattr(m.nn.functional, f"fractional_max_pool{dims}d")
         out, indices = pool(m.zeros(shape), kernel, output_size=2, return_indices=True)
         assert tuple(out.shape) == tuple(indices.shape) == (0, 1) + (2,) * dims
+
+
+def test_gradgradcheck_takes_a_0d_complex_output():
+    z = tg.tensor([1 + 2j, 3 - 1j], dtype=tg.complex128, requires_grad=True)
+    assert tg.autograd.gradgradcheck(lambda z: (z * z).sum(), [z])
+    w = tg.tensor(1 + 2j, dtype=tg.complex128, requires_grad=True)
+    assert tg.autograd.gradgradcheck(lambda w: w * w * w, [w])
+    # a wrong second derivative is caught: the first gradient's own gradient is off here
+    assert not tg.autograd.gradgradcheck(_cube_with_wrong_second_derivative, [w], raise_exception=False)
+
+
+def _cube_with_wrong_second_derivative(w):
+    """w**3 whose first gradient is right but is recorded as 3 w**2 + a constant times w."""
+    class Cube(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * (3 * x * x).conj() + grad * (x - x.detach()) * 5
+    return Cube.apply(w)
