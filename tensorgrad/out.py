@@ -122,7 +122,7 @@ def _resize(op: str, out: Tensor, shape: tuple[int, ...]) -> None:
                       "this may occur as a result of rounding error. The out tensor will be resized to a "
                       f"tensor of shape {shape}.", UserWarning, stacklevel=4)
     elif out.numel() and op not in _RESIZED_QUIETLY:
-        warnings.warn(f"{op}(): an output with one or more elements was resized since it had shape "
+        warnings.warn("An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape {list(shape)}. "
                       "This behavior is deprecated, and in a future PyTorch release outputs will not be "
                       "resized unless they have zero elements. You can explicitly reuse an out tensor t by "

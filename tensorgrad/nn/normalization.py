@@ -28,6 +28,7 @@ import numpy as np
 
 from scalargrad.engine import is_grad_enabled, no_grad
 from tensorgrad import dtypes
+from tensorgrad import out as out_keyword
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.checks import UnsupportedDtypeError
 from tensorgrad.dtypes import int64
@@ -362,11 +363,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
     axis = _dim(dim, x.ndim, "normalize")
     if x.data.dtype.kind == "c":
         result = x / x.norm(p, dim=axis, keepdim=True).clamp_min(eps)
-        return result if out is None else _write_out(out, x, result.data, "normalize")
+        return result if out is None else _write_normalized(out, x, result)
     norm, norm_derivative = _vector_norm(x.data, p, axis)
     denominator = np.maximum(norm, eps)
     if out is not None:
-        return _write_out(out, x, x.data / denominator, "normalize")
+        return _write_normalized(out, x, new_leaf(x.data / denominator))
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         through_norm = -(grad * x.data).sum(axis=axis, keepdims=True) / (denominator * denominator)
@@ -409,16 +410,11 @@ def _normalize_p_graph(p: float, axis: int, eps: float, grad: Tensor, out: Tenso
     return (grad / d - (grad * x).sum(axis, keepdim=True) * big / (d * d) * slope,)
 
 
-def _write_out(out: Tensor, x: Tensor, result: np.ndarray, op: str) -> Tensor:
-    """PyTorch's `out=`: the result written into `out`, which must have its shape; no gradient."""
-    if x.requires_grad and is_grad_enabled():
-        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad")
-    if out.shape != result.shape:
-        raise RuntimeError(f"{op}: out has shape {out.shape} but the result has shape {result.shape}")
-    out.data[...] = result
-    bump_version(out)
-    return out
+def _write_normalized(out: Tensor, x: Tensor, result: Tensor) -> Tensor:
+    """PyTorch's `out=` of normalize, which is that of the `div` it ends with: cast to out's dtype,
+    resized to the result's shape, and no gradient."""
+    out_keyword.check_no_grad("div", out, (x,))
+    return out_keyword.write("div", out, result, "cast", (x,))
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:

@@ -280,6 +280,24 @@ def test_normalize_writes_into_out_without_a_graph():
         N.normalize(tg.randn(3, 4, requires_grad=True), out=out)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+def test_normalize_out_follows_pytorch_div_out(dtype):
+    """PyTorch's normalize ends in div(out=): a wider out is cast into, another shape is resized with
+    div's warning, an integer out is refused."""
+    torch = pytest.importorskip("torch")
+    values = np.random.default_rng(3).standard_normal((2, 3)).astype(dtype)
+    wide = "complex128" if dtype == "complex64" else "float64"
+    for lib in (torch, tg):
+        x, normalize = lib.tensor(values), N.normalize if lib is tg else torch.nn.functional.normalize
+        with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+            resized = normalize(x, out=lib.empty(5, dtype=getattr(lib, wide)))
+        assert tuple(resized.shape) == (2, 3) and str(resized.dtype).endswith(wide)
+        np.testing.assert_allclose(np.asarray(resized.numpy()),
+                                   values / np.linalg.norm(values, axis=1, keepdims=True), rtol=1e-6)
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+            normalize(x, out=lib.empty(2, 3, dtype=lib.int64))
+
+
 @pytest.mark.parametrize("make", [lambda: N.BatchNorm1d(3), lambda: N.LayerNorm(3), lambda: N.GroupNorm(1, 3),
                                   lambda: N.BatchNorm2d(3, affine=False)], ids=["bn1d", "ln", "gn", "bn2d"])
 def test_reset_parameters_restores_weight_one_and_bias_zero(make):
