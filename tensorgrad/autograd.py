@@ -262,13 +262,20 @@ def _conjugated_graph(graph_vjp: GraphVJP) -> GraphVJP | None:
 
 def _conjugated(vjp: VJP, grad: np.ndarray) -> np.ndarray:
     """The VJP into a complex input, in PyTorch's convention (see above)."""
-    return np.conj(vjp(np.conj(grad)))
+    return np.conj(vjp(_conj(grad)))
 
 
 def _into_real(vjp: VJP, grad: np.ndarray) -> np.ndarray:
     """The gradient of a real input of an op with a complex result: the real part of PyTorch's
     conjugated form (see above)."""
-    return np.conj(vjp(np.conj(grad))).real
+    return np.conj(vjp(_conj(grad))).real
+
+
+def _conj(grad: np.ndarray) -> np.ndarray:
+    """conj(grad), still an array when grad is 0-d (numpy's ufuncs give a scalar there, and a VJP
+    that writes into a copy of its gradient, as index_copy's does, needs an array)."""
+    conjugate = np.conj(grad)
+    return np.asarray(conjugate) if isinstance(conjugate, np.generic) else conjugate
 
 
 def edge_gradient(vjp: VJP, grad: np.ndarray, dtype: np.dtype) -> Any:

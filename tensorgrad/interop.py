@@ -211,7 +211,8 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
     if sorted(order) != list(range(len(shape))):
         raise RuntimeError(f"empty_permuted: physical_layout {tuple(order)} must be a permutation of the "
                            f"{len(shape)} dimensions of size {shape}")
-    physical = creation.empty(*(shape[d] for d in order), dtype=dtypes.or_default(dtype), device=device).data
+    physical_shape = tuple(shape[d] for d in order)
+    physical = creation.empty(physical_shape, dtype=dtypes.or_default(dtype), device=device).data
     # logical dimension d is physical dimension order.index(d)
     data = physical.transpose(tuple(order.index(d) for d in range(len(order))))
     return new_leaf(data).requires_grad_(requires_grad) if requires_grad else new_leaf(data)
