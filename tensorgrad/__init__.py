@@ -624,6 +624,7 @@ from tensorgrad.interop import (  # noqa: E402
     from_dlpack,
     frombuffer,
     is_deterministic_algorithms_warn_only_enabled,
+    to_dlpack,
     use_deterministic_algorithms,
 )
 from tensorgrad.movement import (  # noqa: E402, A004
@@ -643,7 +644,8 @@ from tensorgrad.reduce import gradient  # noqa: E402
 
 __all__ += ["complex", "polar", "view_as_complex", "view_as_real", "cond", "while_loop"]
 __all__ += [
-    "asarray", "from_dlpack", "frombuffer", "empty_strided", "empty_permuted", "use_deterministic_algorithms",
+    "asarray", "from_dlpack", "to_dlpack", "frombuffer", "empty_strided", "empty_permuted",
+    "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "dsplit",
     "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "real", "imag", "angle", "gradient",
     "utils", "abs_", "acos_", "acosh_", "alpha_dropout_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
@@ -783,19 +785,23 @@ from tensorgrad import out as _out  # noqa: E402
 
 _out.install({"": _sys.modules[__name__], "linalg.": linalg, "special.": special, "fft.": fft})
 
-_ON_FIRST_USE = ("distributions", "random", "signal", "testing")
-__all__ += list(_ON_FIRST_USE)
+_ON_FIRST_USE = ("compiler", "distributions", "random", "signal", "testing")
+_NAMES_ON_FIRST_USE = {"compile": "compiler"}  # a name and the module it comes from
+__all__ += [*_ON_FIRST_USE, *_NAMES_ON_FIRST_USE]
 
 
 def __getattr__(name: str) -> object:
-    """`tg.distributions`, `tg.random`, `tg.signal` and `tg.testing`, imported when first asked for."""
-    if name in _ON_FIRST_USE:
+    """`tg.compiler`, `tg.distributions`, `tg.random`, `tg.signal` and `tg.testing` (and
+    `tg.compile`), imported when first asked for: each import costs every program that does not
+    use them time at start and in each garbage collection."""
+    if name in _ON_FIRST_USE or name in _NAMES_ON_FIRST_USE:
         import importlib
 
-        return importlib.import_module(f"{__name__}.{name}")  # (the import sets it as an attribute)
+        module = importlib.import_module(f"{__name__}.{_NAMES_ON_FIRST_USE.get(name, name)}")
+        return module if name in _ON_FIRST_USE else getattr(module, name)  # (the import sets tg.<module>)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
     """The names of the package, the subpackages imported on first use among them."""
-    return sorted(set(globals()) | set(_ON_FIRST_USE))
+    return sorted(set(globals()) | set(_ON_FIRST_USE) | set(_NAMES_ON_FIRST_USE))

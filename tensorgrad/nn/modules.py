@@ -536,6 +536,16 @@ class Module:
         """Evaluation mode (Dropout passes values through); returns self."""
         return self.train(False)
 
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Compile this module's call in place, with `tg.compile`'s arguments (`torch.nn.Module.compile`).
+
+        tensorgrad runs compiled code eagerly (see `tensorgrad.compiler`), so the module keeps
+        computing what it did; unlike `tg.compile(module)`, its state_dict keys don't change.
+        Arguments PyTorch refuses are refused the same way."""
+        from tensorgrad.compiler import compile as compile_call  # (on first use, as tg.compile)
+
+        compile_call(self.forward, *args, **kwargs)
+
     # --- casts --------------------------------------------------------------------------------
 
     def _apply_to_arrays(self, cast: Callable[[np.ndarray], np.ndarray], floats_only: bool = True) -> Module:

@@ -24,3 +24,14 @@ DEVICES = [
 def device(request: pytest.FixtureRequest) -> str:
     """The device a test runs on: "cpu", then "cuda" (skipped without a GPU)."""
     return request.param
+
+
+@pytest.fixture
+def keep_pytorchs_distribution_checks():
+    """Starting PyTorch's compiler (torch.compile, torch.cond, torch.while_loop) switches off its
+    distributions' argument checks for the whole process; the other tests compare with those, so
+    a test that starts it puts the setting back."""
+    torch = pytest.importorskip("torch")
+    validating = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(validating)

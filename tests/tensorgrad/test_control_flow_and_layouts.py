@@ -12,13 +12,8 @@ import tensorgrad as tg
 torch = pytest.importorskip("torch")
 
 
-@pytest.fixture(autouse=True)
-def _keep_pytorchs_distribution_checks():
-    """torch.cond and torch.while_loop start PyTorch's compiler, which switches off its
-    distributions' argument checks for the whole process; the other tests compare with those."""
-    validating = torch.distributions.Distribution._validate_args
-    yield
-    torch.distributions.Distribution.set_default_validate_args(validating)
+# torch.cond and torch.while_loop start PyTorch's compiler (see the fixture in conftest.py).
+pytestmark = pytest.mark.usefixtures("keep_pytorchs_distribution_checks")
 
 
 @pytest.mark.parametrize("pred", [True, False, 0, 2.5, "tensor-true", "tensor-false"])

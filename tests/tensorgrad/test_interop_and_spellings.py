@@ -155,6 +155,7 @@ def test_dlpack_takes_numpy_arrays_and_capsules_and_refuses_tensors_that_require
     from_torch = tg.from_dlpack(torch.utils.dlpack.to_dlpack(torch.tensor([1, 2, 3], dtype=torch.int32)))
     assert from_torch.dtype == np.int32 and from_torch.tolist() == [1, 2, 3]
     assert torch.utils.dlpack.from_dlpack(tg.utils.dlpack.to_dlpack(tg.tensor([4.0]))).tolist() == [4.0]
+    assert torch.from_dlpack(tg.to_dlpack(tg.tensor([5.0]))).tolist() == [5.0]  # torch.to_dlpack's spelling
     assert not np.shares_memory(tg.from_dlpack(a, copy=True).data, a)
     with pytest.raises(BufferError):
         torch.ones(2, requires_grad=True).__dlpack__()
