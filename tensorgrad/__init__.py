@@ -785,14 +785,14 @@ from tensorgrad import out as _out  # noqa: E402
 
 _out.install({"": _sys.modules[__name__], "linalg.": linalg, "special.": special, "fft.": fft})
 
-_ON_FIRST_USE = ("compiler", "distributions", "random", "signal", "testing")
+_ON_FIRST_USE = ("backends", "compiler", "distributions", "random", "signal", "testing")
 _NAMES_ON_FIRST_USE = {"compile": "compiler"}  # a name and the module it comes from
 __all__ += [*_ON_FIRST_USE, *_NAMES_ON_FIRST_USE]
 
 
 def __getattr__(name: str) -> object:
-    """`tg.compiler`, `tg.distributions`, `tg.random`, `tg.signal` and `tg.testing` (and
-    `tg.compile`), imported when first asked for: each import costs every program that does not
+    """`tg.backends`, `tg.compiler`, `tg.distributions`, `tg.random`, `tg.signal` and `tg.testing`
+    (and `tg.compile`), imported when first asked for: each import costs every program that does not
     use them time at start and in each garbage collection."""
     if name in _ON_FIRST_USE or name in _NAMES_ON_FIRST_USE:
         import importlib
