@@ -696,12 +696,14 @@ from tensorgrad.compat import (  # noqa: E402
     expand_copy,
     fill,
     get_float32_matmul_precision,
+    get_num_threads,
     is_storage,
     is_warn_always_enabled,
     nonzero_static,
     permute_copy,
     select_copy,
     set_float32_matmul_precision,
+    set_num_threads,
     set_warn_always,
     slice_copy,
     split_copy,
@@ -748,7 +750,7 @@ __all__ += [
     "diagonal_copy", "expand_copy", "permute_copy", "select_copy", "slice_copy", "split_copy",
     "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
     "unsqueeze_copy", "view_copy", "typename", "is_storage", "set_warn_always", "is_warn_always_enabled",
-    "get_float32_matmul_precision", "set_float32_matmul_precision",
+    "get_float32_matmul_precision", "set_float32_matmul_precision", "get_num_threads", "set_num_threads",
 ]
 
 # Complex dtypes, `tg.dtype` (the type of every dtype) and the math constants PyTorch re-exports,

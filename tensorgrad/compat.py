@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 import sys
 import threading
 import warnings
@@ -499,3 +500,26 @@ def set_float32_matmul_precision(precision: str) -> None:
 def get_float32_matmul_precision() -> str:
     """What `set_float32_matmul_precision` last set ("highest" at start)."""
     return _matmul_precision
+
+
+def set_num_threads(n: int) -> None:
+    """How many threads the BLAS library under numpy (matrix products, linear algebra) may use,
+    as `torch.set_num_threads` sets PyTorch's: 1 makes every op single-threaded (the rest of
+    numpy's work is single-threaded already). Set through `threadpoolctl`, for the whole process."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    from threadpoolctl import threadpool_limits  # (on first use: most programs never ask)
+
+    threadpool_limits(limits=int(n), user_api="blas")  # kept until changed: not used as a `with`
+
+
+def get_num_threads() -> int:
+    """The threads numpy's BLAS library uses: what `set_num_threads` set, else the library's
+    default (the machine's cores, usually)."""
+    from threadpoolctl import threadpool_info
+
+    libraries = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    numpys = [lib for lib in libraries if "numpy" in lib["filepath"]]  # (beside PyTorch's own, say)
+    return int((numpys or libraries)[0]["num_threads"]) if libraries else 1

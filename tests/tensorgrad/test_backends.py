@@ -108,3 +108,22 @@ def test_cuda_queries_report_the_gpu():
     del held
     tg.cuda.empty_cache()
     tg.cuda.synchronize()
+
+
+def test_set_num_threads_limits_numpys_blas_as_pytorchs_limits_its_own():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    before = tg.get_num_threads()
+    try:
+        tg.set_num_threads(1)
+        assert tg.get_num_threads() == 1
+        blas = [lib for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]
+        assert blas and all(lib["num_threads"] == 1 for lib in blas)
+    finally:
+        tg.set_num_threads(before)
+    assert tg.get_num_threads() == before
+    for bad in (0, -2, 2.5, True, "2"):
+        with pytest.raises(RuntimeError) as theirs:
+            torch.set_num_threads(bad)
+        with pytest.raises(RuntimeError) as ours:
+            tg.set_num_threads(bad)
+        assert str(ours.value) == str(theirs.value)
