@@ -157,7 +157,7 @@ def _refuse_leaf(name: str) -> None:
 
 def view_inplace(x: Tensor, view: Callable[..., Tensor], *args: Any, name: str) -> Tensor:
     """Make x the view `view(x, *args)` of its own storage: `squeeze_`, `unsqueeze_`, `t_`,
-    `transpose_`. Its shape and strides change, its elements stay where they are (no copy).
+    `transpose_`, `as_strided_`. Its shape and strides change, its elements stay where they are (no copy).
 
     As in PyTorch it counts as an in-place change (the version counter goes up, so a backward pass
     that saved x refuses it), and a leaf that requires grad, or a view of one, can't be changed

@@ -1715,12 +1715,9 @@ class Tensor:
 
     def as_strided_(self, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
         """self becomes the view `as_strided(size, stride, storage_offset)` of its storage; returns
-        self. Not for a tensor that requires grad (as `resize_`)."""
-        if self._requires_grad:
-            raise RuntimeError(f"as_strided_(): a tensor that requires grad (shape {self.shape}) can't "
-                               "change its strides in place; use as_strided() (a view in the graph)")
-        self._data = movement.as_strided(self, size, stride, storage_offset).data
-        return self
+        self. In the graph, as the out-of-place as_strided of self's old history (see `view_inplace`)."""
+        return inplace.view_inplace(self, movement.as_strided, size, stride, storage_offset,
+                                    name="as_strided_")
 
     def conj_physical(self) -> Tensor:
         """The complex conjugate, computed; a real tensor's values, as a new tensor."""

@@ -55,3 +55,29 @@ def test_a_0d_complex_gradient_reaches_the_vjp_as_an_array():
 def test_empty_permuted_takes_every_size(size, layout):
     ours, theirs = tg.empty_permuted(size, layout), torch.empty_permuted(size, layout)
     assert tuple(ours.shape) == tuple(theirs.shape) and ours.stride() == theirs.stride()
+
+
+VIEWS = {"whole": lambda t: t, "slice": lambda t: t[2:], "transposed view": lambda t: t.view(4, 4).t()}
+
+
+def _restrided(m, make_view, size, stride, offset):
+    base = m.tensor(np.arange(1.0, 17.0), requires_grad=True)
+    y = make_view(base * 1)
+    assert y.as_strided_(size, stride, offset) is y
+    (y * m.tensor(np.random.default_rng(0).standard_normal(size))).sum().backward()
+    return y.detach().numpy(), np.asarray(base.grad), y.stride(), y.storage_offset()
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+@pytest.mark.parametrize("size, stride, offset", [((2, 2), (1, 2), None), ((3,), (2,), 1),
+                                                  ((2, 2), (0, 1), 3)])
+def test_as_strided_in_place_in_the_graph_as_pytorch(view, size, stride, offset):
+    """as_strided_ on a tensor with history: it becomes the view, its gradient goes to the storage's
+    elements it reads (PyTorch's AsStridedBackward), for a view of a view too."""
+    ours = _restrided(tg, VIEWS[view], size, stride, offset)
+    theirs = _restrided(torch, VIEWS[view], size, stride, offset)
+    for a, b in zip(ours[:2], theirs[:2], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert ours[2:] == theirs[2:]
+    with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+        tg.ones(4, requires_grad=True).as_strided_((2,), (1,))
