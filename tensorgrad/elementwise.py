@@ -921,11 +921,39 @@ _ERFC_LARGE = ((1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804
 
 
 def _erf_array(x: np.ndarray) -> np.ndarray:
-    """erf of a float array, in its dtype (NumPy has no erf; this is Cody's, computed in float64)."""
-    small, tail, y = _erf_parts(x)
-    with np.errstate(invalid="ignore"):
-        out = np.where(y < 0.46875, small, np.where(np.isnan(y), y, 1 - tail))
+    """erf of a float array, in its dtype (NumPy has no erf; this is Cody's, computed in float64).
+
+    Below 0.46875, erf(|x|) / |x| is a rational function of x**2; up to 4, erfc(|x|) * e**(x**2)
+    is one of |x|; beyond, erfc(|x|) * e**(x**2) * |x| is one of 1 / x**2. Each range is computed
+    on its own elements only (`_fill_where`): computing all three everywhere and picking made
+    GELU 30 times slower than tanh (6 ms against 0.2 ms on 65,536 float32 values).
+    """
+    y = np.abs(x.astype(np.float64))
+    out = y.copy()  # nan is in no range, and stays
+    with np.errstate(all="ignore"):
+        _fill_where(out, y < 0.46875, y, lambda v: v * _rational(_ERF_SMALL, v * v))
+        _fill_where(out, (y >= 0.46875) & (y <= 4), y, lambda v: 1 - _erfc_middle(v))
+        _fill_where(out, y > 4, y, lambda v: 1 - _erfc_large(v))
     return np.copysign(out, x).astype(x.dtype, copy=False)  # erf is odd; erf(-0.0) is -0.0
+
+
+def _erfc_middle(y: np.ndarray) -> np.ndarray:
+    """erfc(y) for 0.46875 <= y <= 4, Cody's second range."""
+    return np.exp(-y * y) * _rational(_ERFC_MIDDLE, y)
+
+
+def _erfc_large(y: np.ndarray) -> np.ndarray:
+    """erfc(y) for y > 4, Cody's third range."""
+    z = y * y
+    w = 1 / z
+    return np.exp(-z) / y * (1 / float(np.sqrt(np.pi)) - w * _rational(_ERFC_LARGE, w))
+
+
+def _fill_where(out: np.ndarray, mask: np.ndarray, x: np.ndarray,
+                function: Callable[[np.ndarray], np.ndarray]) -> None:
+    """out[mask] = function(x[mask]), skipped when no element is in the mask."""
+    if mask.any():
+        out[mask] = function(x[mask])
 
 
 def _erfc_array(x: np.ndarray) -> np.ndarray:
@@ -936,31 +964,18 @@ def _erfc_array(x: np.ndarray) -> np.ndarray:
     return out.astype(x.dtype, copy=False)
 
 
-def _erf_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(erf(|x|) where |x| < 0.46875, erfc(|x|) elsewhere, |x|), in float64 (Cody's three ranges).
-
-    Below 0.46875, erf(|x|) / |x| is a rational function of x**2; up to 4, erfc(|x|) * e**(x**2)
-    is one of |x|; beyond, erfc(|x|) * e**(x**2) * |x| is one of 1 / x**2.
-    """
-    y = np.abs(x.astype(np.float64))
-    with np.errstate(all="ignore"):  # each range is evaluated everywhere, and kept where it holds
-        z = y * y
-        small = y * _rational(_ERF_SMALL, z)
-        middle = np.exp(-z) * _rational(_ERFC_MIDDLE, y)
-        w = 1 / z
-        large = np.exp(-z) / y * (1 / float(np.sqrt(np.pi)) - w * _rational(_ERFC_LARGE, w))
-        tail = np.where(y <= 4, middle, large)
-    return small, tail, y
-
-
 def _rational(coefficients: tuple[tuple[float, ...], tuple[float, ...]], z: np.ndarray) -> np.ndarray:
-    """p(z) / q(z) for polynomials given by their coefficients, highest power first (Horner)."""
-    numerator, denominator = (np.full_like(z, c[0]) for c in coefficients)
-    for c in coefficients[0][1:]:
-        numerator = numerator * z + c
-    for c in coefficients[1][1:]:
-        denominator = denominator * z + c
-    return numerator / denominator
+    """p(z) / q(z) for polynomials of degree 1 or more given by their coefficients, highest power
+    first (Horner's rule, in place: one array for each polynomial)."""
+    numerator, denominator = (c[0] * z + c[1] for c in coefficients)
+    for c in coefficients[0][2:]:
+        numerator *= z
+        numerator += c
+    for c in coefficients[1][2:]:
+        denominator *= z
+        denominator += c
+    numerator /= denominator
+    return numerator
 
 
 def erfc(input: Tensor) -> Tensor:
