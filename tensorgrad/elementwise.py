@@ -325,15 +325,33 @@ def _pow_scalar(x: Tensor, exponent: float) -> Tensor:
         return new_leaf(np.power(x.data, exponent))  # an integer tensor stays integer, no gradient
     data = _floating(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.power(data, data.dtype.type(exponent))  # a numpy scalar, which a GPU takes (not a 0-d array)
+        out = _scalar_power(data, exponent)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         if exponent == 0:
             return np.zeros_like(grad)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return grad * exponent * np.power(x.data, exponent - 1)
+            return grad * (exponent * _scalar_power(x.data, exponent - 1))  # PyTorch's order
 
     return record(out, f"**{exponent}", (x,), vjp, graph_vjp=partial(_pow_scalar_graph, exponent))
+
+
+# x ** c for the exponents PyTorch computes without pow() (its optimized pow kernel): the same
+# products, so the same bits as PyTorch where numpy's power differs by an ulp (x ** 3, x ** -2,
+# x ** -0.5), and 35 times faster for x ** 3 (23 against 841 us on 65,536 float32 values). 0.5
+# is numpy's own sqrt (the bits of its power), without power's loop (PyTorch's differ by an ulp).
+_SCALAR_POWERS: dict[float, Callable[[np.ndarray], np.ndarray]] = {
+    1: lambda a: a.copy(), 2: lambda a: a * a, 3: lambda a: a * a * a, 0.5: np.sqrt,
+    -0.5: lambda a: 1 / np.sqrt(a), -1: lambda a: 1 / a, -2: lambda a: 1 / (a * a),
+}
+
+
+def _scalar_power(data: np.ndarray, exponent: float) -> np.ndarray:
+    """data ** exponent for a float32/float64 array (`_SCALAR_POWERS`' fast forms), else numpy's power."""
+    fast = _SCALAR_POWERS.get(exponent) if data.dtype.kind == "f" and data.dtype.itemsize >= 4 else None
+    if fast is not None:
+        return fast(data)
+    return np.power(data, data.dtype.type(exponent))  # a numpy scalar, which a GPU takes (not a 0-d array)
 
 
 def _pow_scalar_graph(exponent: float, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:

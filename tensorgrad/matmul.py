@@ -523,14 +523,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if w_data.ndim == 1 and bias is None:  # PyTorch's 1-D weight: one output feature, dropped
             return matmul(x, weight)
         _check_linear(x, weight, bias)
+    in_features = w_data.shape[-1]
+    rows = math.prod(x_data.shape[:-1])  # (not -1 in the reshapes: a size-0 dimension is allowed)
     try:
-        out = x_data @ w_data.T  # a transposed view: BLAS reads it as it is, no copy
+        out = _rows_product(x_data, w_data.T, rows)  # a transposed view: BLAS reads it as it is
     except ValueError:
         _check_linear(x, weight, None)
     if bias is not None:
         out += bias.data  # out is fresh, so adding in place saves an array of the output's size
-    in_features = w_data.shape[1]
-    rows = math.prod(x_data.shape[:-1])  # (not -1 in the reshapes: a size-0 dimension is allowed)
 
     def vjp_weight(grad: np.ndarray) -> np.ndarray:
         if x_data.ndim == 1:
@@ -543,12 +543,21 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return grad
         return grad.reshape(rows, grad.shape[-1]).sum(axis=0)
 
-    vjps = (lambda grad: grad @ w_data, vjp_weight)
+    vjps = (lambda grad: _rows_product(grad, w_data, rows), vjp_weight)
     if bias is None:
         return record(out, "linear", (x, weight), *vjps, graph_vjp=_linear_graph)
     bias_shape = bias.data.shape
     return record(out, "linear", (x, weight, bias), *vjps, vjp_bias, saved=(x, weight),
                   graph_vjp=_linear_graph)
+
+
+def _rows_product(x: np.ndarray, matrix: np.ndarray, rows: int) -> np.ndarray:
+    """x @ matrix for an x of any rank, as one matrix product over x's `rows` (all its dimensions
+    but the last). numpy multiplies a 3-d x by a matrix one BLAS call per slice: a (32, 16, 32)
+    sequence batch times a (32, 96) matrix took 109 us that way, 48 us as one (512, 32) product."""
+    if x.ndim <= 2:
+        return x @ matrix
+    return (x.reshape(rows, x.shape[-1]) @ matrix).reshape(*x.shape[:-1], matrix.shape[-1])
 
 
 def _linear_graph(grad: Tensor, out: Tensor, x: Tensor, weight: Tensor,
