@@ -60,6 +60,8 @@ if wanted examples; then
         --no-progress --output "$out/digits_cnn.png"
     part "examples/names_mlp.py on cuda" "$PY" examples/names_mlp.py --device cuda --steps 2000 \
         --no-progress --output "$out/names_mlp.png"
+    part "examples/names_gpt.py on cuda" "$PY" examples/names_gpt.py --device cuda --steps 500 \
+        --no-progress --output "$out/names_gpt.png"
 fi
 
 # The rest of the suite (the CPU tests, which CI runs too): what this machine's packages change.

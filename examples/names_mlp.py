@@ -253,7 +253,8 @@ def evaluate_torch(twin: Any, x: tg.Tensor, y: tg.Tensor) -> float:
     return loss.item()
 
 
-def plot_losses(curves: dict[str, list[float]], path: str, every: int = 500) -> None:
+def plot_losses(curves: dict[str, list[float]], path: str, every: int = 500,
+                title: str = "makemore MLP on 32,033 names") -> None:
     """Write the training loss curves (log10 of the loss, averaged over `every` steps)."""
     import matplotlib
 
@@ -270,7 +271,7 @@ def plot_losses(curves: dict[str, list[float]], path: str, every: int = 500) -> 
         ax.plot(np.arange(len(means)) * every + every / 2, means, label=label)
     ax.set_xlabel("step")
     ax.set_ylabel(f"log10 training loss (mean over {every} steps)")
-    ax.set_title("makemore MLP on 32,033 names")
+    ax.set_title(title)
     ax.legend()
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
@@ -307,7 +308,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     x_dev, y_dev = build_dataset(dev_names, args.context)
     model = make_model(args.context, args.embedding, args.hidden, args.batchnorm)
     batches = batch_indices(args.steps, args.batch_size, len(y_train))
-    twin = _torch_twin_if_asked(args, model)  # from the weights as made, on the CPU
+    # PyTorch's copy from the weights as made, on the CPU
+    twin = torch_twin_if_asked(args.compare_torch, lambda: torch_twin(model, args.batchnorm))
     # Made on the CPU (the same weights and batches for a seed on any device), then moved once.
     model.to(args.device)
     x_train, y_train, x_dev, y_dev = (t.to(args.device) for t in (x_train, y_train, x_dev, y_dev))
@@ -344,16 +346,16 @@ def _print_side_by_side(result: dict[str, float]) -> None:
               f"{result[prefix + 'step_ms']:8.3f}")
 
 
-def _torch_twin_if_asked(args: argparse.Namespace, model: nn.Module) -> Any:
-    """With --compare-torch and PyTorch installed, the PyTorch twin of the untrained `model`."""
-    if not args.compare_torch:
+def torch_twin_if_asked(compare: bool, make_twin: Callable[[], Any]) -> Any:
+    """With --compare-torch (`compare`) and PyTorch installed, `make_twin()`: PyTorch's copy."""
+    if not compare:
         return None
     try:
         import torch  # noqa: F401
     except ImportError:
         print("--compare-torch: PyTorch is not installed; skipped")
         return None
-    return torch_twin(model, args.batchnorm)
+    return make_twin()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,63 @@
+"""The tiny-GPT example: its sequences, a short training run, and its PyTorch twin step for step."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+
+
+def test_a_name_is_read_from_its_start_and_every_next_character_is_a_target(load_example):
+    names_gpt = load_example("names_gpt")
+    x, y = names_gpt.encode(["emma", "bo"], context=7)
+    assert x.tolist() == [[0, 5, 13, 13, 1, 0, 0], [0, 2, 15, 0, 0, 0, 0]]
+    assert y.tolist() == [[5, 13, 13, 1, 0, -1, -1], [2, 15, 0, -1, -1, -1, -1]]  # -1: not scored
+
+
+def test_a_later_character_never_changes_an_earlier_prediction(load_example):
+    names_gpt = load_example("names_gpt")
+    args = names_gpt.parse_args(["--width", "16", "--heads", "2", "--layers", "1"])
+    tg.manual_seed(0)
+    model = names_gpt.make_model(args, context=8).double()  # (float32 rounds rows of a batch apart)
+    x, _ = names_gpt.encode(["anna", "anne"], context=8)  # the same up to the 4th character
+    with tg.no_grad():
+        logits = model(x)
+    np.testing.assert_allclose(logits[0, :4].numpy(), logits[1, :4].numpy(), rtol=1e-10)
+    assert not np.allclose(logits[0, 4].numpy(), logits[1, 4].numpy())
+
+
+@pytest.mark.slow
+def test_a_short_run_learns_and_makes_up_names(load_example, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    names_gpt = load_example("names_gpt")
+    output = tmp_path / "loss.png"
+    result = names_gpt.main(["--steps", "150", "--width", "32", "--samples", "5", "--no-progress",
+                             "--output", str(output)])
+    assert result["dev"] < 2.6 < math.log(27)
+    assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    printed = capsys.readouterr().out
+    made_up = printed.split("made-up names: ")[1].splitlines()[0].split(", ")
+    assert len(made_up) == 5 and all(set(name) <= set("abcdefghijklmnopqrstuvwxyz") for name in made_up)
+    assert "summary: 150 steps of batch 32" in printed
+
+
+@pytest.mark.slow
+def test_pytorch_from_the_same_definition_and_weights_gives_the_same_losses(load_example):
+    torch = pytest.importorskip("torch")
+    names_gpt = load_example("names_gpt")
+    args = names_gpt.parse_args(["--width", "32", "--heads", "4", "--layers", "2"])
+    tg.manual_seed(1)
+    train_names, _, _ = names_gpt.split_names()
+    x, y = names_gpt.encode(train_names[:500], 16)
+    model = names_gpt.make_model(args, 16)
+    twin = names_gpt.torch_twin(model, args, 16)
+    batches = names_gpt.batch_indices(20, 32, len(x))
+    ours = names_gpt.adamw_stepper(tg, model, x, y, 5e-3, 20)
+    theirs = names_gpt.adamw_stepper(torch, twin, torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy()),
+                                     5e-3, 20)
+    losses = [(ours(n, rows), theirs(n, rows)) for n, rows in enumerate(batches)]
+    np.testing.assert_allclose(*zip(*losses, strict=True), rtol=1e-4)
+    assert names_gpt.evaluate(model, x, y) == pytest.approx(names_gpt.evaluate_torch(twin, x, y), rel=1e-4)
