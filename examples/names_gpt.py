@@ -32,11 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # names_mlp.py, beside
 from names_mlp import (  # noqa: E402 - after the path line above
     CHARACTERS,
     INDEX,
+    add_run_arguments,
     batch_indices,
     learning_rate,
     one_torch_thread,
     pick,
     plot_losses,
+    print_summary,
     run,
     split_names,
     torch_twin_if_asked,
@@ -192,14 +194,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--width", type=int, default=64, help="numbers per position (default 64)")
     parser.add_argument("--heads", type=int, default=4, help="attention heads per block (default 4)")
     parser.add_argument("--layers", type=int, default=2, help="transformer blocks (default 2)")
-    parser.add_argument("--seed", type=int, default=2147483647, help="seed of weights, batches, samples")
-    parser.add_argument("--samples", type=int, default=20, help="names to make up (default 20)")
-    parser.add_argument("--compare-torch", action="store_true",
-                        help="train the same model from the same weights in PyTorch too")
-    parser.add_argument("--output", default="names_gpt.png", help="picture of the loss curve")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    parser.add_argument("--device", default="cpu",
-                        help="cpu (default) or cuda (a GPU, with CuPy); PyTorch's twin stays on the CPU")
+    add_run_arguments(parser, "names_gpt.png")
     return parser.parse_args(argv)
 
 
@@ -243,11 +238,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
               f"{result['torch_step_ms']:.2f} ms per step")
     plot_losses(curves, args.output, every=max(1, min(250, args.steps // 10)),
                 title="a tiny GPT on 32,033 names")
-    print(f"summary: {args.steps} steps of batch {args.batch_size} in {result['seconds']:.1f} s, "
-          f"train {result['train']:.4f}, dev {result['dev']:.4f}"
-          + (f"; PyTorch dev {result['torch_dev']:.4f}, step time tensorgrad / PyTorch "
-             f"{result['step_ms'] / result['torch_step_ms']:.2f}x" if "torch_dev" in result else "")
-          + f"; wrote {args.output}")
+    print_summary(args, result)
     return result
 
 

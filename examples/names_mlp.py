@@ -287,15 +287,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--embedding", type=int, default=10, help="numbers per character (default 10)")
     parser.add_argument("--hidden", type=int, default=200, help="hidden tanh units (default 200)")
     parser.add_argument("--batchnorm", action="store_true", help="BatchNorm1d before the tanh")
+    add_run_arguments(parser, "names_mlp.png")
+    return parser.parse_args(argv)
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, picture: str) -> None:
+    """The options the names examples share: seed, samples, the PyTorch twin, picture, progress, device."""
     parser.add_argument("--seed", type=int, default=2147483647, help="seed of weights, batches, samples")
     parser.add_argument("--samples", type=int, default=20, help="names to make up (default 20)")
     parser.add_argument("--compare-torch", action="store_true",
-                        help="train the same network from the same weights in PyTorch too")
-    parser.add_argument("--output", default="names_mlp.png", help="picture of the loss curve")
+                        help="train the same model from the same weights in PyTorch too")
+    parser.add_argument("--output", default=picture, help="picture of the loss curve")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--device", default="cpu",
                         help="cpu (default) or cuda (a GPU, with CuPy); PyTorch's twin stays on the CPU")
-    return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, float]:
@@ -331,12 +336,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
                       torch_step_ms=step_seconds["PyTorch"] * 1e3)
         _print_side_by_side(result)
     plot_losses(curves, args.output)
+    print_summary(args, result)
+    return result
+
+
+def print_summary(args: argparse.Namespace, result: dict[str, float]) -> None:
+    """The run's one-line summary: steps, time, losses, PyTorch's where it ran, the picture."""
     print(f"summary: {args.steps} steps of batch {args.batch_size} in {result['seconds']:.1f} s, "
           f"train {result['train']:.4f}, dev {result['dev']:.4f}"
           + (f"; PyTorch dev {result['torch_dev']:.4f}, step time tensorgrad / PyTorch "
              f"{result['step_ms'] / result['torch_step_ms']:.2f}x" if "torch_dev" in result else "")
           + f"; wrote {args.output}")
-    return result
 
 
 def _print_side_by_side(result: dict[str, float]) -> None:

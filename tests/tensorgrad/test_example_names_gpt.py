@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from example_checks import check_a_names_run
 
 import tensorgrad as tg
 
@@ -37,11 +38,7 @@ def test_a_short_run_learns_and_makes_up_names(load_example, tmp_path, capsys):
     result = names_gpt.main(["--steps", "150", "--width", "32", "--samples", "5", "--no-progress",
                              "--output", str(output)])
     assert result["dev"] < 2.6 < math.log(27)
-    assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    printed = capsys.readouterr().out
-    made_up = printed.split("made-up names: ")[1].splitlines()[0].split(", ")
-    assert len(made_up) == 5 and all(set(name) <= set("abcdefghijklmnopqrstuvwxyz") for name in made_up)
-    assert "summary: 150 steps of batch 32" in printed
+    check_a_names_run(capsys.readouterr().out, output, steps=150, samples=5)
 
 
 @pytest.mark.slow

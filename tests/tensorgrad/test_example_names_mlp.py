@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from example_checks import check_a_names_run
 
 import tensorgrad as tg
 
@@ -30,11 +31,7 @@ def test_a_short_run_learns_and_makes_up_names(load_example, tmp_path, capsys):
     result = names_mlp.main(["--steps", "400", "--samples", "5", "--no-progress", "--output", str(output)])
     assert result["dev"] < 2.75 < math.log(27)  # from log(27) = 3.30 towards the full run's 2.2
     assert abs(result["train"] - result["dev"]) < 0.1
-    assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    printed = capsys.readouterr().out
-    made_up = printed.split("made-up names: ")[1].splitlines()[0].split(", ")
-    assert len(made_up) == 5 and all(set(name) <= set("abcdefghijklmnopqrstuvwxyz") for name in made_up)
-    assert "summary: 400 steps of batch 32" in printed
+    check_a_names_run(capsys.readouterr().out, output, steps=400, samples=5)
 
 
 @pytest.mark.slow
