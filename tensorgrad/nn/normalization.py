@@ -71,7 +71,15 @@ def _standardize_vjp(g: np.ndarray, x_hat: np.ndarray, rstd: np.ndarray, axes: t
     g is the gradient at x_hat. The mean's gradient takes out mean(g); the variance's takes out
     x_hat * mean(g * x_hat).
     """
-    return rstd * (g - _mean(g, axes) - x_hat * _mean(g * x_hat, axes))
+    if not g.dtype == x_hat.dtype == rstd.dtype:  # (float16 statistics kept in float32: promote)
+        return rstd * (g - _mean(g, axes) - x_hat * _mean(g * x_hat, axes))
+    # The same steps in place, two arrays fewer (see activation._gelu_tanh for what that saves).
+    through_var = g * x_hat
+    np.multiply(x_hat, _mean(through_var, axes), out=through_var)
+    out = g - _mean(g, axes)
+    out -= through_var
+    out *= rstd
+    return out
 
 
 def _affine_node(op: str, x: Tensor, out: np.ndarray, vjp_x: Callable, x_hat: np.ndarray,
