@@ -350,9 +350,17 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     with np.errstate(invalid="ignore"):
         e = np.exp(data - _kept_max(data, axes))
         out = (e / e.sum(axis=axes, keepdims=True)).astype(input.data.dtype, copy=False)
-    return record(out, "softmax", (input,),
-                  lambda grad: out * (grad - (grad * out).sum(axis=axes, keepdims=True)),
-                  saved=(), saves_output=True, graph_vjp=partial(_softmax_graph, axes))
+    def vjp(grad: np.ndarray) -> np.ndarray:  # out * (grad - sum(grad * out)), in one new array
+        slope = grad * out
+        if not slope.ndim:  # 0-d: numpy's product is a scalar, which takes no out=
+            return out * (grad - slope)
+        total = slope.sum(axis=axes, keepdims=True)
+        np.subtract(grad, total, out=slope)
+        slope *= out
+        return slope
+
+    return record(out, "softmax", (input,), vjp, saved=(), saves_output=True,
+                  graph_vjp=partial(_softmax_graph, axes))
 
 
 def _softmax_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:

@@ -76,27 +76,35 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002 - Py
 
 
 def _gelu_exact(x: Tensor) -> Tensor:
-    cdf = 0.5 * (1 + _erf_array(x.data / math.sqrt(2)))  # erf computed in float64, in x's dtype
+    data = _at_least_1d(x.data)
+    cdf = 0.5 * (1 + _erf_array(data / math.sqrt(2)))  # erf computed in float64, in x's dtype
     pdf_scale = 1 / math.sqrt(2 * math.pi)
 
     def vjp(grad: np.ndarray) -> np.ndarray:  # grad * (cdf + x * exp(-x**2 / 2) / sqrt(2 pi))
-        slope = -0.5 * x.data
-        slope *= x.data
+        slope = -0.5 * data
+        slope *= data
         np.exp(slope, out=slope)
-        slope *= x.data
+        slope *= data
         slope *= pdf_scale
         slope += cdf
-        return _times(slope, grad)
+        return _times(slope, grad, x.shape)
 
-    return record(x.data * cdf, "gelu", (x,), vjp, graph_vjp=_gelu_exact_graph)
+    return record((data * cdf).reshape(x.shape), "gelu", (x,), vjp, graph_vjp=_gelu_exact_graph)
 
 
-def _times(values: np.ndarray, grad: np.ndarray) -> np.ndarray:
-    """values * grad, into `values` where the shapes allow (a VJP's last step, see `_gelu_tanh`)."""
+def _at_least_1d(data: np.ndarray) -> np.ndarray:
+    """data, as a 1-element view if 0-d: numpy's ufuncs return a 0-d result as a scalar, which the
+    in-place steps below can't write into."""
+    return data if data.ndim else data.reshape(1)
+
+
+def _times(values: np.ndarray, grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """values * grad in the input's `shape`, into `values` where the shapes allow (a VJP's last
+    step, see `_gelu_tanh`)."""
     if values.shape == np.broadcast_shapes(values.shape, grad.shape) and values.dtype == grad.dtype:
         values *= grad
-        return values
-    return values * grad
+        return values.reshape(shape)
+    return (values * grad).reshape(shape)
 
 
 def _gelu_exact_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -124,7 +132,7 @@ def _gelu_tanh(x: Tensor) -> Tensor:
     numpy expression made a dozen temporaries, and on a (32, 16, 256) float32 batch its backward
     took 1.9 ms (the allocator handing each temporary back to the system and faulting it in
     again) against 0.25 ms in place."""
-    k, c, data = math.sqrt(2 / math.pi), 0.044715, x.data
+    k, c, data = math.sqrt(2 / math.pi), 0.044715, _at_least_1d(x.data)
     t = data * data
     t *= data  # x**3 as a product, as PyTorch computes it (numpy's power is 30x slower)
     t *= c
@@ -133,6 +141,7 @@ def _gelu_tanh(x: Tensor) -> Tensor:
     np.tanh(t, out=t)  # tanh(k (x + c x**3))
     out = t + 1
     out *= 0.5 * data
+    out = out.reshape(x.shape)
 
     def vjp(grad: np.ndarray) -> np.ndarray:  # grad * (0.5 (1 + t) + 0.5 x (1 - t**2) k (1 + 3 c x**2))
         inner_slope = data * data
@@ -147,7 +156,7 @@ def _gelu_tanh(x: Tensor) -> Tensor:
         inner_slope += 1
         inner_slope *= 0.5
         slope += inner_slope
-        return _times(slope, grad)
+        return _times(slope, grad, x.shape)
 
     return record(out, "gelu", (x,), vjp, graph_vjp=_gelu_tanh_graph)
 

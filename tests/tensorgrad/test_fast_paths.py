@@ -75,3 +75,29 @@ def test_erf_by_ranges_as_pytorch(dtype):
     ours, theirs = tg.erf(tg.tensor(x)).numpy(), torch.erf(torch.tensor(x)).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=4e-7 if dtype == "float32" else 1e-15, atol=0)
     assert np.array_equal(np.signbit(ours[np.isfinite(x)]), np.signbit(theirs[np.isfinite(x)]))
+
+
+ZERO_D = {
+    "erf": lambda m, t: m.erf(t),
+    "gelu": lambda m, t: m.nn.functional.gelu(t),
+    "gelu tanh": lambda m, t: m.nn.functional.gelu(t, approximate="tanh"),
+    "softmax": lambda m, t: m.softmax(t, 0),
+    "cube": lambda m, t: t ** 3,
+    "layer_norm of one": lambda m, t: m.nn.functional.layer_norm(t.reshape(1, 1) * 2, (1,)).sum() + t,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_D))
+@pytest.mark.parametrize("value", [0.3, -1.7, 5.0])
+def test_the_in_place_paths_take_a_0d_tensor(name, value):
+    """numpy hands a 0-d result back as a scalar, which the in-place steps can't write into."""
+    results = []
+    for m in (tg, torch):
+        x = m.tensor(value, dtype=m.float64, requires_grad=True)
+        y = ZERO_D[name](m, x)
+        (grad,) = m.autograd.grad(y * 3, x)
+        results.append((tuple(y.shape), y.item(), grad.item()))
+    (ours_shape, ours_value, ours_grad), (their_shape, their_value, their_grad) = results
+    assert ours_shape == their_shape == ()
+    assert ours_value == pytest.approx(their_value, rel=1e-12, abs=1e-15)
+    assert ours_grad == pytest.approx(their_grad, rel=1e-12, abs=1e-15)
