@@ -26,7 +26,7 @@ from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, UnsupportedDtypeError
 from tensorgrad.device import array_like, namespace
 from tensorgrad.dtypes import float32
-from tensorgrad.elementwise import _erf_array, neg, sigmoid_array, where
+from tensorgrad.elementwise import _erf_array, at_least_1d, neg, sigmoid_array, where
 from tensorgrad.higher_order import held_constant
 from tensorgrad.inplace import apply_inplace
 from tensorgrad.nn.modules import Module, Parameter
@@ -76,8 +76,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002 - Py
 
 
 def _gelu_exact(x: Tensor) -> Tensor:
-    data = _at_least_1d(x.data)
-    cdf = 0.5 * (1 + _erf_array(data / math.sqrt(2)))  # erf computed in float64, in x's dtype
+    data = at_least_1d(x.data)
+    cdf = _normal_cdf_array(data)
     pdf_scale = 1 / math.sqrt(2 * math.pi)
 
     def vjp(grad: np.ndarray) -> np.ndarray:  # grad * (cdf + x * exp(-x**2 / 2) / sqrt(2 pi))
@@ -90,12 +90,6 @@ def _gelu_exact(x: Tensor) -> Tensor:
         return _times(slope, grad, x.shape)
 
     return record((data * cdf).reshape(x.shape), "gelu", (x,), vjp, graph_vjp=_gelu_exact_graph)
-
-
-def _at_least_1d(data: np.ndarray) -> np.ndarray:
-    """data, as a 1-element view if 0-d: numpy's ufuncs return a 0-d result as a scalar, which the
-    in-place steps below can't write into."""
-    return data if data.ndim else data.reshape(1)
 
 
 def _times(values: np.ndarray, grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -111,6 +105,11 @@ def _gelu_exact_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * (_normal_cdf(x) + x * _normal_pdf(x)),)
 
 
+def _normal_cdf_array(data: np.ndarray) -> np.ndarray:
+    """Phi(x) = (1 + erf(x / sqrt(2))) / 2, erf computed in float64, in x's dtype."""
+    return 0.5 * (1 + _erf_array(data / math.sqrt(2)))
+
+
 def _normal_pdf(x: Tensor) -> Tensor:
     """phi(x) = exp(-x**2 / 2) / sqrt(2 pi), from tensor ops."""
     return (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
@@ -118,7 +117,7 @@ def _normal_pdf(x: Tensor) -> Tensor:
 
 def _normal_cdf(x: Tensor) -> Tensor:
     """Phi(x), as a node whose derivative phi(x) is made of tensor ops (so it differentiates again)."""
-    cdf = 0.5 * (1 + _erf_array(x.data / math.sqrt(2)))
+    cdf = _normal_cdf_array(x.data)
     return record(cdf, "normal_cdf", (x,), lambda grad: grad * _normal_pdf(new_leaf(x.data)).data,
                   graph_vjp=_normal_cdf_graph)
 
@@ -132,7 +131,7 @@ def _gelu_tanh(x: Tensor) -> Tensor:
     numpy expression made a dozen temporaries, and on a (32, 16, 256) float32 batch its backward
     took 1.9 ms (the allocator handing each temporary back to the system and faulting it in
     again) against 0.25 ms in place."""
-    k, c, data = math.sqrt(2 / math.pi), 0.044715, _at_least_1d(x.data)
+    k, c, data = math.sqrt(2 / math.pi), 0.044715, at_least_1d(x.data)
     t = data * data
     t *= data  # x**3 as a product, as PyTorch computes it (numpy's power is 30x slower)
     t *= c
