@@ -319,6 +319,28 @@ from tensorgrad.nn.activation import celu, selu  # noqa: E402
 from tensorgrad.nn.normalization import cosine_similarity, group_norm, layer_norm  # noqa: E402
 
 # isort: split
+from tensorgrad.autocasting import (  # noqa: E402 - mixed precision, as torch.autocast
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
+
+__all__ += ["autocast", "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
+            "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype",
+            "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled",
+            "set_autocast_cache_enabled", "set_autocast_dtype", "set_autocast_enabled"]
+
+# isort: split
 # What PyTorch user code reaches for beyond the ops: torch.Size, torch.is_tensor, the legacy typed
 # constructors, the RNG's state, dtype limits, print options and the stack family.
 from tensorgrad.compat import (  # noqa: E402
@@ -787,15 +809,15 @@ from tensorgrad import out as _out  # noqa: E402
 
 _out.install({"": _sys.modules[__name__], "linalg.": linalg, "special.": special, "fft.": fft})
 
-_ON_FIRST_USE = ("backends", "compiler", "distributions", "random", "signal", "testing")
+_ON_FIRST_USE = ("amp", "backends", "compiler", "cpu", "distributions", "random", "signal", "testing")
 _NAMES_ON_FIRST_USE = {"compile": "compiler"}  # a name and the module it comes from
 __all__ += [*_ON_FIRST_USE, *_NAMES_ON_FIRST_USE]
 
 
 def __getattr__(name: str) -> object:
-    """`tg.backends`, `tg.compiler`, `tg.distributions`, `tg.random`, `tg.signal` and `tg.testing`
-    (and `tg.compile`), imported when first asked for: each import costs every program that does not
-    use them time at start and in each garbage collection."""
+    """`tg.amp`, `tg.backends`, `tg.compiler`, `tg.cpu`, `tg.distributions`, `tg.random`, `tg.signal`
+    and `tg.testing` (and `tg.compile`), imported when first asked for: each import costs every
+    program that does not use them time at start and in each garbage collection."""
     if name in _ON_FIRST_USE or name in _NAMES_ON_FIRST_USE:
         import importlib
 

@@ -13,6 +13,7 @@ Where PyTorch's exception type and Python's convention differ, the error classes
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +45,19 @@ class ArgumentValueError(RuntimeError, ValueError):
 
 class IntegerDivisionByZeroError(RuntimeError, ZeroDivisionError):
     """An integer tensor divided by zero: PyTorch's RuntimeError and Python's ZeroDivisionError."""
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` for `warnings.warn` that names the first line outside the library: the
+    user's call, however many of the library's frames lie between (a method calling a function,
+    an op's autocast wrapper, a module's `__call__`). Call it in the function that warns."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_LIBRARY = ("tensorgrad", "scalargrad")
 
 
 def not_a_tensor(value: Any, op: str) -> TypeError:

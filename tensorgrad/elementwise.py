@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import autograd, creation, return_types
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import CROSSED, record
 from tensorgrad.checks import (
     ArgumentValueError,
@@ -28,6 +29,7 @@ from tensorgrad.checks import (
     ShapeError,
     UnsupportedDtypeError,
     not_a_tensor,
+    user_stacklevel,
 )
 from tensorgrad.device import array_like, is_array, namespace
 from tensorgrad.dtypes import float_dtype, result_type
@@ -250,6 +252,7 @@ def _neg_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (-grad,)
 
 
+@autocast_op("pow")
 def pow(input: Operand, exponent: Operand) -> Tensor:  # noqa: A001 - the op's name, as in torch.pow
     """a ** b. d/da = b * a**(b - 1) (0 where b == 0); d/db = log(a) * a**b (0 where a == 0 and b >= 0)."""
     if isinstance(input, Tensor) and isinstance(exponent, int | float) and not isinstance(exponent, bool):
@@ -366,6 +369,7 @@ def _pow_scalar_graph(exponent: float, grad: Tensor, out: Tensor, x: Tensor) -> 
 # --- unary math ---------------------------------------------------------------------------------
 
 
+@autocast_op("exp")
 def exp(input: Tensor) -> Tensor:
     """e ** x. Derivative: e ** x."""
     out = np.exp(_floating(input))
@@ -377,6 +381,7 @@ def _exp_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * out,)
 
 
+@autocast_op("log")
 def log(input: Tensor) -> Tensor:
     """Natural log of x. Derivative: 1 / x."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -559,7 +564,8 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     """
     if input.ndim == 3:
         warnings.warn("dropout2d: received a 3D input; assuming that channel-wise 1D dropout behavior "
-                      "is desired - input is interpreted as shape (N, C, L), as in PyTorch", stacklevel=2)
+                      "is desired - input is interpreted as shape (N, C, L), as in PyTorch",
+                      stacklevel=user_stacklevel())
         return _channel_dropout(input, p, training, 1, "dropout2d", inplace)
     return _channel_dropout(input, p, training, 2, "dropout2d", inplace)
 
@@ -576,7 +582,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     if input.ndim not in (4, 5):
         warnings.warn(f"dropout3d: received a {input.ndim}-D input; dropout3d is channel-wise dropout of "
                       "4-D or 5-D inputs (use dropout instead), so the input is read as unbatched, as in "
-                      "PyTorch", stacklevel=2)
+                      "PyTorch", stacklevel=user_stacklevel())
     if not training or p == 0:
         return input
     channels = 2 if input.ndim == 5 else 1
@@ -795,6 +801,7 @@ def _cos_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (-grad * sin(x),)
 
 
+@autocast_op("tan")
 def tan(input: Tensor) -> Tensor:
     """tan(x). Derivative: 1 + tan(x)**2."""
     out = _quietly(np.tan, _floating(input))
@@ -807,6 +814,7 @@ def _tan_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * (1 + out * out),)
 
 
+@autocast_op("asin")
 def asin(input: Tensor) -> Tensor:
     """arcsin(x) (nan outside [-1, 1]). Derivative: 1 / sqrt(1 - x**2)."""
     return record(_quietly(np.arcsin, _floating(input)), "asin", (input,),
@@ -818,6 +826,7 @@ def _asin_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / sqrt(1 - x * x),)
 
 
+@autocast_op("acos")
 def acos(input: Tensor) -> Tensor:
     """arccos(x) (nan outside [-1, 1]). Derivative: -1 / sqrt(1 - x**2)."""
     return record(_quietly(np.arccos, _floating(input)), "acos", (input,),
@@ -840,6 +849,7 @@ def _atan_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (1 + x * x),)
 
 
+@autocast_op("sinh")
 def sinh(input: Tensor) -> Tensor:
     """sinh(x). Derivative: cosh(x)."""
     return record(_quietly(np.sinh, _floating(input)), "sinh", (input,),
@@ -851,6 +861,7 @@ def _sinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * cosh(x),)
 
 
+@autocast_op("cosh")
 def cosh(input: Tensor) -> Tensor:
     """cosh(x). Derivative: sinh(x)."""
     return record(_quietly(np.cosh, _floating(input)), "cosh", (input,),
@@ -1028,6 +1039,7 @@ def _exp2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * out * _LN2,)
 
 
+@autocast_op("expm1")
 def expm1(input: Tensor) -> Tensor:
     """e ** x - 1, accurate near 0. Derivative: e ** x."""
     out = _quietly(np.expm1, _floating(input))
@@ -1040,6 +1052,7 @@ def _expm1_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * (out + 1),)
 
 
+@autocast_op("log2")
 def log2(input: Tensor) -> Tensor:
     """log2(x). Derivative: 1 / (x * ln(2))."""
     return record(_quietly(np.log2, _floating(input)), "log2", (input,),
@@ -1051,6 +1064,7 @@ def _log2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (x * _LN2),)
 
 
+@autocast_op("log10")
 def log10(input: Tensor) -> Tensor:
     """log10(x). Derivative: 1 / (x * ln(10))."""
     return record(_quietly(np.log10, _floating(input)), "log10", (input,),
@@ -1062,6 +1076,7 @@ def _log10_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (x * _LN10),)
 
 
+@autocast_op("log1p")
 def log1p(input: Tensor) -> Tensor:
     """ln(1 + x), accurate near 0. Derivative: 1 / (1 + x)."""
     return record(_quietly(np.log1p, _floating(input)), "log1p", (input,),
@@ -1073,6 +1088,7 @@ def _log1p_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad / (x + 1),)
 
 
+@autocast_op("rsqrt")
 def rsqrt(input: Tensor) -> Tensor:
     """1 / sqrt(x). Derivative: -1 / (2 * x ** 1.5), that is -rsqrt(x)**3 / 2."""
     out = _quietly(lambda data: 1 / np.sqrt(data), _floating(input))
@@ -1100,6 +1116,7 @@ def _square_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
         return (grad * 2 * x,)
 
 
+@autocast_op("reciprocal")
 def reciprocal(input: Tensor) -> Tensor:
     """1 / x. Derivative: -1 / x**2."""
     out = _quietly(np.reciprocal, _floating(input))
@@ -1429,6 +1446,7 @@ def _clip_graph(names: tuple[str, ...], grad: Tensor, out: Tensor, x: Tensor,
 # --- more two-argument math: atan2, hypot, fmax, fmin, xlogy, logaddexp2, float_power -----------
 
 
+@autocast_op("atan2")
 def atan2(input: Operand, other: Operand) -> Tensor:
     """The angle of the point (b, a), in (-pi, pi]. d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
 
@@ -2307,6 +2325,7 @@ def _erfinv_array(y: np.ndarray) -> np.ndarray:
     return np.where(a > 1.0, np.nan, x)
 
 
+@autocast_op("erfinv")
 def erfinv(input: Tensor) -> Tensor:
     """The inverse of erf on [-1, 1] (+-inf at +-1, nan outside), to full precision also near +-1.
     Derivative: sqrt(pi) / 2 * exp(erfinv(x)**2)."""

@@ -37,8 +37,9 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import autograd, checks, dtypes
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
-from tensorgrad.checks import not_a_tensor
+from tensorgrad.checks import not_a_tensor, user_stacklevel
 from tensorgrad.creation import _new, ones
 from tensorgrad.device import array_like, to_numpy
 from tensorgrad.movement import conj, real, roll, view_as_real
@@ -313,6 +314,7 @@ def _c2r_graph(axis: int, n: int, length: int, norm: str, op: str, grad: Tensor,
 # --- torch.fft's functions ---------------------------------------------------------------------
 
 
+@autocast_op("fft.fft")
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
     """The 1-D DFT along `dim`: X[k] = sum_t x[t] exp(-2 pi i k t / n). Gradient: the same DFT of
     the gradient (F is symmetric), cropped or zero-padded back."""
@@ -320,6 +322,7 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     return _c2c(input, axes, sizes, _norm(norm, "fft"), False, "fft")
 
 
+@autocast_op("fft.ifft")
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
     """The 1-D inverse DFT along `dim`: x[t] = (1 / n) sum_k X[k] exp(2 pi i k t / n).
     Gradient: the inverse DFT of the gradient."""
@@ -327,16 +330,19 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _c2c(input, axes, sizes, _norm(norm, "ifft"), True, "ifft")
 
 
+@autocast_op("fft.fft2")
 def fft2(input: Tensor, s: Sizes = None, dim: Dims = (-2, -1), norm: str | None = None) -> Tensor:  # noqa: A002
     """The 2-D DFT over `dim` (the last two dimensions by default)."""
     return fftn(input, s, dim, norm)
 
 
+@autocast_op("fft.ifft2")
 def ifft2(input: Tensor, s: Sizes = None, dim: Dims = (-2, -1), norm: str | None = None) -> Tensor:  # noqa: A002
     """The 2-D inverse DFT over `dim` (the last two dimensions by default)."""
     return ifftn(input, s, dim, norm)
 
 
+@autocast_op("fft.fftn")
 def fftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = None) -> Tensor:  # noqa: A002
     """The n-D DFT over `dim` (every dimension, or the last len(s), by default): the 1-D DFT
     along each in turn."""
@@ -344,12 +350,14 @@ def fftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = No
     return _c2c(input, axes, sizes, _norm(norm, "fftn"), False, "fftn")
 
 
+@autocast_op("fft.ifftn")
 def ifftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = None) -> Tensor:  # noqa: A002
     """The n-D inverse DFT over `dim` (every dimension, or the last len(s), by default)."""
     axes, sizes = _n_dims(_checked(input, "ifftn"), s, dim, "ifftn")
     return _c2c(input, axes, sizes, _norm(norm, "ifftn"), True, "ifftn")
 
 
+@autocast_op("fft.rfft")
 def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
     """The DFT of a real signal along `dim`, its first n // 2 + 1 frequencies (the rest are their
     conjugates). Gradient: the full DFT of the gradient zero-padded to n, real part."""
@@ -357,6 +365,7 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _r2c(input, axes, sizes, _norm(norm, "rfft"), "rfft")
 
 
+@autocast_op("fft.irfft")
 def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
     """The real signal of n points (2 (len - 1) by default) whose first n // 2 + 1 DFT values
     `input` holds along `dim`: the inverse of `rfft`. Gradient: the rfft of the gradient, with
@@ -365,16 +374,19 @@ def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
     return _c2r(input, axes[0], None if sizes is None else sizes[0], _norm(norm, "irfft"), "irfft")
 
 
+@autocast_op("fft.rfft2")
 def rfft2(input: Tensor, s: Sizes = None, dim: Dims = (-2, -1), norm: str | None = None) -> Tensor:  # noqa: A002
     """`rfftn` over the last two dimensions by default."""
     return rfftn(input, s, dim, norm)
 
 
+@autocast_op("fft.irfft2")
 def irfft2(input: Tensor, s: Sizes = None, dim: Dims = (-2, -1), norm: str | None = None) -> Tensor:  # noqa: A002
     """`irfftn` over the last two dimensions by default."""
     return irfftn(input, s, dim, norm)
 
 
+@autocast_op("fft.rfftn")
 def rfftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = None) -> Tensor:  # noqa: A002
     """The n-D DFT of a real signal over `dim`, with the last transformed dimension halved as
     in `rfft`."""
@@ -382,6 +394,7 @@ def rfftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = N
     return _r2c(input, axes, sizes, _norm(norm, "rfftn"), "rfftn")
 
 
+@autocast_op("fft.irfftn")
 def irfftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = None) -> Tensor:  # noqa: A002
     """The inverse of `rfftn`: the inverse DFT over `dim`, the last one `irfft` (of s[-1] points,
     2 (len - 1) by default)."""
@@ -389,6 +402,7 @@ def irfftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = 
     return _c2r_n(input, axes, sizes, _norm(norm, "irfftn"), "irfftn")
 
 
+@autocast_op("fft.hfft")
 def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
     """The DFT of a signal that is Hermitian in time, given by its first half along `dim`: a real
     result of n points (2 (len - 1) by default). It is irfft(conj(input)) in the other norm."""
@@ -397,6 +411,7 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _c2r(_conj(input, "hfft"), axes[0], None if sizes is None else sizes[0], norm, "hfft")
 
 
+@autocast_op("fft.ihfft")
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:  # noqa: A002
     """The inverse of `hfft`: of a real signal, the first n // 2 + 1 values of its inverse DFT.
     It is conj(rfft(input)) in the other norm."""
@@ -495,6 +510,7 @@ def _shift(x: Tensor, dim: Dims, op: str, sign: int) -> Tensor:
 # --- short-time Fourier transforms (`tg.stft`, `tg.istft`) --------------------------------------
 
 
+@autocast_op("stft")
 def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,  # noqa: A002
          window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect",
          normalized: bool = False, onesided: bool | None = None, return_complex: bool | None = None,
@@ -539,10 +555,11 @@ def _stft_checks(x: Tensor, window: Tensor | None, center: bool, align_to_window
         raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got a tensor of shape {x.shape}")
     if window is None:
         warnings.warn("stft: a window was not provided; a rectangular window will be applied, which is known "
-                      "to cause spectral leakage (pass window=tg.hann_window(n_fft), say)", stacklevel=3)
+                      "to cause spectral leakage (pass window=tg.hann_window(n_fft), say)",
+                      stacklevel=user_stacklevel())
     if not return_complex:
         warnings.warn("stft with return_complex=False is deprecated, as in PyTorch: call view_as_real on the "
-                      "complex output to get this format", stacklevel=3)
+                      "complex output to get this format", stacklevel=user_stacklevel())
     return is_complex, return_complex
 
 
@@ -567,7 +584,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     if end > total:
         warnings.warn("istft: the length of signal is shorter than the length parameter. Result is being "
                       "padded with zeros in the tail. Please check your center and hop_length settings.",
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         signal = pad(signal, (0, end - total))
     return signal if x.ndim == 3 else signal.squeeze(0)
 
@@ -583,7 +600,7 @@ def _istft_checked(x: Any, window: Tensor | None) -> Tensor:
                            f"{x.shape}")
     if window is None:
         warnings.warn("istft: a window was not provided; a rectangular window will be applied. Pass the "
-                      "window given to stft, so that the inversion is lossless", stacklevel=3)
+                      "window given to stft, so that the inversion is lossless", stacklevel=user_stacklevel())
     return x
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from tensorgrad import checks, elementwise
 from tensorgrad import out as out_keyword  # (`out` is the argument of that name)
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
 from tensorgrad.checks import not_a_tensor
 from tensorgrad.creation import checked_scalar
@@ -328,6 +329,7 @@ def _in_torch_order(array: np.ndarray, key: Any) -> tuple[np.ndarray, Any]:
     return array[basic], advanced
 
 
+@autocast_op("index_put")
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
     """A copy of input with input[indices] = values, or += values with `accumulate` (a place
     named twice then gets both). `indices` is a tuple of integer or bool tensors, one per leading
@@ -579,6 +581,7 @@ def _filled(x: Tensor, shape: tuple[int, ...], value: Any) -> Tensor:
     return new_leaf(namespace(x.data).full(shape, value, dtype=x.dtype))
 
 
+@autocast_op("scatter_add")
 def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     """A copy of x with src[i][j] added at x[index[i][j]][j] (for dim 0); repeated places add up.
 
@@ -841,6 +844,7 @@ def _index_add_graph(dim: int, idx: np.ndarray, alpha: float, grad: Tensor, out:
     return grad, grad_source if alpha == 1 else grad_source * alpha
 
 
+@autocast_op("index_copy")
 def index_copy(input: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
     """A copy of x with source[..., i, ...] written at x[..., index[i], ...] along `dim`.
     Gradients: x's where nothing was written; source's is grad[index]."""

@@ -55,8 +55,15 @@ import numpy as np
 
 from scalargrad.engine import grad_mode
 from tensorgrad import checks, return_types
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
-from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError, not_a_tensor
+from tensorgrad.checks import (
+    ArgumentValueError,
+    ShapeError,
+    UnsupportedDtypeError,
+    not_a_tensor,
+    user_stacklevel,
+)
 from tensorgrad.creation import randn
 from tensorgrad.device import namespace, to_numpy
 from tensorgrad.higher_order import differentiable_once
@@ -99,6 +106,7 @@ def _inverse(data: np.ndarray, op: str) -> np.ndarray:
         raise LinAlgError(f"linalg.{op}: the input matrix is singular, so it has no inverse") from None
 
 
+@autocast_op("linalg.inv")
 def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
     """The inverse of a square matrix (or of each in a batch). d/dA = -A^-T G A^-T."""
     if not isinstance(A, Tensor):
@@ -180,6 +188,7 @@ def legacy_det(input: Tensor) -> Tensor:
     return det(input)
 
 
+@autocast_op("torch.inverse")
 def legacy_inverse(input: Tensor) -> Tensor:
     """`torch.inverse`: `linalg.inv`, with PyTorch's argument name `input`."""
     return inv(input)
@@ -221,6 +230,7 @@ def _complex_sign_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]: 
     return (phase[..., None, None] * inv(A).mT,)
 
 
+@autocast_op("linalg.solve")
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
     """X with A X = B (or X A = B with left=False); B a (batch of) matrix, or of vectors when it
     has one dimension fewer than A. d/dB = A^-T G, d/dA = -d/dB X^T."""
@@ -257,6 +267,7 @@ def _solve_graph(vector: bool, grad: Tensor, out: Tensor, A: Tensor, B: Tensor) 
     return -(g @ out.mT), g
 
 
+@autocast_op("linalg.cholesky")
 def cholesky(input: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     """L, lower triangular with A = L L^T, for a symmetric positive-definite A (only its lower
     triangle is read); U = L^T with `upper` (then its upper triangle is read, as PyTorch's).
@@ -293,6 +304,7 @@ def _cholesky_graph(upper: bool, grad: Tensor, out: Tensor, A: Tensor) -> tuple[
     return _pytorch_graph(formula, grad, A)
 
 
+@autocast_op("linalg.svdvals")
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:  # noqa: N803
     """The singular values, largest first. d/dA = U diag(G) V^T (for distinct singular values).
     `driver` picks a cuSOLVER routine in PyTorch: None, or on a GPU array one of its names."""
@@ -359,6 +371,7 @@ def _svd_driver(A: Tensor, driver: str | None) -> None:  # noqa: N803
                            f"Available options are: gesvd, gesvdj, gesvda")
 
 
+@autocast_op("linalg.svd")
 def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None  # noqa: N803
         ) -> tuple[Tensor, Tensor, Tensor]:
     """The named tuple (U, S, Vh) with A = U diag(S) Vh, singular values largest first.
@@ -465,6 +478,7 @@ def _svd_vh_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noq
     return _pytorch_graph(formula, grad, A)
 
 
+@autocast_op("torch.svd")
 def legacy_svd(input: Tensor, some: bool = True,  # noqa: N803
                compute_uv: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """`torch.svd`: the named tuple (U, S, V) with A = U diag(S) V^T (V, not Vh); `some=False`
@@ -492,6 +506,7 @@ _QR_NOT_DIFFERENTIABLE = {
 }
 
 
+@autocast_op("linalg.qr")
 def qr(A: Tensor, mode: str = "reduced") -> tuple[Tensor, Tensor]:  # noqa: N803
     """The named tuple (Q, R) with A = Q R, Q with orthonormal columns and R upper triangular.
 
@@ -592,6 +607,7 @@ def _refuse_qr(mode: str) -> Any:
     return vjp
 
 
+@autocast_op("torch.qr")
 def legacy_qr(input: Tensor, some: bool = True) -> tuple[Tensor, Tensor]:  # noqa: N803
     """`torch.qr`: `linalg.qr` with mode 'reduced' (some=True) or 'complete' (some=False)."""
     if not isinstance(input, Tensor):
@@ -611,6 +627,7 @@ def _hermitian(A: Tensor, op: str, uplo: str) -> None:  # noqa: N803
         raise ArgumentValueError(f"linalg.{op}: Expected UPLO argument to be 'L' or 'U', but got {uplo!r}")
 
 
+@autocast_op("linalg.eigh")
 def eigh(input: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
     """The named tuple (eigenvalues, eigenvectors) of a symmetric matrix, the eigenvalues ascending,
     A = V diag(L) V^T. Only the triangle UPLO ('L' lower, 'U' upper) of A is read.
@@ -672,6 +689,7 @@ def _eigenvectors_graph(uplo: str, grad: Tensor, out: Tensor, A: Tensor) -> tupl
     return _pytorch_graph(formula, grad, A)
 
 
+@autocast_op("linalg.eigvalsh")
 def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     """The eigenvalues of a symmetric matrix, ascending (only the UPLO triangle is read).
     d/dA = V diag(G) V^T."""
@@ -756,6 +774,7 @@ def _eigenvectors_backward(grad: np.ndarray, values: np.ndarray, vectors: np.nda
     return np.linalg.solve(_h(vectors), inner @ _h(vectors))
 
 
+@autocast_op("linalg.eig")
 def eig(A: Tensor) -> tuple[Tensor, Tensor]:  # noqa: N803
     """The named tuple (eigenvalues, eigenvectors) of a square matrix (or of each in a batch), with
     A V = V diag(L): always complex (complex64 for float32 and complex64 A, complex128 for the
@@ -803,6 +822,7 @@ def _eig_vectors_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  
     return _pytorch_graph(formula, grad, A)
 
 
+@autocast_op("linalg.eigvals")
 def eigvals(A: Tensor) -> Tensor:  # noqa: N803
     """The eigenvalues of a square matrix, as `eig` gives them (complex). d/dA as eig's:
     V^-H diag(G) V^H, its real part for a real A."""
@@ -917,6 +937,7 @@ def _pinv_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  # noqa:
     return (_pinv_vjp(grad, out, A, _transposed),)
 
 
+@autocast_op("pinverse")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002 - PyTorch's name
     """`torch.pinverse`: `linalg.pinv` with rtol = rcond."""
     if not isinstance(input, Tensor):
@@ -924,6 +945,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002 - PyT
     return pinv(input, rcond)
 
 
+@autocast_op("linalg.matrix_rank")
 def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
                 rtol: Any = None) -> Tensor:
     """The number of singular values above max(atol, rtol * the largest) (eigenvalues in absolute
@@ -946,6 +968,7 @@ def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
+@autocast_op("linalg.lstsq")
 def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str | None = None
           ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """The least-squares solution X of A X = B, A and B given as PyTorch's `input` and `b` (the
@@ -1041,6 +1064,7 @@ def _residuals_graph(vector: bool, solution: Tensor, grad: Tensor, out: Tensor, 
     return weighted @ x.mT, -weighted.squeeze(-1) if vector else -weighted
 
 
+@autocast_op("linalg.vector_norm")
 def vector_norm(x: Tensor | None = None, ord: float = 2, dim: int | Sequence[int] | None = None,  # noqa: A002
                 keepdim: bool = False, *, dtype: Any = None, input: Tensor | None = None) -> Tensor:  # noqa: A002
     """The ord-norm of x's elements over `dim` (all of them, as one vector, for None); of |x| for a
@@ -1059,6 +1083,7 @@ def vector_norm(x: Tensor | None = None, ord: float = 2, dim: int | Sequence[int
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
+@autocast_op("linalg.matrix_norm")
 def matrix_norm(input: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2, -1),  # noqa: A002, N803
                 keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """A matrix norm over the two dims: 'fro', 'nuc', 1 / -1 (largest / smallest column sum of
@@ -1231,6 +1256,7 @@ def _matrix_exp_graph(grad: Tensor, out: Tensor, A: Tensor) -> tuple[Tensor]:  #
     return (matrix_exp(block)[..., :n, n:],)
 
 
+@autocast_op("linalg.multi_dot")
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """The product of a chain of matrices, multiplied in the order that costs fewest scalar
     multiplications; the first may be a row vector and the last a column vector (1-D). The
@@ -1589,6 +1615,7 @@ def _adjoint(t: Tensor) -> Tensor:
     return t.mH if t.is_complex() else t.mT
 
 
+@autocast_op("torch.lu_solve")
 def legacy_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
     """`torch.lu_solve(b, LU_data, LU_pivots)`: `linalg.lu_solve` with b first (deprecated)."""
     _deprecated("lu_solve", "linalg.lu_solve (whose arguments are reversed: LU, pivots, B)")
@@ -1598,7 +1625,7 @@ def legacy_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor
 def _deprecated(old: str, new: str) -> None:
     """PyTorch's warning for its older linear-algebra spellings."""
     warnings.warn(f"{old} is deprecated in favor of {new} and will be removed in a future release.",
-                  UserWarning, stacklevel=3)
+                  UserWarning, stacklevel=user_stacklevel())
 
 
 def _first_failure(info: Any) -> int:
@@ -1613,6 +1640,7 @@ def _raise_singular(op: str, info: Any) -> None:
                           "could not be completed because the input matrix is singular.")
 
 
+@autocast_op("linalg.inv_ex")
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple[Tensor, Tensor]:  # noqa: N803
     """The named tuple (inverse, info): info (int32) is 0 for an invertible matrix, else 1 + the
     index of the first zero pivot of its LU, and its inverse is then nan."""
@@ -1658,6 +1686,7 @@ def _cholesky_info(a: np.ndarray) -> np.ndarray:
     return info.reshape(a.shape[:-2])
 
 
+@autocast_op("linalg.cholesky_ex")
 def cholesky_ex(input: Tensor, *, upper: bool = False,  # noqa: N803
                 check_errors: bool = False) -> tuple[Tensor, Tensor]:
     """The named tuple (L, info) of `cholesky`: info (int32) is 0 for a positive-definite matrix,
@@ -1675,6 +1704,7 @@ def cholesky_ex(input: Tensor, *, upper: bool = False,  # noqa: N803
     return _CHOLESKY_EX(new_leaf(np.full_like(input.data, np.nan)), new_leaf(info))
 
 
+@autocast_op("linalg.cond")
 def cond(input: Tensor, p: Any = None) -> Tensor:  # noqa: N803
     """The condition number of A in the norm `p`: the ratio of the largest to the smallest singular
     value for p = None or 2 (its inverse for -2), else norm(A, p) * norm(inv(A), p) ('fro',
@@ -1701,12 +1731,14 @@ def cond(input: Tensor, p: Any = None) -> Tensor:  # noqa: N803
     return (matrix_norm(input, p) * matrix_norm(inverse, p)).masked_fill(new_leaf(singular), math.inf)
 
 
+@autocast_op("linalg.vecdot")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of x and y along `dim`, broadcasting the other dimensions: sum(conj(x) * y, dim)
     (x conjugated when complex, as PyTorch's)."""
     return ((x.conj() if x.is_complex() else x) * y).sum(dim)
 
 
+@autocast_op("linalg.tensorinv")
 def tensorinv(input: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
     """The tensor X with tensordot(X, A, ind) the identity: A's first `ind` dimensions flattened
     against the others into a square matrix, inverted, and reshaped to shape[ind:] + shape[:ind]."""
@@ -1723,6 +1755,7 @@ def tensorinv(input: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
     return inv(input.reshape(math.prod(rows), math.prod(cols))).reshape(*cols, *rows)
 
 
+@autocast_op("linalg.tensorsolve")
 def tensorsolve(input: Tensor, other: Tensor, dims: Sequence[int] | None = None) -> Tensor:  # noqa: N803
     """X with tensordot(A, X, X.ndim) = B: A's dimensions `dims` (if given) moved to the end,
     then A seen as a matrix of B.numel() rows, solved, and X shaped as A's last dimensions."""
@@ -1740,6 +1773,7 @@ def tensorsolve(input: Tensor, other: Tensor, dims: Sequence[int] | None = None)
     return solve(input.reshape(rows, rows), other.reshape(rows)).reshape(*result_shape)
 
 
+@autocast_op("linalg.householder_product")
 def householder_product(input: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
     """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, v_i the i-th column of A
     below the diagonal with a 1 on it (LAPACK's orgqr). Composed of matrix products, so both A
@@ -1775,6 +1809,7 @@ def _cholesky_solve(b: np.ndarray, factor: np.ndarray, upper: bool) -> np.ndarra
     return _solve_quietly(_h(lower), _solve_quietly(lower, b))
 
 
+@autocast_op("cholesky_solve")
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
     """X with (L L^T) X = B (U^T U X = B with `upper`), L the Cholesky factor (its triangle read).
     d/dB = cholesky_solve(G, L); with C = d/dB X^T + X d/dB^T, d/dL = -C L (-U C with `upper`),
@@ -1815,6 +1850,7 @@ def _cholesky_solve_graph(upper: bool, grad: Tensor, out: Tensor, B: Tensor,  # 
     return _pytorch_graph(formula, grad, B, L)
 
 
+@autocast_op("cholesky_inverse")
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: N803
     """(L L^T)^-1 (or (U^T U)^-1 with `upper`) from its Cholesky factor. With C = X (G + G^T) X,
     d/dL = -C L (-U C with `upper`), PyTorch's formula."""
@@ -1863,6 +1899,7 @@ def _cholesky_inverse_graph(upper: bool, grad: Tensor, out: Tensor, L: Tensor) -
     return _pytorch_graph(formula, grad, L)
 
 
+@autocast_op("triangular_solve")
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: N803
                      unitriangular: bool = False) -> tuple[Tensor, Tensor]:
     """`torch.triangular_solve`: the named tuple (solution, cloned_coefficient) of A X = b (A^T X =
@@ -1873,6 +1910,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     return _TRIANGULAR_SOLVE(solution, A.clone())
 
 
+@autocast_op("torch.lu")
 def legacy_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:  # noqa: N803
     """`torch.lu`: (LU, pivots) as `lu_factor` gives them (a singular matrix too), and info as a
     third with `get_infos`."""
@@ -1883,6 +1921,7 @@ def legacy_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[T
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
+@autocast_op("torch.cholesky")
 def legacy_cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
     """`torch.cholesky` (deprecated for `linalg.cholesky`): L, or U = L^T with `upper`."""
     if not isinstance(input, Tensor):
@@ -1912,6 +1951,7 @@ def _no_derivative(op: str, error: type[Exception] = RuntimeError) -> Any:
     return vjp
 
 
+@autocast_op("geqrf")
 def geqrf(input: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002 - PyTorch's name
     """LAPACK's geqrf: the named tuple (a, tau) of the QR decomposition in compact form, R on and
     above a's diagonal, the Householder vectors v_i below it (their leading 1 implicit) and tau
@@ -1951,6 +1991,7 @@ def _same_dtype(input: Tensor, other: Tensor, op: str, name: str) -> None:  # no
                            f"dtype {input.dtype} and {name} has dtype {other.dtype}")
 
 
+@autocast_op("orgqr")
 def orgqr(input: Tensor, tau: Tensor) -> Tensor:  # noqa: A002
     """`torch.orgqr`: the first n columns of Q = H_1 ... H_k from geqrf's (a, tau), LAPACK's
     orgqr under its own name (`householder_product`). Differentiable in input and tau."""
@@ -1966,6 +2007,7 @@ def _reflectors(input: Tensor, k: int) -> Tensor:  # noqa: A002
     return input[..., :, :k].masked_fill(~below, 0) + unit
 
 
+@autocast_op("ormqr")
 def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,  # noqa: A002
           transpose: bool = False) -> Tensor:
     """LAPACK's ormqr: Q C (Q^H C with `transpose`, C Q or C Q^H with left=False) for Q = H_1 ...

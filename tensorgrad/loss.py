@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import is_grad_enabled
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
-from tensorgrad.checks import ShapeError, UnsupportedDtypeError, broadcasts_to
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError, broadcasts_to, user_stacklevel
 from tensorgrad.device import namespace
 from tensorgrad.elementwise import sigmoid_array, where
 from tensorgrad.higher_order import held_constant
@@ -143,6 +144,7 @@ def _extremes(a: np.ndarray) -> tuple[Any, Any]:
 # --- cross-entropy and negative log-likelihood --------------------------------------------------
 
 
+@autocast_op("cross_entropy")
 def cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyTorch's name
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -302,6 +304,7 @@ def _raise_target_shape(op: str, input: Tensor, labels: np.ndarray) -> None:  # 
                      f"{input.shape}: expected target shape {expected}, one class index per sample")
 
 
+@autocast_op("nll_loss")
 def nll_loss(input: Tensor, target: Any, weight: Any = None,  # noqa: A002 - PyTorch's name
              size_average: bool | None = None, ignore_index: int = -100,
              reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -404,7 +407,8 @@ def _difference(op: str, input: Tensor, target: Any, keep_dtype: bool = False) -
     if target.shape != input.shape:
         warnings.warn(f"{op}: using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}); this will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+                      "broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=user_stacklevel())
     return input - target
 
 
@@ -426,6 +430,7 @@ def _weighted_reduce(op: str, losses: Tensor, weight: Any, reduction: str, mean_
     return _reduce(weighted, reduction)
 
 
+@autocast_op("mse_loss")
 def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
              reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Tensor:
     """Mean squared error: (input - target) ** 2, reduced. Both may carry a gradient.
@@ -438,6 +443,7 @@ def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,  # no
     return _weighted_reduce("mse_loss", diff * diff, weight, reduction, mean_by_weight=True)
 
 
+@autocast_op("l1_loss")
 def l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
             reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Tensor:
     """Mean absolute error: |input - target|, reduced. Derivative: sign(input - target) (0 at 0).
@@ -454,6 +460,7 @@ def _l1_graph(grad: Tensor, out: Tensor, d: Tensor) -> tuple[Tensor]:
     return (grad * held_constant(d, np.sign(d.data)),)
 
 
+@autocast_op("smooth_l1_loss")
 def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
                    reduce: bool | None = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta, for d = input - target.
@@ -484,6 +491,7 @@ def _piecewise_quadratic_graph(inside: np.ndarray, curvature: float, outer: floa
     return (grad * where(new_leaf(inside), d * curvature, outside),)
 
 
+@autocast_op("huber_loss")
 def huber_loss(input: Tensor, target: Any, reduction: str = "mean",  # noqa: A002
                delta: float = 1.0, weight: Any = None) -> Tensor:
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta), for d = input - target.
@@ -516,6 +524,7 @@ def _binary_target(op: str, input: Tensor, target: Any) -> Tensor:  # noqa: A002
     return target
 
 
+@autocast_op("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa: A002
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -562,6 +571,7 @@ def _binary_cross_entropy_graph(scale: Any, grad: Tensor, out: Tensor, input: Te
         return grad_input, grad * ((1 - input).log() - input.log())
 
 
+@autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None,  # noqa: A002
                                      size_average: bool | None = None, reduce: bool | None = None,
                                      reduction: str = "mean", pos_weight: Any = None) -> Tensor:
@@ -607,6 +617,7 @@ def _bce_with_logits_graph(scale: Any, p: Any, grad: Tensor, out: Tensor, input:
             grad * (-input + (p - 1) * softplus_neg))
 
 
+@autocast_op("kl_div")
 def kl_div(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
            reduce: bool | None = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence t (log t - x) per element, for log-probabilities x.
@@ -626,7 +637,7 @@ def kl_div(input: Tensor, target: Any, size_average: bool | None = None,  # noqa
     if reduction == "mean":
         warnings.warn("kl_div: reduction 'mean' divides the total loss by both the batch size and the "
                       "support size; 'batchmean' divides only by the batch size, and matches the "
-                      "math definition of KL divergence", UserWarning, stacklevel=2)
+                      "math definition of KL divergence", UserWarning, stacklevel=user_stacklevel())
     losses = (target.exp() * (target - input)) if log_target else (_xlogy_self(target) - target * input)
     if reduction == "batchmean":
         return losses.sum() / (input.shape[0] if input.ndim else 1)
@@ -681,6 +692,7 @@ def gaussian_nll_loss(input: Tensor, target: Any, var: Any, full: bool = False, 
     return _reduce(losses, reduction)
 
 
+@autocast_op("poisson_nll_loss")
 def poisson_nll_loss(input: Tensor, target: Any, log_input: bool = True, full: bool = False,  # noqa: A002
                      size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
                      reduction: str = "mean") -> Tensor:
@@ -700,6 +712,7 @@ def poisson_nll_loss(input: Tensor, target: Any, log_input: bool = True, full: b
     return _reduce(losses, reduction)
 
 
+@autocast_op("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Any, margin: float = 0.0,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
@@ -709,6 +722,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Any, margin: flo
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@autocast_op("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target: Any, margin: float = 1.0,  # noqa: A002
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -722,6 +736,7 @@ def hinge_embedding_loss(input: Tensor, target: Any, margin: float = 1.0,  # noq
     return _reduce(losses, reduction)
 
 
+@autocast_op("soft_margin_loss")
 def soft_margin_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)): the logistic loss of targets 1 and -1."""
@@ -751,6 +766,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Any, weight: Any = None, 
     return _reduce(losses.mean(-1), reduction)
 
 
+@autocast_op("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Any, margin: float = 0.0,
                           size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:
@@ -772,6 +788,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Any, margin: f
     return _reduce(losses, reduction)
 
 
+@autocast_op("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: bool | None = None, reduce: bool | None = None,
@@ -830,6 +847,7 @@ def _class_index_target(op: str, input: Tensor, target: Any) -> np.ndarray:  # n
     return labels
 
 
+@autocast_op("multi_margin_loss")
 def multi_margin_loss(input: Tensor, target: Any, p: int = 1, margin: float = 1.0,  # noqa: A002
                       weight: Any = None, size_average: bool | None = None, reduce: bool | None = None,
                       reduction: str = "mean") -> Tensor:
@@ -872,6 +890,7 @@ def multi_margin_loss(input: Tensor, target: Any, p: int = 1, margin: float = 1.
     return _reduce(losses.reshape(labels.shape), reduction)
 
 
+@autocast_op("multilabel_margin_loss")
 def multilabel_margin_loss(input: Tensor, target: Any, size_average: bool | None = None,  # noqa: A002
                            reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """sum over target classes j and non-target classes k of max(0, 1 - (x[j] - x[k])), divided

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import checks, movement
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import CROSSED, record
-from tensorgrad.checks import ShapeError, UnsupportedDtypeError
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError, user_stacklevel
 from tensorgrad.device import namespace
 from tensorgrad.dtypes import promote_types
 from tensorgrad.tensor import Tensor, _cast, new_leaf
@@ -57,6 +58,7 @@ def _product(left: np.ndarray, right: np.ndarray, like: np.ndarray) -> np.ndarra
     return left @ right
 
 
+@autocast_op("matmul")
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """a @ b. d/da = grad @ b^T, d/db = a^T @ grad (vectors treated as 1-row / 1-column matrices)."""
     a, b = input, other
@@ -82,6 +84,11 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
                       lambda grad: _product(_swap(a_data), grad, like=b_data), saved=CROSSED,
                       graph_vjp=_matmul_graph)
     return record(out, "@", (a, b), *_vector_vjps(a_data, b_data), saved=CROSSED, graph_vjp=_matmul_graph)
+
+
+# PyTorch's mv, dot and vdot are kernels of their own, on no CPU autocast list: they multiply
+# through matmul's body here, not through its autocast wrapper, so they keep their inputs' dtype.
+_matmul_as_written = matmul.__wrapped__
 
 
 def _matmul_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -126,6 +133,7 @@ def _vector_vjps(a_data: np.ndarray, b_data: np.ndarray):
 # for outer, a broadcast product), so its gradient is matmul's.
 
 
+@autocast_op("mm")
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices (2-D only; `matmul` broadcasts). Gradient: as matmul's."""
     a, b = input, mat2
@@ -136,6 +144,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return matmul(a, b)
 
 
+@autocast_op("bmm")
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix products of two 3-D tensors with one batch size (no broadcasting)."""
     a, b = input, mat2
@@ -147,21 +156,24 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return matmul(a, b)
 
 
+@autocast_op("mv")
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """A matrix times a vector: (n, m) @ (m,) gives (n,)."""
     a, v = input, vec
     _require_ranks("mv", (a, "self", 2), (v, "vec", 1))
     if a.shape[1] != v.shape[0]:
         raise ShapeError(f"mv: size mismatch, got mat ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
-    return matmul(a, v)
+    return _matmul_as_written(a, v)
 
 
+@autocast_op("dot")
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The inner product of two 1-D tensors of one size and one dtype: a 0-d tensor."""
     _check_tensors("dot", (input, "input"), (tensor, "tensor"))
     return _vector_product(input, tensor, "dot")
 
 
+@autocast_op("vdot")
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     """sum(conj(a) * b) over two 1-D tensors of one size and one dtype: `dot` for real tensors."""
     _check_tensors("vdot", (input, "input"), (other, "other"))
@@ -181,7 +193,7 @@ def _vector_product(a: Tensor, b: Tensor, op: str) -> Tensor:
     if a.dtype != b.dtype:
         raise RuntimeError(f"{op}: expected both vectors to have same dtype, but found {a.dtype} "
                            f"and {b.dtype}")
-    return matmul(a, b)
+    return _matmul_as_written(a, b)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -217,6 +229,7 @@ def _require_ranks(op: str, *operands: tuple[Tensor, str, int]) -> None:
 # --- more products, composed of the ops above (so their gradients are those ops') -------------
 
 
+@autocast_op("tensordot")
 def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[Any] = 2) -> Tensor:
     """The sum of products over the dimensions `dims` names: the last `dims` of a with the first
     `dims` of b for an int, or the pairs ([a's dims], [b's dims]). Computed as one matmul."""
@@ -263,6 +276,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     return (spread_a * spread_b).reshape(*(i * j for i, j in zip(shape_a, shape_b, strict=True)))
 
 
+@autocast_op("cross")
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along `dim` (a and b broadcast together). Without a dim,
     the first dimension of size 3 (PyTorch's deprecated default; `linalg.cross` uses -1)."""
@@ -287,6 +301,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     return movement.stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], dim)
 
 
+@autocast_op("cdist")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
     (..., P, R), batch dimensions broadcast. Computed from the differences, not PyTorch's
@@ -310,6 +325,7 @@ _CDIST_MODES = (None, "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_
                 "donot_use_mm_for_euclid_dist")
 
 
+@autocast_op("pdist")
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
     """The p-norm distance between each pair of rows i < j of an (N, M) input, in the order
     (0, 1), (0, 2), ..., (N - 2, N - 1): N (N - 1) / 2 distances. Gradient: `cdist`'s."""
@@ -325,6 +341,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
     return cdist(input, input, p)[rows, cols]
 
 
+@autocast_op("bilinear")
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y_o = x1 A_o x2 + b_o for each output o: weight (out, in1, in2), inputs (..., in1) and
     (..., in2). One einsum; its gradient is einsum's."""
@@ -337,6 +354,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
+@autocast_op("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
     """beta * input + alpha * (mat1 @ mat2), input broadcast; with beta = 0 input is ignored (its
     nan and inf too), as in PyTorch."""
@@ -350,12 +368,14 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
 # values are not read (nan and inf in it are ignored) and its gradient is 0, as in PyTorch.
 
 
+@autocast_op("addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
     """beta * input + alpha * (mat @ vec): a matrix (n, m) times a vector (m,), plus input (n,)."""
     _same_dtype("addmv", (input, "input"), (mat, "mat"), (vec, "vec"))
     return _added("addmv", input, mv(mat, vec), beta, alpha)
 
 
+@autocast_op("addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
     """beta * input + alpha * outer(vec1, vec2), in the three tensors' promoted dtype; for bool
     tensors, (beta and input) or (alpha and vec1[i] and vec2[j])."""
@@ -375,6 +395,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: f
     return _added("addr", input, product, beta, alpha)
 
 
+@autocast_op("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  # noqa: A002
             alpha: float = 1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2): batched products (b, n, m) @ (b, m, p), plus input
@@ -383,6 +404,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  
     return _added("baddbmm", input, bmm(batch1, batch2), beta, alpha)
 
 
+@autocast_op("addbmm")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  # noqa: A002
            alpha: float = 1) -> Tensor:
     """beta * input + alpha * sum_b (batch1[b] @ batch2[b]): the batched products summed over the
@@ -467,13 +489,14 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     return tensordot(a, b, ([-1], [-1]))
 
 
+@autocast_op("chain_matmul")
 def chain_matmul(*matrices: Tensor) -> Tensor:
     """The product of N 2-D tensors, in the cheapest order: PyTorch's deprecated form of
     `linalg.multi_dot` (which also takes vectors at the ends). Gradient: the products'."""
     from tensorgrad import linalg  # (linalg imports this module)
 
     warnings.warn("chain_matmul is deprecated; use linalg.multi_dot, which takes a list of two or more "
-                  "tensors", UserWarning, stacklevel=2)
+                  "tensors", UserWarning, stacklevel=user_stacklevel())
     if not matrices:
         raise RuntimeError("chain_matmul(): expected one or more matrices")
     for i, m in enumerate(matrices):
@@ -488,12 +511,14 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
     return linalg.multi_dot(matrices)
 
 
+@autocast_op("addcmul")
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:  # noqa: A002
     """input + value * tensor1 * tensor2, broadcasting."""
     _check_tensors("addcmul", (input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))
     return input + value * tensor1 * tensor2
 
 
+@autocast_op("addcdiv")
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:  # noqa: A002
     """input + value * tensor1 / tensor2, broadcasting (integer tensors refused, as in PyTorch)."""
     _check_tensors("addcdiv", (input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))
@@ -503,6 +528,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1
     return input + value * tensor1 / tensor2
 
 
+@autocast_op("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight.T + bias, as one node (PyTorch's `F.linear`; `nn.Linear` calls it).
 
@@ -604,6 +630,7 @@ def _check_linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
 # --- einsum ---------------------------------------------------------------------------------------
 
 
+@autocast_op("einsum")
 def einsum(equation: str, *operands: Tensor) -> Tensor:
     """Einstein summation, `tg.einsum("ij,jk->ik", a, b)`, through `einsum(optimize=True)`.
 

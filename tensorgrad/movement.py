@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import autograd, checks
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, not_a_tensor
 from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
@@ -278,6 +279,7 @@ def clone(x: Tensor) -> Tensor:
 # --- joining ------------------------------------------------------------------------------------
 
 
+@autocast_op("cat")
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension. Each gets its slice of the gradient."""
     tensors = _tensors(tensors, "cat")
@@ -388,6 +390,7 @@ def _part_of(dim: int, part: slice | int):
     return lambda grad: grad[index]
 
 
+@autocast_op("stack")
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join same-shape tensors along a new dimension. Each gets its slice of the gradient."""
     tensors = _tensors(tensors, "stack")
@@ -1328,6 +1331,7 @@ def _view_as_real_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (complex(grad[..., 0], -grad[..., 1]),)
 
 
+@autocast_op("view_as_complex")
 def view_as_complex(input: Tensor) -> Tensor:
     """A float32 or float64 tensor of shape (..., 2) seen as complex numbers (real, imag), a view
     (writes through it change input). The last dim must have size 2 and stride 1, the other
@@ -1380,6 +1384,7 @@ def _complex_graph(grad: Tensor, out: Tensor, real: Tensor, imag: Tensor) -> tup
     return grad, grad * 1j
 
 
+@autocast_op("polar")
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument names
     """abs (cos(angle) + i sin(angle)), broadcast, from two float32 or two float64 tensors.
     Gradients (through autograd's real part): d out / d abs = sgn(out) (as PyTorch: e**(i angle)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from scalargrad.engine import is_grad_enabled
+from tensorgrad import autocasting
 from tensorgrad.autograd import bump_version
 from tensorgrad.device import namespace
 from tensorgrad.tensor import Tensor
@@ -142,7 +143,8 @@ def with_out(function: Callable[..., Any], op: str, rule: str) -> Callable[..., 
         check_no_grad(op, out, inputs)
         if rule == "dtype" and takes_dtype and kwargs.get("dtype") is None and isinstance(out, Tensor):
             kwargs["dtype"] = out.dtype  # (the dtype out has is the one to compute in)
-        result = function(*args, **kwargs)
+        with autocasting.suspended():  # (PyTorch does not autocast a call with out=)
+            result = function(*args, **kwargs)
         if isinstance(out, tuple | list):
             return _write_several(op, out, result, inputs)
         if isinstance(result, tuple):

@@ -18,8 +18,15 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import checks, elementwise, movement, return_types
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
-from tensorgrad.checks import ArgumentValueError, ShapeError, UnsupportedDtypeError, not_a_tensor
+from tensorgrad.checks import (
+    ArgumentValueError,
+    ShapeError,
+    UnsupportedDtypeError,
+    not_a_tensor,
+    user_stacklevel,
+)
 from tensorgrad.device import accumulate, array_like, is_array, namespace, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.higher_order import linear_graph
@@ -53,6 +60,7 @@ def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...
     return out
 
 
+@autocast_op("sum")
 def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     """Sum over `dim` (in `dtype`, if given). Derivative: 1 for every element."""
     if dtype is not None:  # (an int32 sum stays int32: the int64 below is for sums without a dtype)
@@ -271,6 +279,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return _arg_extreme(input, dim, keepdim, "argmin")
 
 
+@autocast_op("logsumexp")
 def logsumexp(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over `dim`, shifted by the max so it stays finite for large x (for
     complex x, the principal log, shifted by the largest real part).
@@ -328,20 +337,22 @@ def _softmax_input(x: Tensor, op: str) -> np.ndarray:
     return data.astype(np.float32) if data.dtype.kind not in "fc" or data.dtype == np.float16 else data
 
 
-def implicit_softmax_dim(ndim: int, op: str, stacklevel: int = 3) -> int:
-    """The dim PyTorch picks when softmax-like ops get dim=None (deprecated there, so it warns)."""
+def implicit_softmax_dim(ndim: int, op: str) -> int:
+    """The dim PyTorch picks when softmax-like ops get dim=None (deprecated there, so it warns).
+    The warning names the user's line; the ops keep PyTorch's `_stacklevel` argument, unneeded here."""
     warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include "
-                  "dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+                  "dim=X as an argument.", UserWarning, stacklevel=user_stacklevel())
     return 0 if ndim in (0, 1, 3) else 1
 
 
+@autocast_op("softmax")
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) over `dim` (in `dtype`, if given). Derivative: s * (grad - sum(grad * s)).
     Without a dim, PyTorch's deprecated implicit choice (dim 0 for 0-, 1- and 3-d input, else 1)."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "softmax")
     if dim is None:
-        dim = implicit_softmax_dim(input.ndim, "softmax", _stacklevel)
+        dim = implicit_softmax_dim(input.ndim, "softmax")
     if dtype is not None:
         input = input.to(dtype)
     axes = checks.dims(dim, input.ndim, "softmax")
@@ -367,13 +378,14 @@ def _softmax_graph(axes: tuple[int, ...], grad: Tensor, out: Tensor, x: Tensor) 
     return (out * (grad - (grad * out).sum(axes, keepdim=True)),)
 
 
+@autocast_op("log_softmax")
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """x - logsumexp(x) over `dim` (in `dtype`, if given). Derivative: grad - softmax(x) * sum(grad).
     Without a dim, PyTorch's deprecated implicit choice, as `softmax`."""
     if not isinstance(input, Tensor):
         raise not_a_tensor(input, "log_softmax")
     if dim is None:
-        dim = implicit_softmax_dim(input.ndim, "log_softmax", _stacklevel)
+        dim = implicit_softmax_dim(input.ndim, "log_softmax")
     if dtype is not None:
         input = input.to(dtype)
     axes = checks.dims(dim, input.ndim, "log_softmax")
@@ -428,6 +440,7 @@ def _product_of_others(data: np.ndarray, axis: int) -> np.ndarray:
     return _exclusive_cumprod(data, axis) * after
 
 
+@autocast_op("prod")
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Product over dim. Derivative: the product of the others.
 
@@ -624,6 +637,7 @@ def std_mean(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None
                                  mean(input, dim, keepdim))
 
 
+@autocast_op("dist")
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of x - other (broadcast), a 0-d tensor, as `torch.dist`; differentiable in both."""
     return norm(elementwise.sub(input, other), float(p))
@@ -684,6 +698,7 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
+@autocast_op("norm")
 def norm(x: Tensor, p: float | str = "fro", dim: Dim = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
     """The p-norm over dim: sum(|x|**p) ** (1 / p). Derivative: sign(x) |x|**(p-1) / norm**(p-1).
@@ -937,6 +952,7 @@ def nanmean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any
     return elementwise.div(nansum(input, dim, keepdim), present.to(input.dtype))
 
 
+@autocast_op("trace")
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (integers summed in int64). Derivative: 1 on the diagonal."""
     if not isinstance(input, Tensor):
@@ -1071,6 +1087,7 @@ def _gradient_uneven(x: Tensor, dim: int, coordinates: Tensor, edge_order: int) 
     return movement.cat([first, inside, last], dim)
 
 
+@autocast_op("cumsum")
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running sum along dim: out[i] = x[0] + ... + x[i]. Derivative: the sum of grad from i on."""
     data, axis = _scan_input(input, dim, "cumsum")
@@ -1083,6 +1100,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
                   graph_vjp=linear_graph("cumsum", vjp, partial(cumsum, dim=dim)))
 
 
+@autocast_op("cumprod")
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running product along dim: out[i] = x[0] * ... * x[i].
 
@@ -1437,6 +1455,7 @@ def msort(input: Tensor) -> Tensor:
 _QUANTILE_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+@autocast_op("quantile")
 def quantile(input: Tensor, q: float | Tensor, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
     """The q-th quantiles along `dim` (of all elements for None): the value at rank q (n - 1) of
@@ -1446,6 +1465,7 @@ def quantile(input: Tensor, q: float | Tensor, dim: int | None = None, keepdim: 
     return _quantile(input, q, dim, keepdim, interpolation, "quantile", ignore_nan=False)
 
 
+@autocast_op("nanquantile")
 def nanquantile(input: Tensor, q: float | Tensor, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """`quantile` of the elements that are not nan (nan where all are)."""
@@ -1891,6 +1911,7 @@ def isin(elements: Any = None, test_elements: Any = None, *, assume_unique: bool
 # --- norms of slices, sums down to a size, covariance: renorm, sum_to_size, cov, corrcoef ---------
 
 
+@autocast_op("renorm")
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """x with each slice along `dim` (x.select(dim, i)) whose p-norm exceeds maxnorm scaled to
     that norm: x * maxnorm / (norm + 1e-7) there, x elsewhere (complex x: the norm of |x|).

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import checks, dtypes, layouts, storage
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 
 __all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array", "numpy_names", "AXIS_ALIASED"]
@@ -417,6 +418,7 @@ class Tensor:
     def __truediv__(self, other: Any) -> Tensor:
         return elementwise.div(self, other)
 
+    @autocast_op("__rtruediv__")
     def __rtruediv__(self, other: Any) -> Tensor:
         return elementwise.div(other, self)
 
@@ -3105,12 +3107,22 @@ def _converted(x: Tensor, dtype: np.dtype, memory_format: Any, op: str) -> Tenso
     return x.to(dtype, memory_format=creation.check_memory_format(memory_format, op))
 
 
+def _narrowed(array: Any, dtype: np.dtype) -> Any:
+    """array.astype(dtype) in C order; a value beyond a narrower float dtype's range becomes inf
+    without NumPy's overflow warning, as in PyTorch: mixed precision meets such values routinely
+    (its loss scaler looks for them), and a warning at each would drown the training's output."""
+    if array.dtype.itemsize > np.dtype(dtype).itemsize:
+        with np.errstate(over="ignore"):
+            return array.astype(dtype, order="C")
+    return array.astype(dtype, order="C")
+
+
 def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
     """x in another dtype, laid out as x unless `layout` is tg.contiguous_format; the gradient
     flows back (cast to x's dtype) between float types."""
     if x.data.dtype == dtype:
         return x
-    data = x.data.astype(dtype, order="C")
+    data = _narrowed(x.data, dtype)
     if not x.data.flags.c_contiguous or (layout is not None and layout.rank) or 1 in x.data.shape:
         data = creation.laid_out(data, x.data, layout or creation.preserve_format)
     autograd.note_dtype(dtype)
@@ -3119,8 +3131,8 @@ def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
     source = x.data.dtype
     # (np.real: a cast of a real x to complex sends back the gradient's real part, as PyTorch's; a
     # complex x, cast to another complex dtype, gets all of it)
-    back = ((lambda grad: grad.astype(source)) if source.kind == "c"
-            else lambda grad: np.real(grad).astype(source))
+    back = ((lambda grad: _narrowed(grad, source)) if source.kind == "c"
+            else lambda grad: _narrowed(np.real(grad), source))
     return record(data, "to", (x,), back, saved=(), graph_vjp=_cast_back)
 
 

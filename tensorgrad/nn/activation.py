@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import creation, dtypes
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, UnsupportedDtypeError
 from tensorgrad.device import array_like, namespace
@@ -200,6 +201,7 @@ def _mish_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * (t + x * x.sigmoid() * (1 - t * t)),)
 
 
+@autocast_op("softplus")
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
 
@@ -383,7 +385,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     # integer and complex input may ask for a float dtype.
     x = input if dtype is not None and isinstance(input, Tensor) else _floating(input, "softmin")
     if dim is None:
-        dim = implicit_softmax_dim(x.ndim, "softmin", _stacklevel)
+        dim = implicit_softmax_dim(x.ndim, "softmin")
     return softmax(neg(x), dim, dtype=dtype)
 
 
@@ -484,6 +486,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
     return a * b.sigmoid()
 
 
+@autocast_op("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     """x where x > 0, else weight * x, with one learned slope per channel (dimension 1) or one
     for all. Gradients: through the selection; the weight's is the sum of x where x <= 0."""

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from tensorgrad import dtypes
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.device import namespace
 from tensorgrad.elementwise import dropout, where
 from tensorgrad.matmul import linear
@@ -79,6 +80,7 @@ def _attend(q_scaled: Tensor, key: Tensor, value: Tensor, bias: Tensor | None, d
     return weights @ value, weights
 
 
+@autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:

@@ -39,8 +39,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tensorgrad import creation, dtypes
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
-from tensorgrad.checks import ShapeError, UnsupportedDtypeError
+from tensorgrad.checks import ShapeError, UnsupportedDtypeError, user_stacklevel
 from tensorgrad.device import array_like, namespace, strided_view, ufunc_at
 from tensorgrad.elementwise import where
 from tensorgrad.higher_order import linear_graph
@@ -464,6 +465,7 @@ def _check_kernel_fits(padded: tuple[int, ...], kernel: tuple[int, ...], dilatio
                            f"{tuple(dilation)}): the kernel can't be greater than the input")
 
 
+@autocast_op("conv2d")
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
            padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation: out[n,o,y,x] = b[o] + sum_{c,i,j} w[o,c,i,j] * in[n,c,y*s + i*d,x*s + j*d].
@@ -476,6 +478,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
     return _channels_last_as(out, input, weight)
 
 
+@autocast_op("conv1d")
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
            padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
     """1-D cross-correlation: out[n, o, t] = bias[o] + sum_{c,k} weight[o, c, k] * x[n, c, t*s + k*d].
@@ -571,6 +574,7 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
                   graph_vjp=partial(_with_bias, _conv_input_graph, spec))
 
 
+@autocast_op("conv_transpose2d")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
                      padding: Size = 0, output_padding: Size = 0, groups: int = 1,
                      dilation: Size = 1) -> Tensor:
@@ -584,6 +588,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                             "conv_transpose2d")
 
 
+@autocast_op("conv_transpose1d")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
                      padding: Size = 0, output_padding: Size = 0, groups: int = 1,
                      dilation: Size = 1) -> Tensor:
@@ -829,6 +834,14 @@ def _channels_last_as(out: Tensor, *inputs: Tensor) -> Tensor:
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
 
+def _pads_by_reflection_or_replication(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
+                                        value: float | None = None) -> bool:
+    """Whether a `pad` call is one autocast lists on the CPU: reflect over 1 or 2 dimensions,
+    replicate over 1 to 3 (PyTorch's reflection_pad1d/2d and replication_pad1d/2d/3d)."""
+    return (mode == "reflect" and len(pad) in (2, 4)) or (mode == "replicate" and len(pad) in (2, 4, 6))
+
+
+@autocast_op("pad", when=_pads_by_reflection_or_replication)
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
     """Pad the last len(pad)//2 dimensions: pad = (last_lo, last_hi, second_last_lo, ...).
 
@@ -950,6 +963,14 @@ _INTERPOLATE_MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bili
                       "trilinear": 3, "area": None}
 
 
+def _interpolates_by_upsampling(input: Tensor, size: Any = None, scale_factor: Any = None,  # noqa: A002
+                                 mode: str = "nearest", *args: Any, **kwargs: Any) -> bool:
+    """Whether an `interpolate` call is one autocast lists on CUDA: every mode but "area", which
+    is an adaptive average pooling (PyTorch's upsample_* kernels)."""
+    return mode != "area"
+
+
+@autocast_op("interpolate", when=_interpolates_by_upsampling)
 def interpolate(input: Tensor, size: Size | None = None, scale_factor: float | Sequence[float] | None = None,  # noqa: A002
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
@@ -1851,6 +1872,7 @@ class CircularPad1d(CircularPad2d):
 # The same window view, fold and matmuls as 2-D, over three spatial dimensions.
 
 
+@autocast_op("conv3d")
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
            padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
     """3-D cross-correlation: out[n,o,z,y,x] = b[o] + sum_{c,i,j,k} w[o,c,i,j,k] * in[n,c,z',y',x'],
@@ -1862,6 +1884,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
+@autocast_op("conv_transpose3d")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,  # noqa: A002
                      padding: Size = 0, output_padding: Size = 0, groups: int = 1,
                      dilation: Size = 1) -> Tensor:
@@ -1875,6 +1898,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                             "conv_transpose3d")
 
 
+@autocast_op("max_pool3d")
 def max_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
                dilation: Size = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The largest value of each kd x kh x kw window. Gradient: each output's grad goes to its argmax.
@@ -1886,6 +1910,7 @@ def max_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, pad
                      "max_pool3d")
 
 
+@autocast_op("avg_pool3d")
 def avg_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,  # noqa: A002
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
@@ -1895,6 +1920,7 @@ def avg_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, pad
                      3, "avg_pool3d")
 
 
+@autocast_op("adaptive_avg_pool3d")
 def adaptive_avg_pool3d(input: Tensor, output_size: Size | Sequence[int | None]) -> Tensor:  # noqa: A002
     """Average pooling to a fixed (od, oh, ow): averaging matrices A_d, A_h, A_w applied along D, H, W.
 
@@ -1911,6 +1937,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size | Sequence[int | None])
     return _separable(input, matrices)
 
 
+@autocast_op("adaptive_max_pool3d")
 def adaptive_max_pool3d(input: Tensor, output_size: Size | Sequence[int | None],  # noqa: A002
                         return_indices: bool = False) -> Any:
     """The largest value of each of output_size adaptive windows (as `adaptive_max_pool2d`, in three
@@ -2099,6 +2126,7 @@ def _lp_pool(x: Tensor, norm_type: float, kernel_size: Size, stride: Size | None
     return where(out != 0, out, 0.0).mul(window).pow(1.0 / norm_type)
 
 
+@autocast_op("max_unpool2d")
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
                  padding: Size = 0, output_size: Sequence[int] | None = None) -> Tensor:
     """The inverse of `max_pool2d`: zeros of the unpooled size, with each input value put at
@@ -2107,6 +2135,7 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Size, stride: Size
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
 
 
+@autocast_op("max_unpool1d")
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
                  padding: Size = 0, output_size: Sequence[int] | None = None) -> Tensor:
     """The inverse of `max_pool1d`: zeros of the unpooled length, each value put at its index."""
@@ -2221,7 +2250,7 @@ def upsample(input: Tensor, size: Size | None = None, scale_factor: float | Sequ
              mode: str = "nearest", align_corners: bool | None = None) -> Tensor:
     """`interpolate` under its deprecated name (it warns, as PyTorch does)."""
     warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
-                  stacklevel=2)
+                  stacklevel=user_stacklevel())
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
@@ -2229,7 +2258,7 @@ def upsample_nearest(input: Tensor, size: Size | None = None,  # noqa: A002
                      scale_factor: float | Sequence[float] | None = None) -> Tensor:
     """`interpolate(mode='nearest')` under its deprecated name (it warns)."""
     warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
-                  stacklevel=2)
+                  stacklevel=user_stacklevel())
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
@@ -2237,7 +2266,7 @@ def upsample_bilinear(input: Tensor, size: Size | None = None,  # noqa: A002
                       scale_factor: float | Sequence[float] | None = None) -> Tensor:
     """`interpolate(mode='bilinear', align_corners=True)` under its deprecated name (it warns)."""
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
-                  stacklevel=2)
+                  stacklevel=user_stacklevel())
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
@@ -2424,6 +2453,7 @@ class LazyConvTranspose3d(LazyConvTranspose2d):
 # --- 3-D: the unpooling, power-average and index-returning pools of (N, C, D, H, W) volumes -------
 
 
+@autocast_op("max_unpool3d")
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Size, stride: Size | None = None,  # noqa: A002
                  padding: Size = 0, output_size: Sequence[int] | None = None) -> Tensor:
     """The inverse of `max_pool3d`: zeros of the unpooled size, with each input value put at its
@@ -2469,6 +2499,7 @@ class MaxUnpool3d(MaxUnpool2d):
 # --- fractional max pooling: windows at pseudo-random, increasing starts ---------------------------
 
 
+@autocast_op("fractional_max_pool2d")
 def fractional_max_pool2d(input: Tensor, kernel_size: Size, output_size: Size | None = None,  # noqa: A002
                           output_ratio: float | Sequence[float] | None = None, return_indices: bool = False,
                           _random_samples: Tensor | None = None) -> Any:
@@ -2484,6 +2515,7 @@ def fractional_max_pool2d(input: Tensor, kernel_size: Size, output_size: Size | 
                                 _random_samples, 2, "fractional_max_pool2d")
 
 
+@autocast_op("fractional_max_pool3d")
 def fractional_max_pool3d(input: Tensor, kernel_size: Size, output_size: Size | None = None,  # noqa: A002
                           output_ratio: float | Sequence[float] | None = None, return_indices: bool = False,
                           _random_samples: Tensor | None = None) -> Any:

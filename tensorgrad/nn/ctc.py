@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
 from tensorgrad.checks import UnsupportedDtypeError
 from tensorgrad.device import array_like, namespace, to_numpy
@@ -35,6 +36,7 @@ from tensorgrad.tensor import Tensor, new_leaf
 __all__ = ["ctc_loss"]
 
 
+@autocast_op("ctc_loss")
 def ctc_loss(log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths: Any, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """-log p(target | log_probs), summed over the alignments that collapse to the target.

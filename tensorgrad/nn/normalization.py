@@ -29,6 +29,7 @@ import numpy as np
 from scalargrad.engine import is_grad_enabled, no_grad
 from tensorgrad import dtypes
 from tensorgrad import out as out_keyword
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.checks import UnsupportedDtypeError
 from tensorgrad.dtypes import int64
@@ -157,6 +158,19 @@ def _floating_input(x: Any, op: str, complex_ok: bool = False) -> Tensor:
     return x
 
 
+def _check_mixed_dtypes(x: Tensor, *params: Tensor | None) -> None:
+    """PyTorch's CPU rule for layer_norm's and group_norm's dtypes: a float16 input may take
+    float32 weight and bias (the output is float16: a float32 model under autocast normalises
+    float16 activations so); otherwise all must share the input's dtype."""
+    for param in params:
+        if param is None or param.dtype == x.dtype:
+            continue
+        if param.dtype != np.float32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def _check_param(op: str, name: str, param: Tensor | None, shape: tuple[int, ...],
                  input_shape: tuple[int, ...]) -> None:
     if param is not None and tuple(param.shape) != shape:
@@ -167,6 +181,7 @@ def _check_param(op: str, name: str, param: Tensor | None, shape: tuple[int, ...
 # --- layer_norm ---------------------------------------------------------------------------------
 
 
+@autocast_op("layer_norm")
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,  # noqa: A002
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias, mean and var over the last len(normalized_shape) dims.
@@ -185,9 +200,10 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                            f"[*, {', '.join(map(str, shape))}], but got input of size {list(x.shape)}")
     _check_param("layer_norm", "weight", weight, shape, x.shape)
     _check_param("layer_norm", "bias", bias, shape, x.shape)
+    _check_mixed_dtypes(x, weight, bias)
     axes = tuple(range(x.ndim - k, x.ndim))
     x_hat, rstd, _, _ = _standardize(x.data, axes, eps)
-    out = _scale_shift(x_hat, weight, bias, shape)
+    out = _scale_shift(x_hat, weight, bias, shape).astype(x.dtype, copy=False)
 
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         return _standardize_vjp(grad if weight is None else grad * weight.data, x_hat, rstd, axes)
@@ -301,6 +317,7 @@ def _update_running(running: Tensor | None, batch_value: np.ndarray, momentum: f
 # --- group_norm ---------------------------------------------------------------------------------
 
 
+@autocast_op("group_norm")
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Split the C channels into `num_groups` groups; standardise each sample's group over its
@@ -315,12 +332,13 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
                            f"num_groups, but got input of shape {x.shape} and num_groups={num_groups}")
     _check_param("group_norm", "weight", weight, (channels,), x.shape)
     _check_param("group_norm", "bias", bias, (channels,), x.shape)
+    _check_mixed_dtypes(x, weight, bias)
     # each group's channels and positions on one axis (spelled out: -1 can't be inferred when n = 0)
     grouped = (n, num_groups, channels // num_groups * math.prod(x.shape[2:]))
     x_hat_grouped, rstd, _, _ = _standardize(x.data.reshape(grouped), (2,), eps)
     x_hat = x_hat_grouped.reshape(x.shape)
     view = (1, channels) + (1,) * (x.ndim - 2)
-    out = _scale_shift(x_hat, weight, bias, view)
+    out = _scale_shift(x_hat, weight, bias, view).astype(x.dtype, copy=False)
 
     def vjp_x(grad: np.ndarray) -> np.ndarray:
         g = grad if weight is None else grad * weight.data.reshape(view)
@@ -425,6 +443,7 @@ def _write_normalized(out: Tensor, x: Tensor, result: Tensor) -> Tensor:
     return out_keyword.write("div", out, result, "cast", (x,))
 
 
+@autocast_op("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over `dim`, x1 and x2 broadcast together.
 

@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
+from tensorgrad.checks import user_stacklevel
 from tensorgrad.device import namespace, ufunc_at
 from tensorgrad.matmul import matmul
 from tensorgrad.movement import stack
@@ -56,7 +58,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
     """
     op = "affine_grid"
     if align_corners is None:
-        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=user_stacklevel())
         align_corners = False
     if theta.dtype.kind != "f":
         raise ValueError(f"{op}: expected theta to have floating point type, but got {theta.dtype}")
@@ -71,7 +73,8 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
     spatial = size[2:]
     if align_corners and min(spatial) == 1:
         warnings.warn(f"{op}: since version 1.3.0 of PyTorch, affine_grid behavior has changed for unit-size "
-                      "grids when align_corners=True. This is not an intended use case.", stacklevel=2)
+                      "grids when align_corners=True. This is not an intended use case.",
+                      stacklevel=user_stacklevel())
     elif min(size) <= 0:
         raise ValueError(f"{op}: expected non-zero, positive output size. Got {list(size)}")
     if theta.shape[0] != size[0]:
@@ -173,6 +176,7 @@ def _read(channels_last: np.ndarray, batch: np.ndarray,
     return np.where(inside[..., None], channels_last[index], 0), index, inside
 
 
+@autocast_op("grid_sample")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",  # noqa: A002
                 align_corners: bool | None = None) -> Tensor:
     """out[n, :, i, j] = input[n] read at the place grid[n, i, j] = (x, y), in normalised
@@ -195,7 +199,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         raise ValueError(f"nn.functional.{op}(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=user_stacklevel())
         align_corners = False
     _check_sample_inputs(input, grid, mode, op)
     x, g = input.data, grid.data

@@ -18,6 +18,7 @@ import numpy as np
 
 from scalargrad.engine import no_grad
 from tensorgrad import creation
+from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
 from tensorgrad.device import array_like
 from tensorgrad.nn import functional as F  # noqa: N812 - the name PyTorch code gives it
@@ -207,6 +208,7 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
     return F.pad(input, pad, "constant", value)
 
 
+@autocast_op("rnn_tanh_cell")
 def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
                   b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """One Elman step, as `nn.RNNCell`'s forward: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
@@ -215,6 +217,7 @@ def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa
     return _rnn_step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, "tanh")
 
 
+@autocast_op("rnn_relu_cell")
 def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
                   b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """One Elman step with ReLU: h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
@@ -223,6 +226,7 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa
     return _rnn_step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, "relu")
 
 
+@autocast_op("lstm_cell")
 def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,  # noqa: A002
               b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """One LSTM step, as `nn.LSTMCell`'s forward: `hx` is (h, c); gates i, f, g, o in that order
@@ -234,6 +238,7 @@ def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,  
     return _lstm_step(F.linear(input, w_ih, b_ih), (hx[0], hx[1]), w_hh, b_hh)
 
 
+@autocast_op("gru_cell")
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """One GRU step, as `nn.GRUCell`'s forward: gates r, z, n in the weights' rows;

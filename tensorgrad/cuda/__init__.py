@@ -15,7 +15,7 @@ from tensorgrad.device import cuda_available
 
 __all__ = ["is_available", "device_count", "synchronize", "manual_seed", "manual_seed_all", "seed",
            "seed_all", "initial_seed", "current_device", "get_device_name", "empty_cache", "memory_allocated",
-           "memory_reserved"]
+           "memory_reserved", "amp"]
 
 
 def is_available() -> bool:
@@ -121,3 +121,10 @@ def _device_index(device: Any) -> int:
     if index is None and isinstance(device, str) and ":" in device:
         index = int(device.split(":")[1])
     return current_device() if index is None else int(index)
+
+
+def __getattr__(name: str) -> object:
+    """`tg.cuda.amp` (PyTorch's older spellings of `tg.amp`), imported when first asked for."""
+    if name == "amp":
+        return importlib.import_module(f"{__name__}.amp")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
