@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins  # `range`, which histogram's argument of that name hides
 import math
 import warnings
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -30,7 +31,7 @@ from tensorgrad.checks import (
 from tensorgrad.device import accumulate, array_like, is_array, namespace, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.higher_order import linear_graph
-from tensorgrad.tensor import Tensor, _cast, new_leaf
+from tensorgrad.tensor import Tensor, _cast, narrowed, new_leaf
 
 Dim = int | tuple[int, ...] | None
 
@@ -60,6 +61,14 @@ def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...
     return out
 
 
+def added(data: np.ndarray, axes: tuple[int, ...] | None, keepdims: bool = False) -> np.ndarray:
+    """np.add.reduce over axes. A float16 sum adds in float32 and rounds once, as PyTorch's: NumPy
+    adds float16 along a strided axis in float16, where 5,000 numbers near 1 stop at 4096."""
+    if data.dtype.char == "e":
+        return narrowed(np.add.reduce(data, axis=axes, keepdims=keepdims, dtype=np.float32), np.float16)
+    return np.add.reduce(data, axis=axes, keepdims=keepdims)
+
+
 @autocast_op("sum")
 def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     """Sum over `dim` (in `dtype`, if given). Derivative: 1 for every element."""
@@ -75,11 +84,12 @@ def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = N
         data = data.astype(np.int64)
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
-        return record(np.add.reduce(data, axis=None), "sum", (input,), lambda grad: _spread(grad, (), shape),
+        total = np.add.reduce(data, axis=None) if data.dtype.char != "e" else added(data, None)
+        return record(total, "sum", (input,), lambda grad: _spread(grad, (), shape),
                       saved=(), graph_vjp=_sum_all_graph)
     axes = checks.dims(dim, input.ndim, "sum") or tuple(range(input.ndim))  # dim=() is every dim (PyTorch's)
     kept = _kept_shape(shape, axes)
-    return record(data.sum(axis=axes, keepdims=keepdim), "sum", (input,),
+    return record(added(data, axes, keepdim), "sum", (input,),
                   lambda grad: _spread(grad, kept, shape), saved=(),
                   graph_vjp=partial(_spread_graph, kept, 1))
 
@@ -109,7 +119,7 @@ def mean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = 
     kept = _kept_shape(shape, axes)
     # np.add.reduce then divide: the same numbers as ndarray.mean at a third of its overhead.
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan, as in PyTorch
-        out = np.add.reduce(input.data, axis=axes, keepdims=keepdim) / count
+        out = added(input.data, axes, keepdim) / count
     return record(out, "mean", (input,),
                   lambda grad: _spread(grad / count, kept, shape), saved=(),
                   graph_vjp=partial(_spread_graph, kept, count))
@@ -294,7 +304,7 @@ def logsumexp(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     # (-pi, pi], the principal branch, as PyTorch's)
     shift = _finite_max(data.real if data.dtype.kind == "c" else data, axes)
     with np.errstate(divide="ignore"):  # a slice of only -inf (or none) gives -inf, as in PyTorch
-        lse = np.log(np.exp(data - shift).sum(axis=axes, keepdims=True)) + shift
+        lse = np.log(added(np.exp(data - shift), axes, keepdims=True)) + shift
     out = lse if keepdim else np.squeeze(lse, axis=axes)
     return record(out, "logsumexp", (input,),
                   lambda grad: grad.reshape(lse.shape) * np.exp(input.data - lse),
@@ -533,7 +543,7 @@ def _centered(x: Tensor, dim: Any, correction: float, op: str) -> tuple[np.ndarr
     axes = checks.dims(dim, x.ndim, op)
     count = math.prod(x.data.shape[a] for a in axes)
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
-        centered = x.data - np.add.reduce(x.data, axis=axes, keepdims=True) / count
+        centered = x.data - added(x.data, axes, keepdims=True) / count
     # PyTorch clamps N - correction at 0: dividing by it gives inf (or nan for 0 / 0).
     return centered, axes, float(np.maximum(count - correction, 0))
 
@@ -546,7 +556,7 @@ def var(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, kee
     if centered.dtype.kind == "c":
         return _complex_spread(input, centered, axes, dof, keepdim, "var")
     with np.errstate(invalid="ignore", divide="ignore"):
-        kept = np.add.reduce(centered * centered, axis=axes, keepdims=True) / dof
+        kept = added(centered * centered, axes, keepdims=True) / dof
     out = kept if keepdim else np.squeeze(kept, axis=axes)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -593,7 +603,7 @@ def std(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, kee
     if centered.dtype.kind == "c":
         return _complex_spread(input, centered, axes, dof, keepdim, "std")
     with np.errstate(invalid="ignore", divide="ignore"):
-        kept = np.sqrt(np.add.reduce(centered * centered, axis=axes, keepdims=True) / dof)
+        kept = np.sqrt(added(centered * centered, axes, keepdims=True) / dof)
     out = kept if keepdim else np.squeeze(kept, axis=axes)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -901,7 +911,16 @@ def _scan_input(x: Tensor, dim: int, op: str) -> tuple[np.ndarray, int]:
 
 def _reverse_cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     """Sums from each element to the end along `axis`: the transpose of cumsum."""
-    return np.flip(np.cumsum(np.flip(a, axis), axis=axis), axis)
+    return np.flip(_running(np.cumsum, np.flip(a, axis), axis, a.dtype), axis)
+
+
+def _running(scan: Callable[..., np.ndarray], data: np.ndarray, axis: int, dtype: np.dtype) -> np.ndarray:
+    """np.cumsum or np.cumprod of data in dtype. A float16 scan runs in float32 and rounds each
+    output once, as PyTorch's (its "opmath"): in float16 itself a running sum of ones stops at 2048,
+    where 2048 + 1 rounds back to 2048."""
+    if np.dtype(dtype) == np.float16:
+        return narrowed(scan(data, axis=axis, dtype=np.float32), np.float16)
+    return scan(data, axis=axis, dtype=dtype)
 
 
 def nansum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -926,7 +945,9 @@ def nansum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any 
         with np.errstate(invalid="ignore"):
             return _spread(grad, kept, data.shape) * ~np.isnan(data)
 
-    return record(np.nansum(data, axis=axes, keepdims=keepdim), "nansum", (input,), vjp,
+    total = (np.nansum(data, axis=axes, keepdims=keepdim) if data.dtype.char != "e"  # (float16: see `added`)
+             else narrowed(np.nansum(data, axis=axes, keepdims=keepdim, dtype=np.float32), np.float16))
+    return record(total, "nansum", (input,), vjp,
                   graph_vjp=partial(_nansum_graph, kept))
 
 
@@ -1091,7 +1112,7 @@ def _gradient_uneven(x: Tensor, dim: int, coordinates: Tensor, edge_order: int) 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running sum along dim: out[i] = x[0] + ... + x[i]. Derivative: the sum of grad from i on."""
     data, axis = _scan_input(input, dim, "cumsum")
-    out = np.cumsum(data, axis=axis, dtype=_scan_dtype(input, dtype, "cumsum"))
+    out = _running(np.cumsum, data, axis, _scan_dtype(input, dtype, "cumsum"))
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         return _reverse_cumsum(grad.reshape(data.shape), axis).reshape(input.shape)
@@ -1108,7 +1129,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """
     data, axis = _scan_input(input, dim, "cumprod")
     data = data.astype(_scan_dtype(input, dtype, "cumprod"), copy=False)
-    out = np.cumprod(data, axis=axis, dtype=data.dtype)
+    out = _running(np.cumprod, data, axis, data.dtype)
     return record(out.reshape(input.shape), "cumprod", (input,),
                   lambda grad: _cumprod_vjp(data, out, grad.reshape(data.shape), axis).reshape(input.shape),
                   graph_vjp=partial(_cumprod_graph, axis))
@@ -1214,7 +1235,10 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     if data.dtype.kind == "c":
         return _complex_logcumsumexp(input, data, axis)
     with np.errstate(invalid="ignore"):  # inf - inf inside a slice of infinities: nan, as in PyTorch
-        out = accumulate(np.logaddexp, data, axis)
+        if data.dtype.char == "e":  # (in float32, rounded once, as PyTorch's: see `_running`)
+            out = narrowed(accumulate(np.logaddexp, data.astype(np.float32), axis), np.float16)
+        else:
+            out = accumulate(np.logaddexp, data, axis)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
         grad = grad.reshape(data.shape)

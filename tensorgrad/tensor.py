@@ -3107,7 +3107,7 @@ def _converted(x: Tensor, dtype: np.dtype, memory_format: Any, op: str) -> Tenso
     return x.to(dtype, memory_format=creation.check_memory_format(memory_format, op))
 
 
-def _narrowed(array: Any, dtype: np.dtype) -> Any:
+def narrowed(array: Any, dtype: np.dtype) -> Any:
     """array.astype(dtype) in C order; a value beyond a narrower float dtype's range becomes inf
     without NumPy's overflow warning, as in PyTorch: mixed precision meets such values routinely
     (its loss scaler looks for them), and a warning at each would drown the training's output."""
@@ -3122,7 +3122,7 @@ def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
     flows back (cast to x's dtype) between float types."""
     if x.data.dtype == dtype:
         return x
-    data = _narrowed(x.data, dtype)
+    data = narrowed(x.data, dtype)
     if not x.data.flags.c_contiguous or (layout is not None and layout.rank) or 1 in x.data.shape:
         data = creation.laid_out(data, x.data, layout or creation.preserve_format)
     autograd.note_dtype(dtype)
@@ -3131,8 +3131,8 @@ def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:
     source = x.data.dtype
     # (np.real: a cast of a real x to complex sends back the gradient's real part, as PyTorch's; a
     # complex x, cast to another complex dtype, gets all of it)
-    back = ((lambda grad: _narrowed(grad, source)) if source.kind == "c"
-            else lambda grad: _narrowed(np.real(grad), source))
+    back = ((lambda grad: narrowed(grad, source)) if source.kind == "c"
+            else lambda grad: narrowed(np.real(grad), source))
     return record(data, "to", (x,), back, saved=(), graph_vjp=_cast_back)
 
 

@@ -51,7 +51,8 @@ __all__ = [
 
 def _mean(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """The mean over `axes`, kept as size 1 (np.add.reduce: ndarray.mean's result, without its overhead)."""
-    total = np.add.reduce(a, axis=axes, keepdims=True)
+    # (float16 adds in float32, as PyTorch's: NumPy's float16 sum along a strided axis stalls at 4096)
+    total = np.add.reduce(a, axis=axes, keepdims=True, dtype=np.float32 if a.dtype.char == "e" else None)
     return total / max(a.size // total.size if total.size else 1, 1)  # (an empty batch: nothing to divide)
 
 

@@ -157,3 +157,26 @@ def test_state_dict_and_pickle_carry_the_scale_and_the_growth_tracker():
     twin = torch.amp.GradScaler("cpu")
     twin.load_state_dict(state)
     assert twin.state_dict() == state
+
+
+@pytest.mark.skipif(not tg.cuda.is_available(), reason="no CUDA GPU with CuPy here")
+def test_a_cuda_scaler_scales_and_steps_as_the_cpu_one():
+    def run(device):
+        weight = tg.tensor(WEIGHT.copy(), requires_grad=True, device=device)
+        optimizer = tg.optim.SGD([weight], lr=0.1)
+        scaler = tg.amp.GradScaler(device, init_scale=2.0**14, growth_interval=2)
+        scales = []
+        for step in range(6):
+            optimizer.zero_grad()
+            x = tg.full((4, 2), 3e3 if step == 3 else 1.0, device=device)
+            with tg.autocast(device, dtype=tg.float16):
+                loss = ((x @ weight).float() ** 2).mean()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            scales.append(scaler.get_scale())
+        return scales, weight.detach().cpu().numpy()
+
+    (cpu_scales, cpu_weight), (gpu_scales, gpu_weight) = run("cpu"), run("cuda")
+    assert cpu_scales == gpu_scales
+    np.testing.assert_allclose(gpu_weight, cpu_weight, rtol=1e-3)
