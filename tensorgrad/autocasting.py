@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "set_autocast_enabled",
+__all__ = ["autocast", "policies_of", "is_autocast_available", "is_autocast_enabled", "set_autocast_enabled",
            "get_autocast_dtype", "set_autocast_dtype", "is_autocast_cache_enabled",
            "set_autocast_cache_enabled", "clear_autocast_cache", "autocast_increment_nesting",
            "autocast_decrement_nesting", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",

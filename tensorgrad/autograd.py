@@ -510,9 +510,21 @@ def run_backward(root: Any, seed: Any, retain_graph: bool) -> None:
     if not _grad_hooks and not _watched:
         engine.backward(root, seed, retain_graph)
         return
+    if _quiet_floating_point:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            _watched_backward(root, seed, retain_graph)
+    else:
+        _watched_backward(root, seed, retain_graph)
+
+
+def _watched_backward(root: Any, seed: Any, retain_graph: bool) -> None:
+    """run_backward's pass with gradient hooks, post-accumulate hooks or anomaly detection's check."""
     check = _NanCheck() if _checking_nan else None
     if not _grad_hooks and not _post_accumulate_hooks:
-        engine.backward(root, seed, retain_graph, on_grad=check.on_grad, on_step=check.on_step)
+        if check is None:
+            engine.backward(root, seed, retain_graph)
+        else:
+            engine.backward(root, seed, retain_graph, on_grad=check.on_grad, on_step=check.on_step)
         return
     with engine._backward_lock:  # (reentrant) the leaves' set-aside gradients are this pass's alone
         alive = [ref() for ref, hooks in list(_grad_hooks.values()) if hooks]
@@ -579,9 +591,23 @@ _checking_nan = False
 _watched = False
 
 
+# Whether backward passes make infs and nans without NumPy's warnings (see quiet_floating_point_errors).
+_quiet_floating_point = False
+
+
 def _update_watch() -> None:
     global _watched
-    _watched = _checking_nan or bool(_post_accumulate_hooks)
+    _watched = _checking_nan or bool(_post_accumulate_hooks) or _quiet_floating_point
+
+
+def quiet_floating_point_errors() -> None:
+    """From now on, `backward` makes infs and nans without NumPy's RuntimeWarnings ("overflow
+    encountered in matmul"), as PyTorch's makes them silently. `GradScaler` turns it on: in a
+    mixed-precision loop the backward pass overflows float16 on purpose whenever the scaler tries
+    a larger scale (it skips that step), and a warning at each would drown the training's output."""
+    global _quiet_floating_point
+    _quiet_floating_point = True
+    _update_watch()
 
 
 def is_anomaly_enabled() -> bool:

@@ -29,7 +29,7 @@ from tensorgrad.checks import (
     user_stacklevel,
 )
 from tensorgrad.device import accumulate, array_like, is_array, namespace, to_numpy, ufunc_at
-from tensorgrad.dtypes import float_dtype, promote_types
+from tensorgrad.dtypes import float16, float_dtype, promote_types
 from tensorgrad.higher_order import linear_graph
 from tensorgrad.tensor import Tensor, _cast, narrowed, new_leaf
 
@@ -64,7 +64,7 @@ def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...
 def added(data: np.ndarray, axes: tuple[int, ...] | None, keepdims: bool = False) -> np.ndarray:
     """np.add.reduce over axes. A float16 sum adds in float32 and rounds once, as PyTorch's: NumPy
     adds float16 along a strided axis in float16, where 5,000 numbers near 1 stop at 4096."""
-    if data.dtype.char == "e":
+    if data.dtype is float16:
         return narrowed(np.add.reduce(data, axis=axes, keepdims=keepdims, dtype=np.float32), np.float16)
     return np.add.reduce(data, axis=axes, keepdims=keepdims)
 
@@ -84,7 +84,7 @@ def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = N
         data = data.astype(np.int64)
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
-        total = np.add.reduce(data, axis=None) if data.dtype.char != "e" else added(data, None)
+        total = np.add.reduce(data, axis=None) if data.dtype is not float16 else added(data, None)
         return record(total, "sum", (input,), lambda grad: _spread(grad, (), shape),
                       saved=(), graph_vjp=_sum_all_graph)
     axes = checks.dims(dim, input.ndim, "sum") or tuple(range(input.ndim))  # dim=() is every dim (PyTorch's)
@@ -945,7 +945,7 @@ def nansum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any 
         with np.errstate(invalid="ignore"):
             return _spread(grad, kept, data.shape) * ~np.isnan(data)
 
-    total = (np.nansum(data, axis=axes, keepdims=keepdim) if data.dtype.char != "e"  # (float16: see `added`)
+    total = (np.nansum(data, axis=axes, keepdims=keepdim) if data.dtype is not float16  # (see `added`)
              else narrowed(np.nansum(data, axis=axes, keepdims=keepdim, dtype=np.float32), np.float16))
     return record(total, "nansum", (input,), vjp,
                   graph_vjp=partial(_nansum_graph, kept))
@@ -1235,7 +1235,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     if data.dtype.kind == "c":
         return _complex_logcumsumexp(input, data, axis)
     with np.errstate(invalid="ignore"):  # inf - inf inside a slice of infinities: nan, as in PyTorch
-        if data.dtype.char == "e":  # (in float32, rounded once, as PyTorch's: see `_running`)
+        if data.dtype is float16:  # (in float32, rounded once, as PyTorch's: see `_running`)
             out = narrowed(accumulate(np.logaddexp, data.astype(np.float32), axis), np.float16)
         else:
             out = accumulate(np.logaddexp, data, axis)

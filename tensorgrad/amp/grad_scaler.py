@@ -72,6 +72,10 @@ class GradScaler:
         self._init_growth_tracker = 0
         self._growth_tracker = 0  # steps in a row without inf or nan
         self._per_optimizer_states: dict[int, dict[str, Any]] = defaultdict(_fresh_optimizer_state)
+        if self._enabled:
+            from tensorgrad.autograd import quiet_floating_point_errors
+
+            quiet_floating_point_errors()  # (the scaler's overflows are expected: no NumPy warnings)
 
     # --- scaling and unscaling -------------------------------------------------------------------
 

@@ -45,7 +45,7 @@ from tensorgrad.checks import ShapeError, UnsupportedDtypeError, user_stacklevel
 from tensorgrad.device import array_like, namespace, strided_view, ufunc_at
 from tensorgrad.elementwise import where
 from tensorgrad.higher_order import linear_graph
-from tensorgrad.matmul import matmul
+from tensorgrad.matmul import matmul, matmul_arrays
 from tensorgrad.movement import complex as tensor_complex
 from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place, _uniform
 from tensorgrad.tensor import Tensor, new_leaf
@@ -222,7 +222,7 @@ def _conv_forward(xp: np.ndarray, weight: np.ndarray, stride: tuple[int, ...],
     """
     out_channels, kernel = weight.shape[0], weight.shape[2:]
     cols = _im2col(xp, kernel, stride, dilation, groups)
-    out = np.matmul(weight.reshape(groups, out_channels // groups, -1), cols)
+    out = matmul_arrays(weight.reshape(groups, out_channels // groups, -1), cols)
     outs = map(_output_size, xp.shape[2:], kernel, stride, dilation)
     return out.reshape(xp.shape[0], out_channels, *outs), cols
 
@@ -230,7 +230,7 @@ def _conv_forward(xp: np.ndarray, weight: np.ndarray, stride: tuple[int, ...],
 def _conv_weight_grad(grad: np.ndarray, cols: np.ndarray, weight_shape: tuple[int, ...],
                       groups: int) -> np.ndarray:
     """d/dweight = sum over the batch of grad @ cols^T: the forward's matmul, transposed (a view)."""
-    return np.matmul(_grad_matrix(grad, groups), cols.swapaxes(-1, -2)).sum(axis=0).reshape(weight_shape)
+    return matmul_arrays(_grad_matrix(grad, groups), cols.swapaxes(-1, -2)).sum(axis=0).reshape(weight_shape)
 
 
 def _conv_input_grad(grad: np.ndarray, weight: np.ndarray, padded_shape: tuple[int, ...],
@@ -239,7 +239,7 @@ def _conv_input_grad(grad: np.ndarray, weight: np.ndarray, padded_shape: tuple[i
     n, out_channels = grad.shape[:2]
     c_per_group = weight.shape[1]
     weight_t = weight.reshape(groups, out_channels // groups, -1).swapaxes(-1, -2)  # (G, K, O/G)
-    grad_cols = np.matmul(weight_t, _grad_matrix(grad, groups))  # (N, G, K, oh*ow): im2col's shape
+    grad_cols = matmul_arrays(weight_t, _grad_matrix(grad, groups))  # (N, G, K, oh*ow): im2col's shape
     grad_windows = grad_cols.reshape(n, groups * c_per_group, *weight.shape[2:], *grad.shape[2:])
     return _fold(grad_windows, padded_shape, stride, dilation)
 

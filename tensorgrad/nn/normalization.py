@@ -32,7 +32,7 @@ from tensorgrad import out as out_keyword
 from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.checks import UnsupportedDtypeError
-from tensorgrad.dtypes import int64
+from tensorgrad.dtypes import float16, int64
 from tensorgrad.nn.modules import LazyModuleMixin, Module, Parameter, _place
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -52,7 +52,7 @@ __all__ = [
 def _mean(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """The mean over `axes`, kept as size 1 (np.add.reduce: ndarray.mean's result, without its overhead)."""
     # (float16 adds in float32, as PyTorch's: NumPy's float16 sum along a strided axis stalls at 4096)
-    total = np.add.reduce(a, axis=axes, keepdims=True, dtype=np.float32 if a.dtype.char == "e" else None)
+    total = np.add.reduce(a, axis=axes, keepdims=True, dtype=np.float32 if a.dtype is float16 else None)
     return total / max(a.size // total.size if total.size else 1, 1)  # (an empty batch: nothing to divide)
 
 
