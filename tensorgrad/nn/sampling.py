@@ -202,6 +202,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=user_stacklevel())
         align_corners = False
     _check_sample_inputs(input, grid, mode, op)
+    if input.dtype == np.float16:  # in float32: past 256, float16 places a pixel to a quarter only
+        return grid_sample(input.float(), grid.float(), mode, padding_mode, align_corners).half()
     x, g = input.data, grid.data
     n, c, sizes = x.shape[0], x.shape[1], x.shape[2:]
     dims = len(sizes)

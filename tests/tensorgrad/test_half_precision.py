@@ -67,3 +67,18 @@ def test_a_float16_sum_that_overflows_is_inf_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert np.isinf(big.sum(0).numpy()).all() and np.isinf(big.cumsum(0)[-1].numpy()).all()
+
+
+def test_float16_grid_sample_places_pixels_as_float32_does():
+    """grid_sample computes float16 in float32: across 456 pixels a float16 place is a quarter of a
+    pixel coarse. PyTorch's CPU float16 kernel computes there in float16 and gives nan on this
+    input; tensorgrad gives PyTorch's float32 answer, rounded to float16."""
+    rng = np.random.default_rng(1)
+    image = rng.uniform(0, 255, (1, 2, 345, 456)).astype(np.float16)
+    grid = rng.uniform(-1.1, 1.1, (1, 40, 50, 2)).astype(np.float16)
+    ours = tg.nn.functional.grid_sample(tg.tensor(image), tg.tensor(grid), align_corners=False)
+    wide = torch.nn.functional.grid_sample(torch.tensor(image).float(), torch.tensor(grid).float(),
+                                           align_corners=False)
+    assert ours.dtype == tg.float16
+    np.testing.assert_allclose(ours.numpy().astype(np.float64), wide.half().numpy().astype(np.float64),
+                               rtol=1e-3, atol=1e-3)
