@@ -18,7 +18,7 @@ import numpy as np
 
 from tensorgrad import checks, movement
 from tensorgrad.autocasting import autocast_op
-from tensorgrad.autograd import CROSSED, record
+from tensorgrad.autograd import CROSSED, record, summed
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, user_stacklevel
 from tensorgrad.device import namespace
 from tensorgrad.dtypes import float16, promote_types
@@ -577,7 +577,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     def vjp_bias(grad: np.ndarray) -> np.ndarray:
         if bias_shape != grad.shape[-1:]:  # a broadcast bias: `record` sums the gradient back to its shape
             return grad
-        return grad.reshape(rows, grad.shape[-1]).sum(axis=0)
+        return summed(grad.reshape(rows, grad.shape[-1]), 0)
 
     vjps = (lambda grad: _rows_product(grad, w_data, rows), vjp_weight)
     if bias is None:

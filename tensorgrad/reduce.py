@@ -20,7 +20,7 @@ import numpy as np
 
 from tensorgrad import checks, elementwise, movement, return_types
 from tensorgrad.autocasting import autocast_op
-from tensorgrad.autograd import record
+from tensorgrad.autograd import record, summed
 from tensorgrad.checks import (
     ArgumentValueError,
     ShapeError,
@@ -61,14 +61,6 @@ def _spread(grad: np.ndarray, kept_shape: tuple[int, ...], shape: tuple[int, ...
     return out
 
 
-def added(data: np.ndarray, axes: tuple[int, ...] | None, keepdims: bool = False) -> np.ndarray:
-    """np.add.reduce over axes. A float16 sum adds in float32 and rounds once, as PyTorch's: NumPy
-    adds float16 along a strided axis in float16, where 5,000 numbers near 1 stop at 4096."""
-    if data.dtype is float16:
-        return narrowed(np.add.reduce(data, axis=axes, keepdims=keepdims, dtype=np.float32), np.float16)
-    return np.add.reduce(data, axis=axes, keepdims=keepdims)
-
-
 @autocast_op("sum")
 def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     """Sum over `dim` (in `dtype`, if given). Derivative: 1 for every element."""
@@ -84,12 +76,12 @@ def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = N
         data = data.astype(np.int64)
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
         # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
-        total = np.add.reduce(data, axis=None) if data.dtype is not float16 else added(data, None)
+        total = np.add.reduce(data, axis=None) if data.dtype is not float16 else summed(data, None)
         return record(total, "sum", (input,), lambda grad: _spread(grad, (), shape),
                       saved=(), graph_vjp=_sum_all_graph)
     axes = checks.dims(dim, input.ndim, "sum") or tuple(range(input.ndim))  # dim=() is every dim (PyTorch's)
     kept = _kept_shape(shape, axes)
-    return record(added(data, axes, keepdim), "sum", (input,),
+    return record(summed(data, axes, keepdim), "sum", (input,),
                   lambda grad: _spread(grad, kept, shape), saved=(),
                   graph_vjp=partial(_spread_graph, kept, 1))
 
@@ -119,7 +111,7 @@ def mean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = 
     kept = _kept_shape(shape, axes)
     # np.add.reduce then divide: the same numbers as ndarray.mean at a third of its overhead.
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan, as in PyTorch
-        out = added(input.data, axes, keepdim) / count
+        out = summed(input.data, axes, keepdim) / count
     return record(out, "mean", (input,),
                   lambda grad: _spread(grad / count, kept, shape), saved=(),
                   graph_vjp=partial(_spread_graph, kept, count))
@@ -304,7 +296,7 @@ def logsumexp(input: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     # (-pi, pi], the principal branch, as PyTorch's)
     shift = _finite_max(data.real if data.dtype.kind == "c" else data, axes)
     with np.errstate(divide="ignore"):  # a slice of only -inf (or none) gives -inf, as in PyTorch
-        lse = np.log(added(np.exp(data - shift), axes, keepdims=True)) + shift
+        lse = np.log(summed(np.exp(data - shift), axes, keepdims=True)) + shift
     out = lse if keepdim else np.squeeze(lse, axis=axes)
     return record(out, "logsumexp", (input,),
                   lambda grad: grad.reshape(lse.shape) * np.exp(input.data - lse),
@@ -543,7 +535,7 @@ def _centered(x: Tensor, dim: Any, correction: float, op: str) -> tuple[np.ndarr
     axes = checks.dims(dim, x.ndim, op)
     count = math.prod(x.data.shape[a] for a in axes)
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
-        centered = x.data - added(x.data, axes, keepdims=True) / count
+        centered = x.data - summed(x.data, axes, keepdims=True) / count
     # PyTorch clamps N - correction at 0: dividing by it gives inf (or nan for 0 / 0).
     return centered, axes, float(np.maximum(count - correction, 0))
 
@@ -556,7 +548,7 @@ def var(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, kee
     if centered.dtype.kind == "c":
         return _complex_spread(input, centered, axes, dof, keepdim, "var")
     with np.errstate(invalid="ignore", divide="ignore"):
-        kept = added(centered * centered, axes, keepdims=True) / dof
+        kept = summed(centered * centered, axes, keepdims=True) / dof
     out = kept if keepdim else np.squeeze(kept, axis=axes)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -603,7 +595,7 @@ def std(input: Tensor, dim: Dim | bool = None, unbiased: bool | None = None, kee
     if centered.dtype.kind == "c":
         return _complex_spread(input, centered, axes, dof, keepdim, "std")
     with np.errstate(invalid="ignore", divide="ignore"):
-        kept = np.sqrt(added(centered * centered, axes, keepdims=True) / dof)
+        kept = np.sqrt(summed(centered * centered, axes, keepdims=True) / dof)
     out = kept if keepdim else np.squeeze(kept, axis=axes)
 
     def vjp(grad: np.ndarray) -> np.ndarray:
@@ -945,7 +937,7 @@ def nansum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any 
         with np.errstate(invalid="ignore"):
             return _spread(grad, kept, data.shape) * ~np.isnan(data)
 
-    total = (np.nansum(data, axis=axes, keepdims=keepdim) if data.dtype is not float16  # (see `added`)
+    total = (np.nansum(data, axis=axes, keepdims=keepdim) if data.dtype is not float16  # (see `summed`)
              else narrowed(np.nansum(data, axis=axes, keepdims=keepdim, dtype=np.float32), np.float16))
     return record(total, "nansum", (input,), vjp,
                   graph_vjp=partial(_nansum_graph, kept))

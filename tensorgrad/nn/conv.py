@@ -40,7 +40,7 @@ import numpy as np
 
 from tensorgrad import creation, dtypes
 from tensorgrad.autocasting import autocast_op
-from tensorgrad.autograd import record
+from tensorgrad.autograd import record, summed
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, user_stacklevel
 from tensorgrad.device import array_like, namespace, strided_view, ufunc_at
 from tensorgrad.elementwise import where
@@ -230,7 +230,7 @@ def _conv_forward(xp: np.ndarray, weight: np.ndarray, stride: tuple[int, ...],
 def _conv_weight_grad(grad: np.ndarray, cols: np.ndarray, weight_shape: tuple[int, ...],
                       groups: int) -> np.ndarray:
     """d/dweight = sum over the batch of grad @ cols^T: the forward's matmul, transposed (a view)."""
-    return matmul_arrays(_grad_matrix(grad, groups), cols.swapaxes(-1, -2)).sum(axis=0).reshape(weight_shape)
+    return summed(matmul_arrays(_grad_matrix(grad, groups), cols.swapaxes(-1, -2)), 0).reshape(weight_shape)
 
 
 def _conv_input_grad(grad: np.ndarray, weight: np.ndarray, padded_shape: tuple[int, ...],
@@ -343,7 +343,7 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     inputs, vjps = (x, weight), [vjp_input, vjp_weight]
     if bias is not None:
         inputs += (bias,)
-        vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, *spatial_axes)))
+        vjps.append(lambda grad: summed(grad.reshape(out.shape), (0, *spatial_axes)))
     spec = _ConvSpec(op, stride2, dilation2, pads, groups, x.shape, xd.shape, weight.shape, wd.shape,
                      out_shape, out.shape, 1 if x.ndim == dims + 2 else 0)
     return record(out.reshape(out_shape), op, inputs, *vjps, saved=(x, weight),
@@ -565,7 +565,7 @@ def _conv_transposed(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Siz
     inputs, vjps = (x, weight), [vjp_input, vjp_weight]
     if bias is not None:
         inputs += (bias,)
-        vjps.append(lambda grad: grad.reshape(out.shape).sum(axis=(0, *spatial_axes)))
+        vjps.append(lambda grad: summed(grad.reshape(out.shape), (0, *spatial_axes)))
     out_shape = _restore(out.shape, x.ndim, dims)
     # As a convolution's input gradient T(x, w), the convolution's input is this op's output.
     spec = _ConvSpec(op, stride2, dilation2, pads, groups, out_shape, out.shape, weight.shape, wd.shape,

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from scalargrad.engine import is_grad_enabled, no_grad
-from tensorgrad import dtypes
+from tensorgrad import autograd, dtypes
 from tensorgrad import out as out_keyword
 from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import bump_version, record
@@ -95,10 +95,10 @@ def _affine_node(op: str, x: Tensor, out: np.ndarray, vjp_x: Callable, x_hat: np
     inputs, vjps = [x], [vjp_x]
     if weight is not None:
         inputs.append(weight)
-        vjps.append(lambda grad: (grad * x_hat).sum(axis=summed).reshape(weight.shape))
+        vjps.append(lambda grad: autograd.summed(grad * x_hat, summed).reshape(weight.shape))
     if bias is not None:
         inputs.append(bias)
-        vjps.append(lambda grad: grad.sum(axis=summed).reshape(bias.shape))
+        vjps.append(lambda grad: autograd.summed(grad, summed).reshape(bias.shape))
     return record(out, op, tuple(inputs), *vjps, saved=() if weight is None else (weight,),
                   graph_vjp=partial(_norm_graph, layout._replace(summed=summed, weighted=weight is not None,
                                                                  biased=bias is not None)))

@@ -82,3 +82,34 @@ def test_float16_grid_sample_places_pixels_as_float32_does():
     assert ours.dtype == tg.float16
     np.testing.assert_allclose(ours.numpy().astype(np.float64), wide.half().numpy().astype(np.float64),
                                rtol=1e-3, atol=1e-3)
+
+
+def test_float16_gradients_summed_over_a_batch_add_in_float32():
+    """A bias's gradient is a sum over the batch: a float16 linear layer under autocast, a float16
+    broadcast add and a float16 convolution, over 8192 rows, give PyTorch's gradients (adding in
+    float16 stopped at 2048)."""
+    rows = DATA.astype(np.float32)[:4096].repeat(2, axis=0)  # 8192 rows
+    found = []
+    for lib in (tg, torch):
+        layer = lib.nn.Linear(4, 3)
+        shift = lib.zeros(4, dtype=lib.float16, requires_grad=True)
+        with lib.autocast("cpu", dtype=lib.float16):
+            out = layer(lib.tensor(rows))
+        (out.float().sum() + (lib.tensor(rows).half() + shift).float().sum()).backward()
+        conv = lib.nn.Conv2d(2, 3, 3).half()
+        conv(lib.ones(64, 2, 10, 10, dtype=lib.float16)).float().sum().backward()
+        found.append([np.asarray(g if lib is tg else g.numpy(), dtype=np.float64)
+                      for g in (layer.bias.grad, shift.grad, conv.bias.grad)])
+    for ours, theirs in zip(*found, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-3)
+    assert found[0][0].tolist() == [8192.0] * 3
+
+
+def test_a_float16_layer_norms_bias_gradient_is_the_exact_sum():
+    """LayerNorm on float16 input with float32 parameters: the bias's gradient sums 8192 rows in
+    float32. (PyTorch's CPU kernel adds them in float16 and stops at 2048 and 4096.)"""
+    norm = tg.nn.LayerNorm(4)
+    scale = tg.linspace(0, 1, 4)
+    (norm(tg.tensor(DATA[:4096].repeat(2, axis=0))).float() * scale).sum().backward()
+    per_row = np.linspace(0, 1, 4).astype(np.float16).astype(np.float64)  # the output's grad is float16
+    np.testing.assert_allclose(norm.bias.grad, 8192 * per_row, rtol=1e-6)
