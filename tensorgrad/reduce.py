@@ -367,7 +367,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
         slope = grad * out
         if not slope.ndim:  # 0-d: numpy's product is a scalar, which takes no out=
             return out * (grad - slope)
-        total = slope.sum(axis=axes, keepdims=True)
+        total = summed(slope, axes, keepdims=True)
         np.subtract(grad, total, out=slope)
         slope *= out
         return slope
@@ -397,7 +397,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
         out = shifted - np.log(np.exp(shifted).sum(axis=axes, keepdims=True))
     out = out.astype(input.data.dtype, copy=False)
     return record(out, "log_softmax", (input,),
-                  lambda grad: grad - np.exp(out) * grad.sum(axis=axes, keepdims=True),
+                  lambda grad: grad - np.exp(out) * summed(grad, axes, keepdims=True),
                   saved=(), saves_output=True, graph_vjp=partial(_log_softmax_graph, axes))
 
 
