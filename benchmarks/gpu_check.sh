@@ -62,6 +62,8 @@ if wanted examples; then
         --no-progress --output "$out/names_mlp.png"
     part "examples/names_gpt.py on cuda" "$PY" examples/names_gpt.py --device cuda --steps 500 \
         --no-progress --output "$out/names_gpt.png"
+    part "examples/names_gpt.py on cuda, mixed precision" "$PY" examples/names_gpt.py --device cuda --amp \
+        --steps 500 --no-progress --output "$out/names_gpt_amp.png"
 fi
 
 # The rest of the suite (the CPU tests, which CI runs too): what this machine's packages change.

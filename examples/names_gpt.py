@@ -13,6 +13,7 @@ builds the model step by step.
     python examples/names_gpt.py                     # the full run: dev loss about 2.05
     python examples/names_gpt.py --compare-torch     # PyTorch's copy, from the same weights
     python examples/names_gpt.py --device cuda       # on a GPU (with CuPy): the same code, the same batches
+    python examples/names_gpt.py --device cuda --amp # mixed precision: float16 products, a GradScaler
 """
 
 from __future__ import annotations
@@ -110,11 +111,15 @@ def sequence_loss(F: Any, logits: Any, targets: Any) -> Any:  # noqa: N803 - tor
     return F.cross_entropy(logits.reshape(-1, len(CHARACTERS)), targets.reshape(-1), ignore_index=-1)
 
 
-def adamw_stepper(lib: Any, model: Any, x: Any, y: Any, lr: float,
-                  steps: int) -> Callable[[int, np.ndarray], float]:
-    """One AdamW step of `model` (either library's) on the rows given: (step number, rows) -> loss."""
+def adamw_stepper(lib: Any, model: Any, x: Any, y: Any, lr: float, steps: int,
+                  amp: bool = False) -> Callable[[int, np.ndarray], float]:
+    """One AdamW step of `model` (either library's) on the rows given: (step number, rows) -> loss.
+    With `amp`, in mixed precision as PyTorch's recipe has it: the forward pass under
+    `autocast(dtype=float16)`, the loss scaled by a GradScaler (which skips a step that overflowed)."""
     optimizer = lib.optim.AdamW(model.parameters(), lr=lr)
     as_index = tg.from_numpy if lib is tg else lib.from_numpy
+    device = x.device.type
+    scaler = lib.amp.GradScaler(device, enabled=amp)
     model.train()
 
     def step(number: int, rows: np.ndarray) -> float:
@@ -122,10 +127,12 @@ def adamw_stepper(lib: Any, model: Any, x: Any, y: Any, lr: float,
         index = as_index(rows)
         if lib is tg:
             index = index.to(x.device)  # drawn on the host, used where the data lives
-        loss = sequence_loss(lib.nn.functional, model(x[index]), y[index])
+        with lib.autocast(device, dtype=lib.float16, enabled=amp):
+            loss = sequence_loss(lib.nn.functional, model(x[index]), y[index])
         optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
         return loss.item()
 
     return step
@@ -194,6 +201,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--width", type=int, default=64, help="numbers per position (default 64)")
     parser.add_argument("--heads", type=int, default=4, help="attention heads per block (default 4)")
     parser.add_argument("--layers", type=int, default=2, help="transformer blocks (default 2)")
+    parser.add_argument("--amp", action="store_true",
+                        help="mixed precision: autocast to float16, a GradScaler (for a GPU; slow on a CPU)")
     add_run_arguments(parser, "names_gpt.png")
     return parser.parse_args(argv)
 
@@ -213,12 +222,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     model.to(args.device)  # made on the CPU (the same weights for a seed on any device), moved once
     x_train, y_train, x_dev, y_dev = (t.to(args.device) for t in (x_train, y_train, x_dev, y_dev))
 
-    steppers = {"tensorgrad": adamw_stepper(tg, model, x_train, y_train, args.lr, args.steps)}
+    steppers = {"tensorgrad": adamw_stepper(tg, model, x_train, y_train, args.lr, args.steps, args.amp)}
     if twin is not None:
         import torch
 
         xt, yt = torch.from_numpy(x_train.cpu().numpy()), torch.from_numpy(y_train.cpu().numpy())
-        steppers["PyTorch"] = adamw_stepper(torch, twin, xt, yt, args.lr, args.steps)
+        steppers["PyTorch"] = adamw_stepper(torch, twin, xt, yt, args.lr, args.steps, args.amp)
     with one_torch_thread() if twin is not None else contextlib.nullcontext():
         curves, step_seconds = run(steppers, batches, not args.no_progress)
     # The training loss over as many names as the dev set (all 25,626 cost more than a hundred steps)
