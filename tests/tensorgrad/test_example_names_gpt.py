@@ -41,21 +41,28 @@ def test_a_short_run_learns_and_makes_up_names(load_example, tmp_path, capsys):
     check_a_names_run(capsys.readouterr().out, output, steps=150, samples=5)
 
 
-@pytest.mark.slow
-def test_pytorch_from_the_same_definition_and_weights_gives_the_same_losses(load_example):
+def side_by_side(load_example, steps: int, amp: bool = False):
+    """A small GPT and PyTorch's twin from the same weights, trained `steps` steps on the same
+    batches of 500 names: the module, (x, y), both models and each step's two losses."""
     torch = pytest.importorskip("torch")
     names_gpt = load_example("names_gpt")
-    args = names_gpt.parse_args(["--width", "32", "--heads", "4", "--layers", "2"])
+    args = names_gpt.parse_args(["--width", "32", "--heads", "4", "--layers", "2"] + ["--amp"] * amp)
     tg.manual_seed(1)
     train_names, _, _ = names_gpt.split_names()
     x, y = names_gpt.encode(train_names[:500], 16)
     model = names_gpt.make_model(args, 16)
     twin = names_gpt.torch_twin(model, args, 16)
-    batches = names_gpt.batch_indices(20, 32, len(x))
-    ours = names_gpt.adamw_stepper(tg, model, x, y, 5e-3, 20)
+    batches = names_gpt.batch_indices(steps, 32, len(x))
+    ours = names_gpt.adamw_stepper(tg, model, x, y, 5e-3, steps, amp=args.amp)
     theirs = names_gpt.adamw_stepper(torch, twin, torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy()),
-                                     5e-3, 20)
+                                     5e-3, steps, amp=args.amp)
     losses = [(ours(n, rows), theirs(n, rows)) for n, rows in enumerate(batches)]
+    return names_gpt, (x, y), (model, twin), losses
+
+
+@pytest.mark.slow
+def test_pytorch_from_the_same_definition_and_weights_gives_the_same_losses(load_example):
+    names_gpt, (x, y), (model, twin), losses = side_by_side(load_example, steps=20)
     np.testing.assert_allclose(*zip(*losses, strict=True), rtol=1e-4)
     assert names_gpt.evaluate(model, x, y) == pytest.approx(names_gpt.evaluate_torch(twin, x, y), rel=1e-4)
 
@@ -63,19 +70,7 @@ def test_pytorch_from_the_same_definition_and_weights_gives_the_same_losses(load
 def test_mixed_precision_training_gives_pytorchs_losses(load_example):
     """`--amp`: autocast to float16 and a GradScaler, in both libraries from the same weights: the
     losses agree to float16's precision, and the weights stay float32."""
-    torch = pytest.importorskip("torch")
-    names_gpt = load_example("names_gpt")
-    args = names_gpt.parse_args(["--width", "32", "--heads", "4", "--layers", "2", "--amp"])
-    tg.manual_seed(1)
-    train_names, _, _ = names_gpt.split_names()
-    x, y = names_gpt.encode(train_names[:500], 16)
-    model = names_gpt.make_model(args, 16)
-    twin = names_gpt.torch_twin(model, args, 16)
-    batches = names_gpt.batch_indices(10, 32, len(x))
-    ours = names_gpt.adamw_stepper(tg, model, x, y, 5e-3, 10, amp=args.amp)
-    theirs = names_gpt.adamw_stepper(torch, twin, torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy()),
-                                     5e-3, 10, amp=args.amp)
-    losses = [(ours(n, rows), theirs(n, rows)) for n, rows in enumerate(batches)]
+    _, _, (model, _), losses = side_by_side(load_example, steps=10, amp=True)
     np.testing.assert_allclose(*zip(*losses, strict=True), rtol=5e-3)
     assert losses[-1][0] < losses[0][0]
     assert all(p.dtype == tg.float32 for p in model.parameters())
