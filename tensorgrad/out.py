@@ -93,11 +93,11 @@ def write(op: str, out: Tensor, result: Tensor, rule: str, inputs: tuple[Any, ..
     if rule in ("exact", "dtype") and source != target:
         raise RuntimeError(dtype_error or f"{op}(): Expected out tensor to have dtype {source}, but got "
                            f"{target} instead")
+    if op in _OVERLAP_BEFORE_RESIZE:
+        _refuse_internal_overlap(out.data)
     _resize(op, out, tuple(result.shape))
     data = out.data
-    if any(stride == 0 and n > 1 for stride, n in zip(data.strides, data.shape, strict=True)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
-                           f"to a single memory location. {_CLONE_FIRST}")
+    _refuse_internal_overlap(data)
     xp = namespace(data)
     if separate and any(xp.may_share_memory(data, t.data) for t in _tensors(inputs)):
         raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
@@ -106,6 +106,42 @@ def write(op: str, out: Tensor, result: Tensor, rule: str, inputs: tuple[Any, ..
     bump_version(out)
     return out
 
+
+def _refuse_internal_overlap(data: Any) -> None:
+    """PyTorch's error for an out in which several elements are one (a stride 0 of an expand)."""
+    if any(stride == 0 and n > 1 for stride, n in zip(data.strides, data.shape, strict=True)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
+                           f"to a single memory location. {_CLONE_FIRST}")
+
+
+# The ops that refuse an out whose elements share memory before resizing it, where the others
+# resize first: PyTorch's TensorIterator kernels (the elementwise ones and the scatters) and
+# index_select, probed on PyTorch 2.13 with an expanded out of another shape.
+_OVERLAP_BEFORE_RESIZE = frozenset((
+    "index_select",
+    "abs", "acos", "acosh", "add", "addcdiv", "addcmul", "addr", "angle", "asin", "asinh", "atan",
+    "atan2", "atanh", "ceil", "clamp", "clamp_max", "clamp_min", "complex", "conj_physical", "copysign",
+    "cos", "cosh", "deg2rad", "digamma", "div", "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
+    "fft.ifft", "fft.ihfft", "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "frac", "ge",
+    "gt", "heaviside", "hypot", "i0", "igamma", "igammac", "isneginf", "isposinf", "ldexp", "le", "lerp",
+    "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "nan_to_num", "ne", "neg",
+    "nextafter", "outer", "polar", "pow", "rad2deg", "reciprocal", "remainder", "round", "rsqrt",
+    "scatter", "scatter_add", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt",
+    "square", "sub", "tan", "tanh", "true_divide", "trunc", "where", "xlogy",
+    *(f"special.{name}" for name in (
+        "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+        "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "entr", "erfcx",
+        "hermite_polynomial_h", "hermite_polynomial_he", "i0e", "i1", "i1e", "laguerre_polynomial_l",
+        "legendre_polynomial_p", "log_ndtr", "modified_bessel_i0", "modified_bessel_i1",
+        "modified_bessel_k0", "modified_bessel_k1", "ndtri", "polygamma", "scaled_modified_bessel_k0",
+        "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+        "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+        "shifted_chebyshev_polynomial_w", "spherical_bessel_j0", "xlog1py", "zeta")),
+))
+
+# PyTorch's sum and prod take out= only with a dim (their full reductions have no out overload).
+_OUT_NEEDS_DIM = frozenset(("sum", "prod"))
 
 # The factories resize an out of another shape without a word, as PyTorch's do.
 _RESIZED_QUIETLY = {"empty", "eye", "full", "linspace", "logspace", "ones", "rand", "randn", "zeros"}
@@ -139,6 +175,11 @@ def with_out(function: Callable[..., Any], op: str, rule: str) -> Callable[..., 
     def op_with_out(*args: Any, out: Any = None, **kwargs: Any) -> Any:
         if out is None:
             return function(*args, **kwargs)
+        if op in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
+            raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, "
+                            "out=Tensor), but expected one of: (Tensor input, *, dtype=None) or (Tensor "
+                            f"input, dim, keepdim=False, *, dtype=None, Tensor out=None): a full {op} "
+                            "takes no out=")
         inputs = (*args, *kwargs.values())
         check_no_grad(op, out, inputs)
         if rule == "dtype" and takes_dtype and kwargs.get("dtype") is None and isinstance(out, Tensor):

@@ -209,3 +209,41 @@ def test_every_op_in_the_table_takes_out():
             assert function.__doc__, name
     assert tg.add(tg.ones(2), 1).tolist() == [2.0, 2.0]       # (no out: the op as it was)
     assert _rule("add") == "cast" and _rule("mm") == "exact" and _rule("sum") == "dtype"
+
+
+@pytest.mark.parametrize("name", ["mul", "exp", "where", "clamp", "scatter_add", "index_select", "sum", "cat",
+                                  "matmul"])
+def test_an_expanded_out_of_another_shape_is_refused_or_resized_as_pytorch_does(name):
+    """PyTorch's elementwise kernels (and the scatters) refuse an out whose elements share memory
+    before resizing it; the others resize it first, and the expand is gone."""
+    torch = pytest.importorskip("torch")
+    calls = {
+        "mul": lambda lib, out: lib.mul(lib.ones(3), 2, out=out),
+        "exp": lambda lib, out: lib.exp(lib.ones(3), out=out),
+        "where": lambda lib, out: lib.where(lib.ones(3) > 0, lib.ones(3), lib.zeros(3), out=out),
+        "clamp": lambda lib, out: lib.clamp(lib.ones(3), 0, 1, out=out),
+        "scatter_add": lambda lib, out: lib.scatter_add(lib.ones(3), 0, lib.tensor([0, 1]), lib.ones(2),
+                                                        out=out),
+        "index_select": lambda lib, out: lib.index_select(lib.ones(3, 6), 1, lib.tensor([0, 1]), out=out),
+        "sum": lambda lib, out: lib.sum(lib.ones(3, 2), 1, out=out),
+        "cat": lambda lib, out: lib.cat([lib.ones(3)], out=out),
+        "matmul": lambda lib, out: lib.matmul(lib.ones(3, 2), lib.ones(2), out=out),
+    }
+    outcomes = []
+    for lib in (tg, torch):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                outcomes.append(tuple(calls[name](lib, lib.zeros(1).expand(5)).shape))
+        except RuntimeError as error:
+            assert "more than one element of the written-to tensor" in str(error)
+            outcomes.append("refused")
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("name", ["sum", "prod"])
+def test_a_full_sum_or_prod_takes_no_out_as_in_pytorch(name):
+    with pytest.raises(TypeError, match=f"{name}\\(\\) received an invalid combination of arguments"):
+        getattr(tg, name)(tg.ones(3), out=tg.empty(()))
+    expected = [3.0, 3.0] if name == "sum" else [1.0, 1.0]
+    assert getattr(tg, name)(tg.ones(3, 2), 0, out=tg.empty(2)).tolist() == expected
