@@ -193,8 +193,7 @@ def _call_under_autocast(op: Callable[..., Any], policies: dict[str, str], when:
     if policy == BANNED:
         raise RuntimeError(_BANNED_MESSAGE)
     to_dtype = _target_dtype(policy, device_type, args, kwargs)
-    args = tuple(_cast(arg, to_dtype, device_type) for arg in args)
-    kwargs = {key: _cast(value, to_dtype, device_type) for key, value in kwargs.items()}
+    args, kwargs = cast_eligible(args, to_dtype, device_type), cast_eligible(kwargs, to_dtype, device_type)
     _state.inside_listed_op = True
     try:
         return op(*args, **kwargs)
@@ -250,14 +249,18 @@ def _target_dtype(policy: str, device_type: str, args: tuple, kwargs: dict) -> n
     return widest
 
 
-def _cast(value: Any, dtype: np.dtype, device_type: str) -> Any:
-    """`value` with its eligible tensors cast to `dtype` (lists and tuples one level in)."""
+def cast_eligible(value: Any, dtype: np.dtype, device_type: str) -> Any:
+    """`value` with its eligible tensors cast to `dtype`, inside lists, tuples and dicts (a call's
+    arguments: `cat`'s sequence, `custom_fwd`'s keywords)."""
     from tensorgrad.tensor import Tensor
 
     if isinstance(value, Tensor):
         return _cached_cast(value, dtype) if _eligible(value, device_type) and value.dtype != dtype else value
-    if isinstance(value, (list, tuple)) and any(isinstance(item, Tensor) for item in value):
-        return type(value)(_cast(item, dtype, device_type) for item in value)
+    if isinstance(value, dict):
+        return {key: cast_eligible(item, dtype, device_type) for key, item in value.items()}
+    holds = (Tensor, list, tuple, dict)  # (a tuple of plain numbers, a shape, is left as it is)
+    if isinstance(value, (list, tuple)) and any(isinstance(item, holds) for item in value):
+        return type(value)(cast_eligible(item, dtype, device_type) for item in value)
     return value
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from scalargrad import engine
 from scalargrad.engine import GraphFreedError, grad_mode
 from tensorgrad.device import is_array
+from tensorgrad.dtypes import float16, narrowed
 
 __all__ = [
     "record", "CROSSED", "unbroadcast", "bump_version", "is_view", "history_moved", "refresh_view",
@@ -72,17 +73,13 @@ def is_view(t: Tensor) -> bool:
     return t._base is not None
 
 
-_FLOAT16 = np.dtype(np.float16)
-
-
 def summed(array: np.ndarray, axis: int | tuple[int, ...] | None, keepdims: bool = False) -> np.ndarray:
     """array summed over `axis`. A float16 array adds in float32 and rounds once, as PyTorch's:
     NumPy adds float16 along a strided axis in float16, where 5,000 numbers near 1 stop at 4096
     (a float16 bias's gradient over a batch of 8192 ones came out 2048). An overflow is inf,
     without NumPy's warning."""
-    if array.dtype is _FLOAT16:
-        with np.errstate(over="ignore"):
-            return np.add.reduce(array, axis=axis, keepdims=keepdims, dtype=np.float32).astype(np.float16)
+    if array.dtype is float16:
+        return narrowed(np.add.reduce(array, axis=axis, keepdims=keepdims, dtype=np.float32), float16)
     return np.add.reduce(array, axis=axis, keepdims=keepdims)
 
 

@@ -144,3 +144,13 @@ class iinfo:  # noqa: N801 - PyTorch's lower-case name
 def float_dtype(dtype: np.dtype) -> np.dtype:
     """`dtype` if floating, else the default float: what `exp` or `/` computes in."""
     return dtype if dtype.kind in "fc" else default_float
+
+
+def narrowed(array: Any, dtype: np.dtype) -> Any:
+    """array.astype(dtype) in C order; a value beyond a narrower float dtype's range becomes inf
+    without NumPy's overflow warning, as in PyTorch: mixed precision meets such values routinely
+    (its loss scaler looks for them), and a warning at each would drown the training's output."""
+    if array.dtype.itemsize > np.dtype(dtype).itemsize:
+        with np.errstate(over="ignore"):
+            return array.astype(dtype, order="C")
+    return array.astype(dtype, order="C")

@@ -21,8 +21,8 @@ from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import CROSSED, record, summed
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, user_stacklevel
 from tensorgrad.device import namespace
-from tensorgrad.dtypes import float16, promote_types
-from tensorgrad.tensor import Tensor, _cast, narrowed, new_leaf
+from tensorgrad.dtypes import float16, narrowed, promote_types
+from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 
 def _check(a: Tensor, b: Tensor) -> None:

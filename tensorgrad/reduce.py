@@ -29,9 +29,9 @@ from tensorgrad.checks import (
     user_stacklevel,
 )
 from tensorgrad.device import accumulate, array_like, is_array, namespace, to_numpy, ufunc_at
-from tensorgrad.dtypes import float16, float_dtype, promote_types
+from tensorgrad.dtypes import float16, float_dtype, narrowed, promote_types
 from tensorgrad.higher_order import linear_graph
-from tensorgrad.tensor import Tensor, _cast, narrowed, new_leaf
+from tensorgrad.tensor import Tensor, _cast, new_leaf
 
 Dim = int | tuple[int, ...] | None
 
@@ -75,7 +75,8 @@ def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = N
     if data.dtype.kind in "biu":  # PyTorch sums bool and integers in int64 (NumPy: uint8 to uint64)
         data = data.astype(np.int64)
     if dim is None and not keepdim:  # the common case, kept short: it ends most graphs
-        # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper.
+        # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper; `summed` (float16
+        # in float32) only where needed, as its call would cost every sum.
         total = np.add.reduce(data, axis=None) if data.dtype is not float16 else summed(data, None)
         return record(total, "sum", (input,), lambda grad: _spread(grad, (), shape),
                       saved=(), graph_vjp=_sum_all_graph)

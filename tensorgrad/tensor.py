@@ -22,7 +22,7 @@ import numpy as np
 
 from tensorgrad import checks, dtypes, layouts, storage
 from tensorgrad.autocasting import autocast_op
-from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
+from tensorgrad.dtypes import bool_, float16, float32, float64, int8, int16, int32, int64, narrowed, uint8
 
 __all__ = ["Tensor", "ensure_tensor", "new_leaf", "init_node", "to_array", "numpy_names", "AXIS_ALIASED"]
 
@@ -3105,16 +3105,6 @@ def _converted(x: Tensor, dtype: np.dtype, memory_format: Any, op: str) -> Tenso
     if memory_format is None:
         return _cast(x, dtype)
     return x.to(dtype, memory_format=creation.check_memory_format(memory_format, op))
-
-
-def narrowed(array: Any, dtype: np.dtype) -> Any:
-    """array.astype(dtype) in C order; a value beyond a narrower float dtype's range becomes inf
-    without NumPy's overflow warning, as in PyTorch: mixed precision meets such values routinely
-    (its loss scaler looks for them), and a warning at each would drown the training's output."""
-    if array.dtype.itemsize > np.dtype(dtype).itemsize:
-        with np.errstate(over="ignore"):
-            return array.astype(dtype, order="C")
-    return array.astype(dtype, order="C")
 
 
 def _cast(x: Tensor, dtype: np.dtype, layout: Any = None) -> Tensor:

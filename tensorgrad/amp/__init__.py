@@ -16,7 +16,13 @@ from typing import Any
 import numpy as np
 
 from tensorgrad.amp.grad_scaler import GradScaler, OptState
-from tensorgrad.autocasting import autocast, get_autocast_dtype, is_autocast_available, is_autocast_enabled
+from tensorgrad.autocasting import (
+    autocast,
+    cast_eligible,
+    get_autocast_dtype,
+    is_autocast_available,
+    is_autocast_enabled,
+)
 
 __all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available", "GradScaler", "OptState"]
 
@@ -24,20 +30,6 @@ __all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available", "Gra
 def _check_device_type_argument(device_type: Any) -> None:
     if not isinstance(device_type, str):
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-
-
-def _cast_floating(value: Any, device_type: str, dtype: Any) -> Any:
-    """`value` with its floating tensors on `device_type` cast to `dtype` (into lists, tuples, dicts)."""
-    from tensorgrad.tensor import Tensor
-
-    if isinstance(value, Tensor):
-        eligible = value.is_floating_point() and value.device.type == device_type and value.dtype != "float64"
-        return value.to(dtype) if eligible else value
-    if isinstance(value, dict):
-        return {key: _cast_floating(item, device_type, dtype) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_cast_floating(item, device_type, dtype) for item in value)
-    return value
 
 
 def custom_fwd(fwd: Callable[..., Any] | None = None, *, device_type: str, cast_inputs: Any = None) -> Any:
@@ -56,8 +48,8 @@ def custom_fwd(fwd: Callable[..., Any] | None = None, *, device_type: str, cast_
         if cast_inputs is None or not autocasting:
             return fwd(ctx, *args, **kwargs)
         with autocast(device_type=device_type, enabled=False):
-            return fwd(ctx, *_cast_floating(args, device_type, cast_inputs),
-                       **_cast_floating(kwargs, device_type, cast_inputs))
+            return fwd(ctx, *cast_eligible(args, np.dtype(cast_inputs), device_type),
+                       **cast_eligible(kwargs, np.dtype(cast_inputs), device_type))
 
     return forward_under_autocast
 
