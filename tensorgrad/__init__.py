@@ -809,6 +809,10 @@ from tensorgrad import out as _out  # noqa: E402
 
 _out.install({"": _sys.modules[__name__], "linalg.": linalg, "special.": special, "fft.": fft})
 
+from tensorgrad.checks import ignore_floating_point_warnings as _ignore_floating_point_warnings  # noqa: E402
+
+_ignore_floating_point_warnings()  # infs and nans come silently, as from PyTorch
+
 _ON_FIRST_USE = ("amp", "backends", "compiler", "cpu", "distributions", "random", "signal", "testing")
 _NAMES_ON_FIRST_USE = {"compile": "compiler"}  # a name and the module it comes from
 __all__ += [*_ON_FIRST_USE, *_NAMES_ON_FIRST_USE]

@@ -167,6 +167,22 @@ def _resize(op: str, out: Tensor, shape: tuple[int, ...]) -> None:
     inplace.resize(out, shape)
 
 
+def _check_where_operands(args: tuple, kwargs: dict) -> None:
+    """`where` takes `out=` in its all-tensor form only, as PyTorch's (whose overloads with a
+    number, or with the condition alone, have no `out`)."""
+    names = ("condition", "input", "other")
+    given = dict(zip(names, args, strict=False)) | kwargs
+    if "input" not in given and "other" not in given:
+        raise TypeError("where() received an invalid combination of arguments - got (Tensor, out=Tensor), "
+                        "but expected one of: (Tensor condition) or (Tensor condition, Tensor input, Tensor "
+                        "other, *, Tensor out=None)")
+    for position, name in enumerate(names, start=1):
+        value = given.get(name)
+        if not isinstance(value, Tensor):
+            where = f" (position {position})" if position <= len(args) else ""
+            raise TypeError(f"where(): argument '{name}'{where} must be Tensor, not {type(value).__name__}")
+
+
 def with_out(function: Callable[..., Any], op: str, rule: str) -> Callable[..., Any]:
     """`function` with PyTorch's `out=` keyword added, written as `rule` says."""
     takes_dtype = "dtype" in inspect.signature(function).parameters
@@ -180,6 +196,8 @@ def with_out(function: Callable[..., Any], op: str, rule: str) -> Callable[..., 
                             "out=Tensor), but expected one of: (Tensor input, *, dtype=None) or (Tensor "
                             f"input, dim, keepdim=False, *, dtype=None, Tensor out=None): a full {op} "
                             "takes no out=")
+        if op == "where":
+            _check_where_operands(args, kwargs)
         inputs = (*args, *kwargs.values())
         check_no_grad(op, out, inputs)
         if rule == "dtype" and takes_dtype and kwargs.get("dtype") is None and isinstance(out, Tensor):

@@ -247,3 +247,21 @@ def test_a_full_sum_or_prod_takes_no_out_as_in_pytorch(name):
         getattr(tg, name)(tg.ones(3), out=tg.empty(()))
     expected = [3.0, 3.0] if name == "sum" else [1.0, 1.0]
     assert getattr(tg, name)(tg.ones(3, 2), 0, out=tg.empty(2)).tolist() == expected
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, c, x, o: m.where(c, x, 0.0, out=o),
+    lambda m, c, x, o: m.where(c, 2.0, x, out=o),
+    lambda m, c, x, o: m.where(c, x, other=1.0, out=o),
+    lambda m, c, x, o: m.where(c, input=2.0, other=x, out=o),
+    lambda m, c, x, o: m.where([True, False], x, x, out=o),
+    lambda m, c, x, o: m.where(c, out=o),
+    lambda m, c, x, o: m.where(c, x, x * 3, out=o),
+])
+def test_where_takes_out_in_its_all_tensor_form_only_as_pytorchs(call):
+    def run(m):
+        try:
+            return call(m, m.tensor([True, False]), m.tensor([1.0, 2.0]), m.zeros(2)).tolist()
+        except TypeError as error:
+            return str(error).split(":")[0] if "combination" in str(error) else str(error)
+    assert run(tg) == run(torch)
