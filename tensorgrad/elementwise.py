@@ -476,7 +476,12 @@ def tanh(input: Tensor) -> Tensor:
     """tanh(x). Derivative: 1 - tanh(x)**2."""
     out = np.tanh(_floating(input))
     return record(out, "tanh", (input,),
-                  lambda grad: grad * (1 - out * out), saved=(), saves_output=True, graph_vjp=_tanh_graph)
+                  lambda grad: _rounded_once(_tanh_backward, grad, out), saved=(), saves_output=True,
+                  graph_vjp=_tanh_graph)
+
+
+def _tanh_backward(grad: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return grad * (1 - out * out)
 
 
 def _tanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -488,18 +493,29 @@ def sigmoid(input: Tensor) -> Tensor:
     data = _floating(input)
     out = sigmoid_array(data) if data.dtype.kind == "f" else 1 / (1 + np.exp(-data))
     return record(out, "sigmoid", (input,),
-                  lambda grad: grad * out * (1 - out), saved=(), saves_output=True, graph_vjp=_sigmoid_graph)
+                  lambda grad: grad * (1 - out) * out, saved=(), saves_output=True,  # (PyTorch's order)
+                  graph_vjp=_sigmoid_graph)
 
 
 def _sigmoid_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
-    return (grad * out * (1 - out),)
+    return (grad * (1 - out) * out,)
 
 
 def sigmoid_array(x: np.ndarray) -> np.ndarray:
-    """1 / (1 + e**-x) on an array, in x's dtype, without overflow for large |x|."""
-    # e**-|x| never overflows; the two branches give the same value where both are finite.
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    """1 / (1 + e**-x) on an array, in x's dtype, without overflow for large |x| (float16 computed
+    in float32 and rounded once, as PyTorch's kernel)."""
+    wide = _widened(x)
+    e = np.exp(-np.abs(wide))  # e**-|x| never overflows; both branches agree where both are finite
+    return np.where(wide >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def _rounded_once(backward: Callable[..., np.ndarray], grad: np.ndarray, saved: np.ndarray) -> np.ndarray:
+    """backward(grad, saved), computed in float32 when `saved` is float16 and rounded once, as
+    PyTorch's tanh backward kernel computes float16 (rounded at each step, one tanh gradient in two
+    came out an ulp off PyTorch's; its sigmoid backward, though, rounds at each step)."""
+    if saved.dtype != np.float16:
+        return backward(grad, saved)
+    return backward(_widened(grad), _widened(saved)).astype(np.float16)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

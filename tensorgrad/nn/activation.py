@@ -14,6 +14,8 @@ The modules at the end (`GELU`, `SiLU`, ...) hold the options and call the funct
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Callable
 from functools import partial
@@ -26,7 +28,7 @@ from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
 from tensorgrad.checks import ArgumentValueError, UnsupportedDtypeError
 from tensorgrad.device import array_like, namespace
-from tensorgrad.dtypes import float32
+from tensorgrad.dtypes import float16, float32
 from tensorgrad.elementwise import _erf_array, at_least_1d, neg, sigmoid_array, where
 from tensorgrad.higher_order import held_constant
 from tensorgrad.inplace import apply_inplace
@@ -62,6 +64,29 @@ def _floating(x: Any, op: str, complex_ok: bool = False) -> Tensor:
 # --- smooth activations ---------------------------------------------------------------------------
 
 
+def float16_in_float32(function: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """`function` with a float16 input computed in float32, its output and its gradient each rounded
+    to float16 once, as PyTorch's activation kernels (forward and backward) compute float16.
+
+    NumPy rounds float16 at every step of a formula: one value in three of `gelu`'s came out an ulp
+    off PyTorch's, and as many of its gradients. The two casts are graph nodes (`to`), as
+    autocast's are. In place (`inplace=True`) the function runs as written.
+    """
+    parameters = list(inspect.signature(function).parameters)
+    inplace_at = parameters.index("inplace") - 1 if "inplace" in parameters else None  # (in *args)
+
+    @functools.wraps(function)
+    def computed_in_float32(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+        if type(input) is Tensor and input._data.dtype == np.float16:
+            positional = inplace_at is not None and len(args) > inplace_at
+            if not kwargs.get("inplace", args[inplace_at] if positional else False):
+                return function(input.to(float32), *args, **kwargs).to(float16)
+        return function(input, *args, **kwargs)
+
+    return computed_in_float32
+
+
+@float16_in_float32
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002 - PyTorch's name
     """x * Phi(x), Phi the standard normal CDF. Derivative: Phi(x) + x * phi(x).
 
@@ -168,6 +193,7 @@ def _gelu_tanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * 0.5 * (1 + t + x * (1 - t * t) * k * (1 + 3 * c * x2)),)
 
 
+@float16_in_float32
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """x * sigmoid(x). Derivative: s * (1 + x * (1 - s)), s = sigmoid(x)."""
     x = _floating(input, "silu", complex_ok=True)
@@ -185,6 +211,7 @@ def _silu_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     return (grad * s * (1 + x * (1 - s)),)
 
 
+@float16_in_float32
 def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """x * tanh(softplus(x)). Derivative: t + x * sigmoid(x) * (1 - t**2), t = tanh(softplus(x))."""
     x = _floating(input, "mish")
@@ -202,6 +229,7 @@ def _mish_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 
 @autocast_op("softplus")
+@float16_in_float32
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
 
@@ -220,6 +248,7 @@ def _softplus_graph(beta: float, linear: np.ndarray, grad: Tensor, out: Tensor, 
     return (grad * where(new_leaf(linear), 1.0, (x * beta).sigmoid()),)
 
 
+@float16_in_float32
 def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
     """log(sigmoid(x)) = -log(1 + exp(-x)). Derivative: sigmoid(-x)."""
     x = _floating(input, "logsigmoid")
@@ -256,6 +285,7 @@ def _softsign_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 # --- the exponential linear units: the negative side takes the exponential branch, 0 included ---
 
 
+@float16_in_float32
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, else alpha * (exp(x) - 1). Derivative: 1 where x > 0, else alpha * exp(x)."""
     x = _floating(input, "elu")
@@ -264,6 +294,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
     return _exponential_unit(x, alpha, 1.0, 1.0, "elu")
 
 
+@float16_in_float32
 def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """scale * elu(x, alpha) with SELU's fixed alpha and scale. Derivative: scale * elu's."""
     x = _floating(input, "selu")
@@ -272,6 +303,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _exponential_unit(x, SELU_ALPHA, SELU_SCALE, 1.0, "selu")
 
 
+@float16_in_float32
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, else alpha * (exp(x / alpha) - 1). Derivative: 1 where x > 0, else exp(x / alpha)."""
     x = _floating(input, "celu")
@@ -312,6 +344,7 @@ def _masked_graph(slope: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> tu
 # --- piecewise linear ------------------------------------------------------------------------------
 
 
+@float16_in_float32
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, else negative_slope * x. Derivative: 1 where x > 0, else negative_slope (0 included)."""
     x = _floating(input, "leaky_relu")
@@ -354,6 +387,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@float16_in_float32
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """relu6(x + 3) / 6. Derivative: 1/6 for -3 < x < 3, else 0."""
     x = _floating(input, "hardsigmoid")
@@ -368,6 +402,7 @@ def _hardsigmoid_graph(inside: np.ndarray, grad: Tensor, out: Tensor, x: Tensor)
     return (grad * new_leaf(inside) / 6,)
 
 
+@float16_in_float32
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """x * relu6(x + 3) / 6. Derivative: 0 for x <= -3, x / 3 + 1/2 for -3 < x < 3, 1 for x >= 3."""
     x = _floating(input, "hardswish")
