@@ -54,15 +54,20 @@ def _operands(a: Operand, b: Operand) -> tuple[Tensor, Tensor]:
     return a, b
 
 
-def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = False) -> np.ndarray:
+def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = False,
+            scalar_in_float32: bool = False) -> np.ndarray:
     """ufunc(a, b) in PyTorch's result dtype, broadcasting; a clear error when shapes don't broadcast.
 
     `floating` ops (`/`) compute in the default float dtype when both operands are integers.
+    `scalar_in_float32` ops (`*`, `/`) take a float16 tensor's scalar operand at float32 precision,
+    as PyTorch's kernels do (`_half_by_scalar`).
     """
     x, y = a._data, b._data  # the array slots: `_binary` runs in every binary op
     if x.dtype is not y.dtype or floating:
         if op == "-" and "b" in (x.dtype.kind, y.dtype.kind):
             _raise_bool_subtraction(a, b)
+        if scalar_in_float32 and _half_by_scalar(x, y):
+            return ufunc(x.astype(np.float32), y.astype(np.float32)).astype(np.float16)
         x, y = _promoted(x, y, floating)
     try:
         return ufunc(x, y)
@@ -74,6 +79,27 @@ def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = Fal
         if "c" in (x.dtype.kind, y.dtype.kind):  # fmod, atan2, copysign...: PyTorch's class for these
             _refuse_complex_dtype(np.result_type(x, y), op, a.shape, b.shape)
         raise
+
+
+def _half_by_scalar(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether one operand is a float16 tensor with dimensions and the other a wider float scalar
+    (0-d). PyTorch multiplies and divides that pair in float32 with the scalar as it is, and rounds
+    once: `x * 0.1` with 0.1 first rounded to float16, as NumPy does, differed from PyTorch's in a
+    third of the values."""
+    if x.ndim == 0:
+        x, y = y, x
+    return (x.dtype == np.float16 and x.ndim > 0 and y.ndim == 0 and y.dtype.kind == "f"
+            and y.dtype.itemsize > 2)
+
+
+def _scaling_operands(a: Operand, b: Operand) -> tuple[Tensor, Tensor]:
+    """`_operands` for `*` and `/`: a Python float beside a float16 tensor is kept in float32, not
+    rounded to float16 first (see `_half_by_scalar`)."""
+    if isinstance(b, float) and isinstance(a, Tensor) and a._data.dtype == np.float16:
+        return a, new_leaf(array_like(b, a._data, np.float32))
+    if isinstance(a, float) and isinstance(b, Tensor) and b._data.dtype == np.float16:
+        return new_leaf(array_like(a, b._data, np.float32)), b
+    return _operands(a, b)
 
 
 def _promoted(x: np.ndarray, y: np.ndarray, floating: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -205,8 +231,8 @@ def _check_alpha(op: str, a: Operand, b: Operand, alpha: Any) -> None:
 def mul(input: Operand, other: Operand) -> Tensor:
     """input * other, broadcasting. d/dinput = other, d/dother = input."""
     if type(input) is not Tensor or type(other) is not Tensor:
-        input, other = _operands(input, other)
-    return record(_binary(np.multiply, input, other, "*"), "*", (input, other),
+        input, other = _scaling_operands(input, other)
+    return record(_binary(np.multiply, input, other, "*", scalar_in_float32=True), "*", (input, other),
                   lambda grad: grad * other._data,
                   lambda grad: grad * input._data, saved=CROSSED, graph_vjp=_mul_graph)
 
@@ -223,9 +249,9 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
     if rounding_mode is not None:
         return div_rounded(input, other, rounding_mode)
     if type(input) is not Tensor or type(other) is not Tensor:
-        input, other = _operands(input, other)
+        input, other = _scaling_operands(input, other)
     with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently, as in PyTorch
-        out = _binary(np.true_divide, input, other, "/", floating=True)
+        out = _binary(np.true_divide, input, other, "/", floating=True, scalar_in_float32=True)
     # d/dother is written -grad * ((input / other) / other), PyTorch's order: x / y**2 would
     # overflow y**2 first (a float16 y of 300), and float16 rounds each step as PyTorch's does.
     return record(out, "/", (input, other),
@@ -2878,16 +2904,17 @@ def _frexp_graph(exponent: np.ndarray, grad: Tensor, out: Tensor, x: Tensor) -> 
 
 
 def nextafter(input: Tensor, other: Tensor) -> Tensor:
-    """The next floating-point value after a in the direction of b (a where they are equal), in
-    the promoted dtype. d/da = 1, d/db = 0 (PyTorch's choice for this step function)."""
+    """The next floating-point value after a in the direction of b (b where they are equal), in
+    the promoted dtype. d/da = 1 where a != b, else 0 (the value is b there); d/db = 0 (PyTorch's
+    choices for this step function)."""
     _both_tensors("nextafter", input, other)
     _require_floating_result(input, other, "nextafter")
     return record(_binary(np.nextafter, input, other, "nextafter"), "nextafter", (input, other),
-                  lambda grad: grad, _no_slope, saved=(), graph_vjp=_nextafter_graph)
+                  lambda grad: grad * (input.data != other.data), _no_slope, graph_vjp=_nextafter_graph)
 
 
 def _nextafter_graph(grad: Tensor, out: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    return grad, grad * 0
+    return grad * held_constant(a, a.data != b.data), grad * 0
 
 
 def isreal(input: Tensor) -> Tensor:

@@ -64,6 +64,8 @@ _NAMES = {
     "amin": "AminBackward0", "norm": "LinalgVectorNormBackward0", "var": "VarBackward0",
     "std": "StdBackward0", "prod": "ProdBackward0", "cumsum": "CumsumBackward0",
     "cumprod": "CumprodBackward0", "logsumexp": "LogsumexpBackward0", "pad": "ConstantPadNdBackward0",
+    "T": "PermuteBackward0", "t": "TBackward0", "narrow": "SliceBackward0", "square": "PowBackward0",
+    "layer_norm": "NativeLayerNormBackward0",
 }
 
 
@@ -92,8 +94,6 @@ def op_node_name(op: str, input_ndims: tuple[int, ...], out_ndim: int) -> str:
         return "PowBackward0"
     if op == "@":
         return _matmul_name(input_ndims)
-    if op == "T":  # t() on a matrix; .T of more dimensions is a permute
-        return "TBackward0" if input_ndims[:1] and input_ndims[0] <= 2 else "PermuteBackward0"
     if op == "slice":  # an integer index drops a dimension
         return "SelectBackward0" if input_ndims[:1] and out_ndim < input_ndims[0] else "SliceBackward0"
     return f"{_pascal(op)}Backward0"

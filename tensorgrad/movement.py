@@ -140,13 +140,16 @@ def _transpose_graph(dim0: int, dim1: int, grad: Tensor, out: Tensor, x: Tensor)
     return (transpose(grad, dim0, dim1),)
 
 
-def T(x: Tensor) -> Tensor:
-    """All dimensions reversed (a matrix's transpose; a view). Gradient: reversed back."""
-    return _view(x, x.data.T, "T", lambda grad: grad.T, _T_graph)
+def T(x: Tensor, op: str = "T") -> Tensor:
+    """All dimensions reversed (a matrix's transpose; a view). Gradient: reversed back.
+
+    `op` names the node: "T" for `.T` (PyTorch's PermuteBackward0), "t" for `t()` (TBackward0).
+    """
+    return _view(x, x.data.T, op, lambda grad: grad.T, partial(_T_graph, op))
 
 
-def _T_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:  # noqa: N802 - the op's name
-    return (T(grad),)
+def _T_graph(op: str, grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:  # noqa: N802 - the op's name
+    return (T(grad, op),)
 
 
 def permute(x: Tensor, *dims: int, **keyword: Sequence[int]) -> Tensor:
@@ -654,7 +657,7 @@ def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D "
                          f"(shape {input.shape}); use transpose(dim0, dim1) or .mT")
-    return T(input)
+    return T(input, "t")
 
 
 def mT(x: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name

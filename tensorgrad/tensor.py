@@ -420,7 +420,9 @@ class Tensor:
 
     @autocast_op("__rtruediv__")
     def __rtruediv__(self, other: Any) -> Tensor:
-        return elementwise.div(other, self)
+        """other / self as PyTorch computes it, self.reciprocal() * other: the same bits (a true
+        division rounds differently in a quarter of float32 values) and grad_fn (MulBackward0)."""
+        return elementwise.mul(elementwise.reciprocal(self), other)
 
     def __rdiv__(self, other: Any) -> Tensor:
         """other / self: PyTorch's old name for `__rtruediv__`."""

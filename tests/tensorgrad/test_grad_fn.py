@@ -96,6 +96,9 @@ NAMED = [
     ("where", lambda m, F, a: m.where(a > 1.0, a, 0.0), (A,)),
     ("maximum", lambda m, F, a, b: m.maximum(a, b), (A, A)),
     ("to", lambda m, F, a: a.float(), (A,)), ("gelu", lambda m, F, a: F.gelu(a), (A,)),
+    ("T", lambda m, F, a: a.T, (A,)), ("narrow", lambda m, F, a: a.narrow(1, 1, 2), (A,)),
+    ("square", lambda m, F, a: a.square(), (A,)), ("number over", lambda m, F, a: 2.0 / a, (A,)),
+    ("layer_norm", lambda m, F, a, w, b: F.layer_norm(a, (4,), w, b), (A, V, V)),
 ]
 
 

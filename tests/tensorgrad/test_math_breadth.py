@@ -433,6 +433,22 @@ def test_nextafter_steps_one_ulp_and_follows_pytorchs_dtypes():
             lib.nextafter(lib.tensor([1.0]), 1)
 
 
+def test_nextafters_gradient_stops_where_the_two_are_equal_as_pytorchs():
+    """nextafter(x, y) is y where x == y, so PyTorch passes no gradient to x there (nan passes)."""
+    x = [np.inf, -np.inf, 1.0, 0.0, np.nan, 65504.0, 1e-8, 2.0]
+    y = [np.inf, -np.inf, 2.0, 0.0, 1.0, np.inf, 0.0, 2.0]
+    for dtype in ("float16", "float32"):
+        grads = []
+        for lib in (tg, torch):
+            a = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+            b = lib.tensor(y, dtype=getattr(lib, dtype), requires_grad=True)
+            lib.nextafter(a, b).backward(lib.arange(1.0, 9.0, dtype=getattr(lib, dtype)))
+            grads.append((np.asarray(a.grad.numpy() if lib is torch else a.grad),
+                          np.asarray(b.grad.numpy() if lib is torch else b.grad)))
+        np.testing.assert_array_equal(grads[0][0], grads[1][0])  # 1e-8 is 0 in float16: no gradient
+        np.testing.assert_array_equal(grads[0][1], grads[1][1])
+
+
 # --- hardshrink, prelu, dist, renorm: dtypes and errors ---------------------------------------------
 
 
