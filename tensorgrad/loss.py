@@ -24,9 +24,10 @@ import numpy as np
 
 from scalargrad.engine import is_grad_enabled
 from tensorgrad.autocasting import autocast_op
-from tensorgrad.autograd import record
+from tensorgrad.autograd import record, summed
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, broadcasts_to, user_stacklevel
 from tensorgrad.device import namespace
+from tensorgrad.dtypes import promote_types
 from tensorgrad.elementwise import sigmoid_array, where
 from tensorgrad.higher_order import held_constant
 from tensorgrad.reduce import log_softmax, softmax
@@ -394,7 +395,14 @@ def _smoothing_term(log_probs: Tensor, labels: np.ndarray, ignored: np.ndarray |
 
 
 def _difference(op: str, input: Tensor, target: Any, keep_dtype: bool = False) -> Tensor:  # noqa: A002
-    """input - target, warning as PyTorch does when the shapes differ and so broadcast.
+    """input - target, warning as PyTorch does when the shapes differ and so broadcast (see
+    `_regression_target`)."""
+    return input - _regression_target(op, input, target, keep_dtype)
+
+
+def _regression_target(op: str, input: Tensor, target: Any, keep_dtype: bool = False) -> Tensor:  # noqa: A002
+    """The target of a loss on input - target, checked: a warning, as PyTorch's, when the shapes
+    differ and so broadcast.
 
     A bool target counts as 0 and 1 (except in l1_loss, which PyTorch refuses it); with
     `keep_dtype` the target is cast to the input's dtype first (huber_loss: the result has the
@@ -409,7 +417,7 @@ def _difference(op: str, input: Tensor, target: Any, keep_dtype: bool = False) -
                       f"({input.shape}); this will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", UserWarning,
                       stacklevel=user_stacklevel())
-    return input - target
+    return target
 
 
 def _weighted_reduce(op: str, losses: Tensor, weight: Any, reduction: str, mean_by_weight: bool) -> Tensor:
@@ -439,8 +447,35 @@ def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,  # no
     by the count for "mean".
     """
     reduction = _reduction("mse_loss", reduction, size_average, reduce)
-    diff = _difference("mse_loss", input, target)
-    return _weighted_reduce("mse_loss", diff * diff, weight, reduction, mean_by_weight=True)
+    if weight is not None:
+        diff = _difference("mse_loss", input, target)
+        return _weighted_reduce("mse_loss", diff * diff, weight, reduction, mean_by_weight=True)
+    target = _regression_target("mse_loss", input, target)
+    # One node, as PyTorch's MseLossBackward0 (its next functions: input's and target's).
+    dtype = promote_types(input.data.dtype, target.data.dtype)  # (both broadcast first, so both count)
+    diff = input.data.astype(dtype, copy=False) - target.data.astype(dtype, copy=False)
+    squares = diff * diff
+    out = squares if reduction == "none" else _summed_or_mean(squares, reduction)
+    norm = 2 / max(diff.size, 1) if reduction == "mean" else 2.0
+    return record(out, "mse_loss", (input, target),
+                  lambda grad: norm * diff * grad,  # (PyTorch's order: norm * (input - target) * grad)
+                  lambda grad: norm * -diff * grad, saved=(input, target),
+                  graph_vjp=partial(_mse_loss_graph, norm))
+
+
+def _mse_loss_graph(norm: float, grad: Tensor, out: Tensor, input: Tensor,  # noqa: A002
+                    target: Tensor) -> tuple[Tensor, Tensor]:
+    return norm * (input - target) * grad, norm * (target - input) * grad
+
+
+def _summed_or_mean(losses: np.ndarray, reduction: str) -> np.ndarray:
+    """The sum of the losses ("sum"), or their mean ("mean"; nan for none, as PyTorch's); float16
+    adds in float32 (`autograd.summed`)."""
+    total = summed(losses, None)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore"):  # the mean of nothing is nan
+        return total / losses.dtype.type(losses.size) if losses.size else total * np.nan
 
 
 @autocast_op("l1_loss")

@@ -99,6 +99,8 @@ NAMED = [
     ("T", lambda m, F, a: a.T, (A,)), ("narrow", lambda m, F, a: a.narrow(1, 1, 2), (A,)),
     ("square", lambda m, F, a: a.square(), (A,)), ("number over", lambda m, F, a: 2.0 / a, (A,)),
     ("layer_norm", lambda m, F, a, w, b: F.layer_norm(a, (4,), w, b), (A, V, V)),
+    ("mse_loss", lambda m, F, a, b: F.mse_loss(a, b), (A, A)),
+    ("mse_loss none", lambda m, F, a, b: F.mse_loss(a, b, reduction="none"), (A, A)),
 ]
 
 

@@ -501,3 +501,27 @@ def test_class_index_tensors_must_be_long_or_byte_as_in_pytorch(loss, dtype):
             theirs()
     else:
         np.testing.assert_allclose(ours().item(), theirs().item(), rtol=1e-12)
+
+
+def test_mse_loss_is_one_node_in_the_dtype_of_its_broadcast_operands_as_pytorchs():
+    """PyTorch's F.mse_loss broadcasts input and target first, so a 0-d float64 target makes a
+    float64 loss, and the loss is one MseLossBackward0 node whose next functions are the two."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (tg, torch):
+        x = lib.tensor([1.0, 2.0, 4.0], requires_grad=True)
+        target = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the size warning, the same in both)
+            loss = lib.nn.functional.mse_loss(x, target)
+        node = (loss.grad_fn.name(), len(loss.grad_fn.next_functions))
+        loss.backward()
+        results.append((str(loss.dtype), loss.item(), *node, to_numpy(x.grad).tolist(), float(target.grad),
+                        str(x.grad.dtype)))
+    ours, theirs = results
+    assert ours[0] == theirs[0].replace("torch.", "") == "float64"
+    assert ours[2:4] == theirs[2:4] == ("MseLossBackward0", 2)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+    np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-6)
+    np.testing.assert_allclose(ours[5], theirs[5], rtol=1e-12)
+    assert ours[6] == theirs[6].replace("torch.", "") == "float32"
