@@ -65,7 +65,8 @@ _NAMES = {
     "std": "StdBackward0", "prod": "ProdBackward0", "cumsum": "CumsumBackward0",
     "cumprod": "CumprodBackward0", "logsumexp": "LogsumexpBackward0", "pad": "ConstantPadNdBackward0",
     "T": "PermuteBackward0", "t": "TBackward0", "narrow": "SliceBackward0", "square": "PowBackward0",
-    "layer_norm": "NativeLayerNormBackward0",
+    "layer_norm": "NativeLayerNormBackward0", "bce_with_logits": "BinaryCrossEntropyWithLogitsBackward0",
+    "l1_loss": "AbsBackward0",  # (PyTorch's l1_loss is |input - target| then its reduction)
 }
 
 

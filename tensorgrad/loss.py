@@ -84,6 +84,40 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
     return losses.sum() if reduction == "sum" else losses
 
 
+def _loss_node(op: str, losses: np.ndarray, reduction: str, inputs: tuple[Tensor, ...], *vjps: Any,
+               graph_vjp: Any) -> Tensor:
+    """One graph node for elementwise `losses` and their reduction, as PyTorch's loss kernels are
+    (MseLossBackward0, BinaryCrossEntropyBackward0, ...: not a loss node, then a MeanBackward0).
+
+    `vjps` and `graph_vjp` are the elementwise losses' gradient formulas; the reduction's gradient
+    (each element's share, 1/n of a mean) is folded in here.
+    """
+    if reduction == "none":
+        return record(losses, op, inputs, *vjps, graph_vjp=graph_vjp)
+    share = 1 / max(losses.size, 1) if reduction == "mean" else 1.0
+    return record(_summed_or_mean(losses, reduction), op, inputs,
+                  *(partial(_shared_vjp, vjp, share) for vjp in vjps),
+                  graph_vjp=partial(_shared_graph, graph_vjp, share))
+
+
+def _shared_vjp(vjp: Any, share: float, grad: np.ndarray) -> np.ndarray:
+    return vjp(grad * share if share != 1 else grad)  # (a 0-d grad: the formula broadcasts it)
+
+
+def _shared_graph(graph_vjp: Any, share: float, grad: Tensor, out: Tensor, *inputs: Tensor) -> tuple:
+    return graph_vjp(grad * share if share != 1 else grad, out, *inputs)
+
+
+def _summed_or_mean(losses: np.ndarray, reduction: str) -> np.ndarray:
+    """The sum of the losses ("sum"), or their mean ("mean"; nan for none, as PyTorch's); float16
+    adds in float32 (`autograd.summed`)."""
+    total = summed(losses, None)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore"):  # the mean of nothing is nan
+        return total / losses.dtype.type(losses.size) if losses.size else total * np.nan
+
+
 def _floating(x: Any, op: str, argument: str = "input") -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: argument '{argument}' must be a Tensor, got {type(x).__name__}")
@@ -451,31 +485,20 @@ def mse_loss(input: Tensor, target: Any, size_average: bool | None = None,  # no
         diff = _difference("mse_loss", input, target)
         return _weighted_reduce("mse_loss", diff * diff, weight, reduction, mean_by_weight=True)
     target = _regression_target("mse_loss", input, target)
-    # One node, as PyTorch's MseLossBackward0 (its next functions: input's and target's).
-    dtype = promote_types(input.data.dtype, target.data.dtype)  # (both broadcast first, so both count)
-    diff = input.data.astype(dtype, copy=False) - target.data.astype(dtype, copy=False)
-    squares = diff * diff
-    out = squares if reduction == "none" else _summed_or_mean(squares, reduction)
-    norm = 2 / max(diff.size, 1) if reduction == "mean" else 2.0
-    return record(out, "mse_loss", (input, target),
-                  lambda grad: norm * diff * grad,  # (PyTorch's order: norm * (input - target) * grad)
-                  lambda grad: norm * -diff * grad, saved=(input, target),
-                  graph_vjp=partial(_mse_loss_graph, norm))
+    diff = _difference_array(input, target)
+    return _loss_node("mse_loss", diff * diff, reduction, (input, target),
+                      lambda grad: 2 * diff * grad, lambda grad: -2 * diff * grad, graph_vjp=_mse_loss_graph)
 
 
-def _mse_loss_graph(norm: float, grad: Tensor, out: Tensor, input: Tensor,  # noqa: A002
-                    target: Tensor) -> tuple[Tensor, Tensor]:
-    return norm * (input - target) * grad, norm * (target - input) * grad
+def _mse_loss_graph(grad: Tensor, out: Tensor, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+    return 2 * (input - target) * grad, 2 * (target - input) * grad
 
 
-def _summed_or_mean(losses: np.ndarray, reduction: str) -> np.ndarray:
-    """The sum of the losses ("sum"), or their mean ("mean"; nan for none, as PyTorch's); float16
-    adds in float32 (`autograd.summed`)."""
-    total = summed(losses, None)
-    if reduction == "sum":
-        return total
-    with np.errstate(invalid="ignore"):  # the mean of nothing is nan
-        return total / losses.dtype.type(losses.size) if losses.size else total * np.nan
+def _difference_array(input: Tensor, target: Tensor) -> np.ndarray:  # noqa: A002
+    """input - target as an array, in the dtype of both: PyTorch's regression losses broadcast the
+    two first, so a 0-d float64 target makes a float64 loss."""
+    dtype = promote_types(input.data.dtype, target.data.dtype)
+    return input.data.astype(dtype, copy=False) - target.data.astype(dtype, copy=False)
 
 
 @autocast_op("l1_loss")
@@ -506,24 +529,27 @@ def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
     reduction = _reduction(op, reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError(f"{op}: beta must be non-negative, got {beta}")
-    d = _difference(op, input, target)
-    x = d.data
+    target = _regression_target(op, input, target)
+    x = _difference_array(input, target)
     inside = np.abs(x) < beta
     with np.errstate(invalid="ignore", divide="ignore"):  # beta = 0: the inside is empty
         losses = np.where(inside, 0.5 * x * x / beta, np.abs(x) - 0.5 * beta)
         slope = np.where(inside, x / beta, np.sign(x))
-    losses = record(losses.astype(x.dtype, copy=False), op, (d,), lambda grad: grad * slope,
-                    graph_vjp=partial(_piecewise_quadratic_graph, inside, 1 / beta if beta else 0.0, 1.0))
-    return _reduce(losses, reduction)
+    return _loss_node(op, losses.astype(x.dtype, copy=False), reduction, (input, target),
+                      lambda grad: grad * slope, lambda grad: grad * -slope,
+                      graph_vjp=partial(_piecewise_quadratic_graph, inside, 1 / beta if beta else 0.0, 1.0))
 
 
 def _piecewise_quadratic_graph(inside: np.ndarray, curvature: float, outer: float, grad: Tensor,
-                               out: Tensor, d: Tensor) -> tuple[Tensor]:
-    """The gradient of smooth_l1 and huber: curvature * d inside, outer * sign(d) outside."""
+                               out: Tensor, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """The gradient of smooth_l1 and huber in d = input - target: curvature * d inside, outer *
+    sign(d) outside (and its negative for the target)."""
+    d = input - target
     outside = new_leaf((outer * np.sign(d.data)).astype(d.dtype, copy=False))
     if not inside.any():  # (beta = 0: no inside, and no 1 / 0 in the graph)
-        return (grad * outside,)
-    return (grad * where(new_leaf(inside), d * curvature, outside),)
+        return grad * outside, -(grad * outside)
+    along = grad * where(new_leaf(inside), d * curvature, outside)
+    return along, -along
 
 
 @autocast_op("huber_loss")
@@ -537,14 +563,18 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",  # noqa: A00
     reduction = _reduction(op, reduction)
     if delta <= 0:
         raise RuntimeError(f"{op}: delta must be positive, got {delta}")
-    d = _difference(op, input, target, keep_dtype=True)
-    x = d.data
+    target = _regression_target(op, input, target, keep_dtype=True)
+    x = _difference_array(input, target)
     inside = np.abs(x) < delta
     losses = np.where(inside, 0.5 * x * x, delta * (np.abs(x) - 0.5 * delta)).astype(x.dtype, copy=False)
     slope = np.where(inside, x, delta * np.sign(x))
-    losses = record(losses, op, (d,), lambda grad: grad * slope,
-                    graph_vjp=partial(_piecewise_quadratic_graph, inside, 1.0, delta))
-    return _weighted_reduce(op, losses, weight, reduction, mean_by_weight=False)
+    graph_vjp = partial(_piecewise_quadratic_graph, inside, 1.0, delta)
+    if weight is not None:
+        losses = record(losses, op, (input, target), lambda grad: grad * slope, lambda grad: grad * -slope,
+                        graph_vjp=graph_vjp)
+        return _weighted_reduce(op, losses, weight, reduction, mean_by_weight=False)
+    return _loss_node(op, losses, reduction, (input, target), lambda grad: grad * slope,
+                      lambda grad: grad * -slope, graph_vjp=graph_vjp)
 
 
 # --- binary cross-entropy and KL divergence -----------------------------------------------------
@@ -582,10 +612,10 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,  # noqa
         logit = np.log(x) - np.log1p(-x)
     losses = -(t * log_x + (1 - t) * log_1mx)
     scale = 1 if weight is None else _broadcast_weight(op, "weight", weight, input)
-    losses = record((losses * scale).astype(x.dtype, copy=False), op, (input, target),
-                    lambda grad: grad * scale * (x - t) / np.maximum(x * (1 - x), 1e-12),
-                    lambda grad: grad * scale * -logit, graph_vjp=partial(_binary_cross_entropy_graph, scale))
-    return _reduce(losses, reduction)
+    return _loss_node(op, (losses * scale).astype(x.dtype, copy=False), reduction, (input, target),
+                      lambda grad: grad * scale * (x - t) / np.maximum(x * (1 - x), 1e-12),
+                      lambda grad: grad * scale * -logit,
+                      graph_vjp=partial(_binary_cross_entropy_graph, scale))
 
 
 def _broadcast_weight(op: str, argument: str, weight: Any, input: Tensor) -> np.ndarray:  # noqa: A002
@@ -637,8 +667,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
         vjp_t = lambda grad: grad * scale * (-x + (p - 1) * softplus_neg)
     out = (losses * scale).astype(t.dtype, copy=False)  # the target's dtype, as PyTorch's
     graph_vjp = partial(_bce_with_logits_graph, scale, None if pos_weight is None else p)
-    losses = record(out, "bce_with_logits", (input, target), vjp_x, vjp_t, graph_vjp=graph_vjp)
-    return _reduce(losses, reduction)
+    return _loss_node("bce_with_logits", out, reduction, (input, target), vjp_x, vjp_t, graph_vjp=graph_vjp)
 
 
 def _bce_with_logits_graph(scale: Any, p: Any, grad: Tensor, out: Tensor, input: Tensor,  # noqa: A002

@@ -336,3 +336,31 @@ def test_the_graph_module_imports_by_pytorchs_dotted_path():
     module = importlib.import_module("tensorgrad.autograd.graph")
     assert module is tg.autograd.graph
     assert isinstance((tg.ones(2, requires_grad=True) * 2).grad_fn, module.Node)
+
+
+P = RNG.uniform(0.1, 0.9, (3, 4))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("loss", ["mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                                  "smooth_l1_loss", "huber_loss"])
+def test_a_loss_is_one_node_named_as_pytorchs(loss, reduction):
+    """PyTorch's loss kernels are one node each, the reduction inside (MseLossBackward0, not a
+    MeanBackward0 over a PowBackward0): so are these, with the same name and gradients."""
+    (x, target), (x_t, target_t) = leaves(P, A * 0.2)
+    ours = getattr(tg.nn.functional, loss)(x, target.detach(), reduction=reduction)
+    theirs = getattr(torch.nn.functional, loss)(x_t, target_t.detach(), reduction=reduction)
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    ours.sum().backward()
+    theirs.sum().backward()
+    np.testing.assert_allclose(x.grad, x_t.grad.numpy(), rtol=1e-12)
+
+
+def test_l1_loss_walks_as_pytorchs_composite():
+    """PyTorch's l1_loss is |input - target| and then its mean: three nodes, here too."""
+    (x, target), (x_t, target_t) = leaves(P, A)
+    node = tg.nn.functional.l1_loss(x, target).grad_fn
+    node_t = torch.nn.functional.l1_loss(x_t, target_t).grad_fn
+    for _ in range(3):
+        assert node.name() == node_t.name()
+        node, node_t = node.next_functions[0][0], node_t.next_functions[0][0]
