@@ -867,26 +867,34 @@ def _tan_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 @autocast_op("asin")
 def asin(input: Tensor) -> Tensor:
-    """arcsin(x) (nan outside [-1, 1]). Derivative: 1 / sqrt(1 - x**2)."""
+    """arcsin(x) (nan outside [-1, 1]). Derivative: 1 / sqrt(1 - x**2), as PyTorch writes it
+    (an rsqrt: the same bits)."""
     return record(_quietly(np.arcsin, _floating(input)), "asin", (input,),
-                  _quiet(lambda grad: grad / np.sqrt(1 - input.data * input.data)), graph_vjp=_asin_graph)
+                  _quiet(lambda grad: grad * _rsqrt_array(1 - input.data * input.data)),
+                  graph_vjp=_asin_graph)
 
 
 def _asin_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     with np.errstate(all="ignore"):
-        return (grad / sqrt(1 - x * x),)
+        return (grad * rsqrt(1 - x * x),)
+
+
+def _rsqrt_array(data: np.ndarray) -> np.ndarray:
+    """1 / sqrt(x) rounded once (float16 in float32), as PyTorch's rsqrt kernel."""
+    return (1 / np.sqrt(_widened(data))).astype(data.dtype, copy=False)
 
 
 @autocast_op("acos")
 def acos(input: Tensor) -> Tensor:
-    """arccos(x) (nan outside [-1, 1]). Derivative: -1 / sqrt(1 - x**2)."""
+    """arccos(x) (nan outside [-1, 1]). Derivative: -1 / sqrt(1 - x**2) (an rsqrt, as PyTorch's)."""
     return record(_quietly(np.arccos, _floating(input)), "acos", (input,),
-                  _quiet(lambda grad: -grad / np.sqrt(1 - input.data * input.data)), graph_vjp=_acos_graph)
+                  _quiet(lambda grad: grad * -_rsqrt_array(1 - input.data * input.data)),
+                  graph_vjp=_acos_graph)
 
 
 def _acos_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     with np.errstate(all="ignore"):
-        return (-grad / sqrt(1 - x * x),)
+        return (grad * -rsqrt(1 - x * x),)
 
 
 def atan(input: Tensor) -> Tensor:
@@ -925,14 +933,15 @@ def _cosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 
 
 def asinh(input: Tensor) -> Tensor:
-    """arsinh(x). Derivative: 1 / sqrt(x**2 + 1)."""
+    """arsinh(x). Derivative: 1 / sqrt(x**2 + 1) (an rsqrt, as PyTorch's)."""
     return record(_quietly(np.arcsinh, _floating(input)), "asinh", (input,),
-                  _quiet(lambda grad: grad / np.sqrt(input.data * input.data + 1)), graph_vjp=_asinh_graph)
+                  _quiet(lambda grad: grad * _rsqrt_array(input.data * input.data + 1)),
+                  graph_vjp=_asinh_graph)
 
 
 def _asinh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     with np.errstate(all="ignore"):
-        return (grad / sqrt(x * x + 1),)
+        return (grad * rsqrt(x * x + 1),)
 
 
 def acosh(input: Tensor) -> Tensor:
@@ -944,14 +953,14 @@ def acosh(input: Tensor) -> Tensor:
 def _acosh_vjp(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "c":  # sqrt(z - 1) sqrt(z + 1): PyTorch's branch, not sqrt(z**2 - 1)'s
         return grad / (np.sqrt(x - 1) * np.sqrt(x + 1))
-    return grad / np.sqrt(x * x - 1)
+    return grad * _rsqrt_array(x * x - 1)  # (an rsqrt, as PyTorch's)
 
 
 def _acosh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     with np.errstate(all="ignore"):
         if x.data.dtype.kind == "c":  # PyTorch's branch, as `_acosh_vjp`
             return (grad / (sqrt(x - 1) * sqrt(x + 1)),)
-        return (grad / sqrt(x * x - 1),)
+        return (grad * rsqrt(x * x - 1),)
 
 
 def atanh(input: Tensor) -> Tensor:
@@ -1142,8 +1151,7 @@ def _log1p_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 @autocast_op("rsqrt")
 def rsqrt(input: Tensor) -> Tensor:
     """1 / sqrt(x). Derivative: -1 / (2 * x ** 1.5), that is -rsqrt(x)**3 / 2."""
-    out = _quietly(lambda data: (1 / np.sqrt(_widened(data))).astype(data.dtype, copy=False),
-                   _floating(input))
+    out = _quietly(_rsqrt_array, _floating(input))
     return record(out, "rsqrt", (input,),
                   _quiet(lambda grad: -0.5 * grad * _scalar_power(out, 3)), saved=(), saves_output=True,
                   graph_vjp=_rsqrt_graph)
