@@ -93,13 +93,18 @@ def _half_by_scalar(x: np.ndarray, y: np.ndarray) -> bool:
 
 
 def _scaling_operands(a: Operand, b: Operand) -> tuple[Tensor, Tensor]:
-    """`_operands` for `*` and `/`: a Python float beside a float16 tensor is kept in float32, not
-    rounded to float16 first (see `_half_by_scalar`)."""
-    if isinstance(b, float) and isinstance(a, Tensor) and a._data.dtype == np.float16:
+    """`_operands` for `*` and `/`: a Python float beside a float16 tensor with dimensions is kept
+    in float32, not rounded to float16 first (see `_half_by_scalar`; beside a 0-d tensor it would
+    make the result float32, so there it is rounded, as before)."""
+    if isinstance(b, float) and _has_half_dimensions(a):
         return a, new_leaf(array_like(b, a._data, np.float32))
-    if isinstance(a, float) and isinstance(b, Tensor) and b._data.dtype == np.float16:
+    if isinstance(a, float) and _has_half_dimensions(b):
         return new_leaf(array_like(a, b._data, np.float32)), b
     return _operands(a, b)
+
+
+def _has_half_dimensions(x: Operand) -> bool:
+    return isinstance(x, Tensor) and x._data.dtype == np.float16 and x._data.ndim > 0
 
 
 def _promoted(x: np.ndarray, y: np.ndarray, floating: bool) -> tuple[np.ndarray, np.ndarray]:

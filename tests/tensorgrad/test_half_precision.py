@@ -293,3 +293,9 @@ def test_inverse_trigonometric_gradients_are_pytorchs_rsqrt_bit_for_bit(name, dt
         grads.append(np.asarray(x.grad.numpy() if lib is torch else x.grad))
     assert np.sum(grads[0] != grads[1]) <= 3  # (PyTorch's float16 rsqrt rounds a few away from the nearest)
     np.testing.assert_allclose(grads[0].astype(np.float64), grads[1].astype(np.float64), rtol=1e-3)
+
+
+def test_a_0d_float16_tensor_times_a_number_stays_float16():
+    for lib in (tg, torch):
+        t = lib.tensor(1.5, dtype=lib.float16)
+        assert all(str(out.dtype).endswith("float16") for out in (t * -2.4, t / -2.4, -2.4 * t, 0.3 / t))
