@@ -236,7 +236,8 @@ class Tensor:
         # PyTorch's layout, number for number (tensorgrad/printing.py): `tensor([1.0000, 2.5000])`.
         on_device = type(self._data) is not np.ndarray and self.device.type != "cpu"
         where = str(self.device) if on_device else None
-        autograd = (f"op={self.op!r}" if self._backward is not None
+        # PyTorch's `grad_fn=<MulBackward0>` (tensorgrad's own name for the op is `t.op`)
+        autograd = (f"grad_fn=<{self.grad_fn.name()}>" if self._backward is not None
                     else "requires_grad=True" if self._requires_grad else None)
         values = device_module.to_numpy(self._data)
         default_complex = np.result_type(dtypes.default_float, np.complex64)  # complex64 beside float32

@@ -352,9 +352,15 @@ def test_print_options_as_in_pytorch():
         torch.set_printoptions(profile="default", sci_mode=None)
 
 
-def test_a_graph_node_prints_its_op():
-    x = tg.ones(2, requires_grad=True)
-    assert repr(x * 2) == "tensor([2., 2.], op='*')"
+@pytest.mark.parametrize("make", [
+    lambda m, x: x * 2, lambda m, x: (x * 2).sum(), lambda m, x: x.T, lambda m, x: x[0],
+    lambda m, x: m.nn.functional.mse_loss(x, x.detach() * 0), lambda m, x: 1 / x,
+])
+def test_a_graph_node_prints_its_grad_fn_as_pytorchs(make):
+    ours = make(tg, tg.ones(2, 2, requires_grad=True))
+    theirs = make(torch, torch.ones(2, 2, requires_grad=True))
+    assert repr(ours) == repr(theirs)
+    assert ours.op in ("*", "sum", "T", "index", "select", "slice", "mse_loss")  # tensorgrad's own name
 
 
 # --- the random generator's state -----------------------------------------------------------------
