@@ -153,6 +153,14 @@ def _widened(data: np.ndarray) -> np.ndarray:
     return data.astype(np.float32) if data.dtype == np.float16 else data
 
 
+def _scaled(data: np.ndarray, number: float) -> np.ndarray:
+    """data * number as PyTorch multiplies a tensor by a number: beside float16 the number keeps
+    float32's precision (NumPy would round it to float16 first) and the product is rounded once."""
+    if data.dtype == np.float16:
+        return (data.astype(np.float32) * np.float32(number)).astype(np.float16)
+    return data * number
+
+
 def _real_floating(x: Tensor, op: str) -> np.ndarray:
     """`_floating`'s data for a function of the real line only (erf, lgamma, the Bessel functions):
     a complex x is refused with PyTorch's NotImplementedError."""
@@ -982,20 +990,20 @@ def _atanh_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 # --- exponentials, logarithms, powers ---------------------------------------------------------
 
 _LN2 = float(np.log(2.0))
-_LN10 = float(np.log(10.0))
+_LN10 = 2.3025850929940456  # PyTorch's constant in log10's gradient, an ulp below ln(10)'s double
 _TWO_OVER_SQRT_PI = 2 / float(np.sqrt(np.pi))
 
 
 def erf(input: Tensor) -> Tensor:
     """erf(x) = 2/sqrt(pi) * integral from 0 to x of e**(-t**2) dt. Derivative: 2/sqrt(pi) * e**(-x**2)."""
     return record(_erf_array(_real_floating(input, "erf")), "erf", (input,),
-                  _quiet(lambda grad: grad * _TWO_OVER_SQRT_PI * np.exp(-input.data * input.data)),
-                  graph_vjp=_erf_graph)
+                  _quiet(lambda grad: _scaled(np.exp(-input.data * input.data), _TWO_OVER_SQRT_PI) * grad),
+                  graph_vjp=_erf_graph)  # (PyTorch's order: 2/sqrt(pi) * exp(-x**2) * grad)
 
 
 def _erf_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     with np.errstate(all="ignore"):
-        return (grad * _TWO_OVER_SQRT_PI * exp(-x * x),)
+        return (_TWO_OVER_SQRT_PI * exp(-x * x) * grad,)
 
 
 # W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23 (1969),
@@ -1083,20 +1091,21 @@ def _rational(coefficients: tuple[tuple[float, ...], tuple[float, ...]], z: np.n
 def erfc(input: Tensor) -> Tensor:
     """1 - erf(x), accurate where erf(x) is close to 1. Derivative: -2/sqrt(pi) * e**(-x**2)."""
     return record(_erfc_array(_real_floating(input, "erfc")), "erfc", (input,),
-                  _quiet(lambda grad: -grad * _TWO_OVER_SQRT_PI * np.exp(-input.data * input.data)),
+                  _quiet(lambda grad: _scaled(np.exp(-input.data * input.data), -_TWO_OVER_SQRT_PI) * grad),
                   graph_vjp=_erfc_graph)
 
 
 def _erfc_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     with np.errstate(all="ignore"):
-        return (-grad * _TWO_OVER_SQRT_PI * exp(-x * x),)
+        return (-_TWO_OVER_SQRT_PI * exp(-x * x) * grad,)
 
 
 def exp2(input: Tensor) -> Tensor:
     """2 ** x. Derivative: 2 ** x * ln(2)."""
     out = _quietly(np.exp2, _floating(input))
     return record(out, "exp2", (input,),
-                  _quiet(lambda grad: grad * out * _LN2), saved=(), saves_output=True, graph_vjp=_exp2_graph)
+                  _quiet(lambda grad: _scaled(grad * out, _LN2)), saved=(), saves_output=True,
+                  graph_vjp=_exp2_graph)
 
 
 def _exp2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -1121,7 +1130,7 @@ def _expm1_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 def log2(input: Tensor) -> Tensor:
     """log2(x). Derivative: 1 / (x * ln(2))."""
     return record(_quietly(np.log2, _floating(input)), "log2", (input,),
-                  _quiet(lambda grad: grad / (input.data * _LN2)), graph_vjp=_log2_graph)
+                  _quiet(lambda grad: grad / _scaled(input.data, _LN2)), graph_vjp=_log2_graph)
 
 
 def _log2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -1133,7 +1142,7 @@ def _log2_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
 def log10(input: Tensor) -> Tensor:
     """log10(x). Derivative: 1 / (x * ln(10))."""
     return record(_quietly(np.log10, _floating(input)), "log10", (input,),
-                  _quiet(lambda grad: grad / (input.data * _LN10)), graph_vjp=_log10_graph)
+                  _quiet(lambda grad: grad / _scaled(input.data, _LN10)), graph_vjp=_log10_graph)
 
 
 def _log10_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -2397,13 +2406,13 @@ def erfinv(input: Tensor) -> Tensor:
     Derivative: sqrt(pi) / 2 * exp(erfinv(x)**2)."""
     out = _special(_erfinv_array, _real_floating(input, "erfinv"))
     return record(out, "erfinv", (input,),
-                  _quiet(lambda grad: grad * (0.5 * math.sqrt(math.pi)) * np.exp(out * out)),
+                  _quiet(lambda grad: _scaled(np.exp(out * out), 0.5 * math.sqrt(math.pi)) * grad),
                   saved=(), saves_output=True, graph_vjp=_erfinv_graph)
 
 
 def _erfinv_graph(grad: Tensor, out: Tensor, x: Tensor) -> tuple[Tensor]:
     with np.errstate(all="ignore"):
-        return (grad * (0.5 * math.sqrt(math.pi)) * exp(out * out),)
+        return ((0.5 * math.sqrt(math.pi)) * exp(out * out) * grad,)
 
 
 def _exp_minus_square(y: np.ndarray) -> np.ndarray:
