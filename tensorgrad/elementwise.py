@@ -54,19 +54,18 @@ def _operands(a: Operand, b: Operand) -> tuple[Tensor, Tensor]:
     return a, b
 
 
-def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = False,
-            scalar_in_float32: bool = False) -> np.ndarray:
+def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = False) -> np.ndarray:
     """ufunc(a, b) in PyTorch's result dtype, broadcasting; a clear error when shapes don't broadcast.
 
-    `floating` ops (`/`) compute in the default float dtype when both operands are integers.
-    `scalar_in_float32` ops (`*`, `/`) take a float16 tensor's scalar operand at float32 precision,
-    as PyTorch's kernels do (`_half_by_scalar`).
+    `floating` ops (`/`) compute in the default float dtype when both operands are integers. `*`
+    and `/` take a float16 tensor's scalar operand at float32 precision, as PyTorch's kernels do
+    (`_half_by_scalar`; decided here, where the dtypes differ, so equal dtypes pay nothing).
     """
     x, y = a._data, b._data  # the array slots: `_binary` runs in every binary op
     if x.dtype is not y.dtype or floating:
         if op == "-" and "b" in (x.dtype.kind, y.dtype.kind):
             _raise_bool_subtraction(a, b)
-        if scalar_in_float32 and _half_by_scalar(x, y):
+        if op in _SCALAR_IN_FLOAT32 and _half_by_scalar(x, y):
             return ufunc(x.astype(np.float32), y.astype(np.float32)).astype(np.float16)
         x, y = _promoted(x, y, floating)
     try:
@@ -79,6 +78,9 @@ def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = Fal
         if "c" in (x.dtype.kind, y.dtype.kind):  # fmod, atan2, copysign...: PyTorch's class for these
             _refuse_complex_dtype(np.result_type(x, y), op, a.shape, b.shape)
         raise
+
+
+_SCALAR_IN_FLOAT32 = ("*", "/")  # PyTorch's `+` and `-` do round the number to float16 (measured)
 
 
 def _half_by_scalar(x: np.ndarray, y: np.ndarray) -> bool:
@@ -245,7 +247,7 @@ def mul(input: Operand, other: Operand) -> Tensor:
     """input * other, broadcasting. d/dinput = other, d/dother = input."""
     if type(input) is not Tensor or type(other) is not Tensor:
         input, other = _scaling_operands(input, other)
-    return record(_binary(np.multiply, input, other, "*", scalar_in_float32=True), "*", (input, other),
+    return record(_binary(np.multiply, input, other, "*"), "*", (input, other),
                   lambda grad: grad * other._data,
                   lambda grad: grad * input._data, saved=CROSSED, graph_vjp=_mul_graph)
 
@@ -264,7 +266,7 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
     if type(input) is not Tensor or type(other) is not Tensor:
         input, other = _scaling_operands(input, other)
     with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently, as in PyTorch
-        out = _binary(np.true_divide, input, other, "/", floating=True, scalar_in_float32=True)
+        out = _binary(np.true_divide, input, other, "/", floating=True)
     # d/dother is written -grad * ((input / other) / other), PyTorch's order: x / y**2 would
     # overflow y**2 first (a float16 y of 300), and float16 rounds each step as PyTorch's does.
     return record(out, "/", (input, other),
