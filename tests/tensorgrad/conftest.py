@@ -20,6 +20,12 @@ DEVICES = [
 ]
 
 
+def placed_on(device: str) -> tg.device:
+    """The device a tensor made with `device=device` reports, as PyTorch's does: "cuda" places it
+    on the current GPU, so it reports `cuda:0`, and `tg.device("cuda") != tg.device("cuda:0")`."""
+    return tg.device("cuda", tg.cuda.current_device()) if device == "cuda" else tg.device(device)
+
+
 @pytest.fixture(params=DEVICES)
 def device(request: pytest.FixtureRequest) -> str:
     """The device a test runs on: "cpu", then "cuda" (skipped without a GPU)."""

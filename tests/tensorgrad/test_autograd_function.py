@@ -15,6 +15,7 @@ import weakref
 
 import numpy as np
 import pytest
+from conftest import placed_on
 from foreign_array import foreign, is_foreign
 
 import tensorgrad as tg
@@ -511,7 +512,7 @@ def test_functions_and_module_hooks_on_each_device(device: str):
         seen = []
         layer.register_full_backward_hook(lambda m, gi, go: seen.append((gi[0].data, go[0].data)))
         (layer(a).sum() + s).backward()
-        assert a.device == x.device == tg.device(where) and type(x.grad) is type(x.data)
+        assert a.device == x.device == placed_on(where) and type(x.grad) is type(x.data)
         results.append([to_numpy(v) for v in (x.grad, w.grad, layer.weight.grad, *seen[0])])
     for ours, cpu in zip(results[1], results[0], strict=True):
         np.testing.assert_allclose(ours, cpu, rtol=1e-12, atol=1e-12)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import placed_on
 
 import tensorgrad as tg
 from tensorgrad.data import (
@@ -289,10 +290,10 @@ def test_dataloader_batches_live_where_the_data_set_lives(device):
         batches = list(loader)  # the same shuffle, drawn on the host, on either device
         assert len(batches) == len(on_cpu) == 3
         for (xb, yb), (xc, yc) in zip(batches, on_cpu, strict=True):
-            assert xb.device == yb.device == tg.device(device)
+            assert xb.device == yb.device == placed_on(device)
             np.testing.assert_array_equal(to_numpy(xb.data), xc.data)
             np.testing.assert_array_equal(to_numpy(yb.data), yc.data)
     xb, yb = on_cpu[0]
-    assert xb.to(device).device == tg.device(device)  # a CPU batch goes over as the user moves it
+    assert xb.to(device).device == placed_on(device)  # a CPU batch goes over as the user moves it
     samples = list(DataLoader(placed, batch_size=None))  # unbatched: one row at a time
-    assert samples[3][0].device == tg.device(device) and samples[3][1].item() == 3
+    assert samples[3][0].device == placed_on(device) and samples[3][1].item() == 3

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import placed_on
 
 import tensorgrad as tg
 from tensorgrad.device import to_numpy
@@ -62,7 +63,7 @@ def test_sdpa_matches_torch(name, shapes, options, device):
     ours = [tg.tensor(a, requires_grad=True, device=device) for a in arrays]
     theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
     out, expected = _call(tg, ours, options, device), _call(torch, theirs, options)
-    assert out.device == tg.device(device)
+    assert out.device == placed_on(device)
     np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
     _same_input_gradients(torch, out, expected, 2, ours, theirs)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import placed_on
 
 import tensorgrad as tg
 import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
@@ -142,7 +143,7 @@ def check_against_torch(f, arrays, device, seed):
         assert out[1].device == out[0].device
     out, expected = _first(out), _first(expected)
     assert out.shape == tuple(expected.shape) and out.dtype == np.float64
-    assert out.device == tg.device(device)
+    assert out.device == placed_on(device)
     np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
     weights = np.random.default_rng(seed).standard_normal(out.shape)
     out.backward(tg.tensor(weights, device=device))
@@ -262,7 +263,7 @@ def test_layers_load_state_dicts_both_ways_and_match_pytorch(name, direction, de
     else:
         theirs.load_state_dict({k: torch.from_numpy(to_numpy(v.data)) for k, v in ours.state_dict().items()})
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    assert all(p.device == tg.device(device) for p in ours.parameters())
+    assert all(p.device == placed_on(device) for p in ours.parameters())
     x = _data(*shape)
     x_ours, x_theirs = tg.tensor(x, requires_grad=True, device=device), torch.tensor(x, requires_grad=True)
     out, expected = ours(x_ours), theirs(x_theirs)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import placed_on
 
 import tensorgrad as tg
 from tensorgrad import nn
@@ -105,7 +106,7 @@ def test_the_seed_and_a_generator_make_initialisation_repeatable(device):
     first = init.xavier_uniform_(tg.zeros(4, 6)).data.copy()  # on the CPU
     tg.manual_seed(3)
     again = init.xavier_uniform_(tg.zeros(4, 6, device=device))
-    assert again.device == tg.device(device)
+    assert again.device == placed_on(device)
     np.testing.assert_array_equal(to_numpy(again.data), first)  # the same numbers on either device
     a = to_numpy(init.normal_(tg.zeros(5, device=device), generator=np.random.default_rng(7)).data)
     b = to_numpy(init.normal_(tg.zeros(5, device=device), generator=np.random.default_rng(7)).data)

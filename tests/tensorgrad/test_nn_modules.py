@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import placed_on
 
 import tensorgrad as tg
 import tensorgrad.nn.functional as F  # noqa: N812 - PyTorch's spelling
@@ -159,7 +160,7 @@ def test_a_model_matches_the_same_model_in_pytorch(device):
                                  torch.nn.Tanh(), torch.nn.Linear(6, 3), torch.nn.Sigmoid())
     theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()})
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    assert ours.to(device) is ours and all(p.device == tg.device(device) for p in ours.parameters())
+    assert ours.to(device) is ours and all(p.device == placed_on(device) for p in ours.parameters())
     x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
     out, expected = ours(tg.from_numpy(x).to(device)), theirs(torch.from_numpy(x))
     np.testing.assert_allclose(to_numpy(out.data), expected.detach().numpy(), rtol=1e-5, atol=1e-6)
@@ -193,7 +194,7 @@ def test_a_layer_made_on_a_device_holds_the_values_the_seed_gives_on_the_cpu(nam
     placed = DEVICE_LAYERS[name](device=tg.device(device))  # a string or a tg.device
     assert list(placed.state_dict()) == list(on_cpu.state_dict())
     for key, value in placed.state_dict().items():
-        assert value.device == tg.device(device), key
+        assert value.device == placed_on(device), key
         np.testing.assert_array_equal(to_numpy(value.data), on_cpu.state_dict()[key].data, err_msg=key)
 
 

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import placed_on
 
 import tensorgrad as tg
 from tensorgrad import nn
@@ -37,7 +38,7 @@ def test_clip_grad_norm_matches_pytorch(norm_type, max_norm, dtype, device):
     total = nn.utils.clip_grad_norm_(ours, max_norm, norm_type=norm_type)
     expected = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type=norm_type)
     assert isinstance(total, tg.Tensor) and total.shape == () and total.dtype == dtype
-    assert total.device == tg.device(device)
+    assert total.device == placed_on(device)
     rtol = 1e-12 if dtype == np.float64 else 1e-5
     np.testing.assert_allclose(total.item(), expected.item(), rtol=rtol)
     for p, q in zip(ours, theirs):
