@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import threading
 import warnings
 import weakref
@@ -163,14 +164,37 @@ def autocast_op(name: str, when: Callable[..., bool] | None = None) -> Callable[
             return op
         @functools.wraps(op)
         def op_under_autocast(*args: Any, **kwargs: Any) -> Any:
-            if switch.on:
-                return _call_under_autocast(op, policies, when, args, kwargs)
-            return op(*args, **kwargs)
+            try:
+                if switch.on:
+                    return _call_under_autocast(op, policies, when, args, kwargs)
+                return op(*args, **kwargs)
+            except TypeError:  # (a `try` costs nothing until it catches)
+                _refuse_mixed_devices(name, op, args, kwargs)
+                raise
 
         op_under_autocast.autocast_name = name  # type: ignore[attr-defined]
         return op_under_autocast  # type: ignore[return-value]
 
     return decorate
+
+
+def _refuse_mixed_devices(name: str, op: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+    """PyTorch's error if op `name`'s tensor arguments (by their parameter names, a list's by
+    position) are on two devices: CuPy's TypeError for a numpy operand, raised anywhere inside an
+    op, then names the op and its arguments instead. Return if they are on one device."""
+    try:
+        named = inspect.signature(op).bind_partial(*args, **kwargs).arguments.items()
+    except TypeError:  # the call itself did not fit the op's parameters
+        return
+    from tensorgrad.device import refuse_mixed_devices
+    from tensorgrad.tensor import Tensor
+
+    tensors = []
+    for parameter, value in named:
+        values = enumerate(value) if isinstance(value, list | tuple) else [(None, value)]
+        tensors += [(t, parameter if i is None else f"{parameter}[{i}]")
+                    for i, t in values if isinstance(t, Tensor)]
+    refuse_mixed_devices(name, *tensors)
 
 
 @functools.cache

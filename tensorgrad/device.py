@@ -36,7 +36,7 @@ from numpy.lib.stride_tricks import as_strided as _numpy_as_strided
 __all__ = ["device", "as_device", "namespace", "register_namespace", "is_array", "to_numpy",
            "array_like", "strided_view", "ufunc_at", "accumulate", "writeable", "data_address",
            "device_of", "to_device", "cuda_available", "from_dlpack", "set_default_device",
-           "get_default_device", "default_device"]
+           "get_default_device", "default_device", "refuse_mixed_devices"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -332,6 +332,20 @@ def device_of(array: Any) -> device:
     if isinstance(array, np.ndarray | np.generic) or not hasattr(array, "device"):
         return CPU
     return device("cuda", int(array.device.id))
+
+
+def refuse_mixed_devices(op: str, *operands: tuple[Any, str]) -> None:
+    """Raise PyTorch's RuntimeError if the (tensor, argument name) pairs of one op are on two
+    devices, naming the op, each argument, its device and its shape; return if they agree.
+
+    The ops call it where an array call raised a TypeError (CuPy refuses a numpy operand, numpy
+    a CuPy one), so a call whose tensors are on one device pays nothing for the check."""
+    placed = [(t.device, name, tuple(t.shape)) for t, name in operands if t is not None]
+    devices = list(dict.fromkeys(where for where, _, _ in placed))
+    if len(devices) > 1:
+        each = ", ".join(f"{name} on {where} with shape {shape}" for where, name, shape in placed)
+        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found at least two "
+                           f"devices, {devices[0]} and {devices[1]}! ({each})") from None
 
 
 def to_device(array: Any, target: device, purpose: str) -> Any:

@@ -31,7 +31,7 @@ from tensorgrad.checks import (
     not_a_tensor,
     user_stacklevel,
 )
-from tensorgrad.device import array_like, is_array, namespace
+from tensorgrad.device import array_like, is_array, namespace, refuse_mixed_devices
 from tensorgrad.dtypes import float_dtype, result_type
 from tensorgrad.higher_order import held_constant
 from tensorgrad.tensor import Tensor, ensure_tensor, new_leaf
@@ -73,6 +73,7 @@ def _binary(ufunc: np.ufunc, a: Tensor, b: Tensor, op: str, floating: bool = Fal
     except ValueError as error:
         _raise_binary_error(op, ufunc, a, b, error)
     except TypeError:
+        refuse_mixed_devices(_binary_name(op, ufunc), (a, "input"), (b, "other"))
         if op == "-":  # numpy refuses bool - bool with a message of its own
             _raise_bool_subtraction(a, b)
         if "c" in (x.dtype.kind, y.dtype.kind):  # fmod, atan2, copysign...: PyTorch's class for these
@@ -125,8 +126,13 @@ def _raise_bool_subtraction(a: Tensor, b: Tensor) -> None:
         f"{b.dtype}), as in PyTorch; to invert a mask use ~ or logical_not(), to compare two use ^")
 
 
+def _binary_name(op: str, ufunc: np.ufunc) -> str:
+    """How a binary op's errors name it: '+ (add)', or 'atan2' where the two names agree."""
+    return op if op == ufunc.__name__ else f"{op} ({ufunc.__name__})"
+
+
 def _raise_binary_error(op: str, ufunc: np.ufunc, a: Tensor, b: Tensor, error: ValueError) -> None:
-    name = op if op == ufunc.__name__ else f"{op} ({ufunc.__name__})"  # '+ (add)'
+    name = _binary_name(op, ufunc)
     try:
         np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
@@ -757,6 +763,9 @@ def where(condition: Any, input: Operand | None = None, other: Operand | None = 
         x, y = _promoted(x, y, floating=False)
     try:
         out = np.where(cond, x, y)
+    except TypeError:
+        refuse_mixed_devices("where", (input, "input"), (other, "other"))
+        raise
     except ValueError:
         raise ShapeError(
             f"where: shapes {cond.shape}, {input.shape} and {other.shape} can't be broadcast together"
@@ -1444,6 +1453,9 @@ def lerp(input: Tensor, end: Tensor, weight: Tensor | float) -> Tensor:
     w = weight.data.astype(input.dtype, copy=False) if isinstance(weight, Tensor) else weight
     try:
         out = _lerp_array(input.data, end.data, w)
+    except TypeError:
+        refuse_mixed_devices("lerp", *zip(operands, ("input", "end", "weight"), strict=False))
+        raise
     except ValueError:
         shapes = " and ".join(str(t.shape) for t in operands)
         raise ShapeError(f"lerp: shapes {shapes} (start, end, weight) can't be broadcast together") from None

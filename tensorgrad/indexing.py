@@ -22,7 +22,7 @@ from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
 from tensorgrad.checks import not_a_tensor
 from tensorgrad.creation import checked_scalar
-from tensorgrad.device import array_like, data_address, is_array, namespace, ufunc_at
+from tensorgrad.device import array_like, data_address, device_of, is_array, namespace, ufunc_at
 from tensorgrad.higher_order import differentiable_once, linear_graph
 from tensorgrad.movement import with_unit_dims
 from tensorgrad.tensor import Tensor, new_leaf
@@ -144,6 +144,10 @@ def _check_index_types(key: Any, x: Tensor) -> None:
             if dtype.kind not in "iub" and not (isinstance(k, list) and len(k) == 0):
                 raise IndexError(f"index: tensors used as indices must be integer or bool tensors, got "
                                  f"dtype {dtype} (indexing a tensor of shape {x.shape})")
+            if type(x.data) is np.ndarray and not isinstance(k, np.ndarray | list):  # a GPU's indices
+                raise RuntimeError(f"index: indices should be either on cpu or on the same device as the "
+                                   f"indexed tensor (cpu), got indices on {device_of(k)} for a tensor of "
+                                   f"shape {x.shape}")
         else:
             raise IndexError(f"index: only integers, slices (`:`), ellipsis (`...`), None and integer or "
                              f"bool tensors are valid indices, got {type(k).__name__} ({k!r}) for a "

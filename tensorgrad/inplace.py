@@ -22,7 +22,15 @@ from tensorgrad import checks, indexing
 from tensorgrad.autograd import bump_version, history_moved, is_custom_function_view, record, refresh_view
 from tensorgrad.checks import ShapeError
 from tensorgrad.creation import checked_scalar
-from tensorgrad.device import array_like, data_address, namespace, strided_view, to_numpy, writeable
+from tensorgrad.device import (
+    array_like,
+    data_address,
+    namespace,
+    refuse_mixed_devices,
+    strided_view,
+    to_numpy,
+    writeable,
+)
 from tensorgrad.dtypes import bool_
 from tensorgrad.tensor import Tensor, new_leaf
 
@@ -55,6 +63,8 @@ def arithmetic_inplace(x: Tensor, ufunc: np.ufunc, op: Callable[..., Tensor], ot
             "of the tensor changed in place"
         ) from None
     except TypeError:
+        if isinstance(other, Tensor):
+            refuse_mixed_devices(name, (x, "self"), (other, "other"))
         if ufunc is np.subtract and data.dtype.kind == "b":
             op(x, other)  # raises PyTorch's error for a bool tensor in a subtraction
         raise RuntimeError(

@@ -26,7 +26,7 @@ from scalargrad.engine import is_grad_enabled
 from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record, summed
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, broadcasts_to, user_stacklevel
-from tensorgrad.device import namespace
+from tensorgrad.device import namespace, to_numpy
 from tensorgrad.dtypes import promote_types
 from tensorgrad.elementwise import sigmoid_array, where
 from tensorgrad.higher_order import held_constant
@@ -169,11 +169,13 @@ def _operand(value: Any, like: Tensor) -> Tensor:
 def _extremes(a: np.ndarray) -> tuple[Any, Any]:
     """The smallest and the largest element of a non-empty array.
 
-    numpy's ufunc reductions are its quickest; CuPy's ufuncs reduce with add and multiply only.
+    numpy's ufunc reductions are its quickest; CuPy's ufuncs reduce with add and multiply only,
+    and its two 0-d results come to the host together: one wait for the GPU, not two.
     """
     if type(a) is np.ndarray:
         return np.minimum.reduce(a, axis=None), np.maximum.reduce(a, axis=None)
-    return a.min(), a.max()
+    low, high = to_numpy(namespace(a).stack((a.min(), a.max())))
+    return low, high
 
 
 # --- cross-entropy and negative log-likelihood --------------------------------------------------

@@ -1395,7 +1395,7 @@ class Tensor:
             return  # `t[key] += v` writes back the view it has just changed: the values are there
         if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
             indexing.check_put_dtype(self, key, value)
-        inplace.setitem(self, key, ensure_tensor(value, self))
+        inplace.setitem(self, key, _on_device_of(ensure_tensor(value, self), self))
 
     def __iter__(self):
         if self._data.ndim == 0:
@@ -1877,7 +1877,8 @@ class Tensor:
 
     def copy_(self, other: Any, non_blocking: bool = False) -> Tensor:
         """Copy other's values (broadcast to self's shape) into self, in place."""
-        return inplace.apply_inplace(self, inplace.copy, ensure_tensor(other, self), name="copy_")
+        return inplace.apply_inplace(self, inplace.copy, _on_device_of(ensure_tensor(other, self), self),
+                                     name="copy_")
 
     # --- index writes: index_put, put, index_reduce, the *_scatter family (each in `indexing`; the
     # in-place forms written back by `inplace.apply_inplace`), and the storage-level writes ------
@@ -3065,13 +3066,23 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
         if type(like._data) is not np.ndarray:  # a GPU's kernels take no numpy array, not even 0-d
             value = device_module.array_like(value, like._data)
         return new_leaf(value)
-    if isinstance(x, np.ndarray | np.generic | list | tuple):
-        leaf = new_leaf(to_array(x)) if not isinstance(x, np.ndarray) else new_leaf(x)
+    # An array of a tensor's kind (numpy's, or CuPy's beside a tensor on the GPU) is a constant
+    # operand, as a numpy array is in PyTorch; an op refuses it beside a tensor on another device.
+    if device_module.is_array(x) or isinstance(x, np.generic | list | tuple):
+        leaf = new_leaf(x if device_module.is_array(x) else to_array(x))
         autograd.note_dtype(leaf._data.dtype)
         return leaf
     if isinstance(x, complex):
         return _complex_number(x, like)
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+
+
+def _on_device_of(value: Tensor, target: Tensor) -> Tensor:
+    """`value` on `target`'s device: itself if it is there, else moved by `to` (the gradient goes
+    back), as PyTorch's `copy_` and `t[key] = value` move a value from another device."""
+    if type(value._data) is type(target._data) or value.device == target.device:
+        return value
+    return value.to(target.device)
 
 
 def _complex_number(x: complex, like: Tensor) -> Tensor:

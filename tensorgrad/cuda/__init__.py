@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from tensorgrad.device import cuda_available
+from tensorgrad.device import as_device, cuda_available
 
 __all__ = ["is_available", "device_count", "synchronize", "manual_seed", "manual_seed_all", "seed",
            "seed_all", "initial_seed", "current_device", "get_device_name", "empty_cache", "memory_allocated",
@@ -117,10 +117,8 @@ def _device_index(device: Any) -> int:
         return current_device()
     if isinstance(device, int):
         return device
-    index = getattr(device, "index", None)
-    if index is None and isinstance(device, str) and ":" in device:
-        index = int(device.split(":")[1])
-    return current_device() if index is None else int(index)
+    index = as_device(device).index  # "cuda:1" and tg.device("cuda", 1) alike (a str's .index is a method)
+    return current_device() if index is None else index
 
 
 def __getattr__(name: str) -> object:

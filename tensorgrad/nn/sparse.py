@@ -16,7 +16,7 @@ import numpy as np
 from tensorgrad import dtypes
 from tensorgrad.autograd import bump_version, record
 from tensorgrad.checks import as_int
-from tensorgrad.device import namespace, ufunc_at
+from tensorgrad.device import namespace, refuse_mixed_devices, ufunc_at
 from tensorgrad.dtypes import int64
 from tensorgrad.higher_order import linear_graph
 from tensorgrad.nn import init
@@ -78,6 +78,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     if weight.ndim != 2:
         raise RuntimeError(f"embedding: 'weight' must be a 2-D tensor, got shape {weight.shape}")
     rows, width = weight.shape
+    if isinstance(input, Tensor) and type(input.data) is not type(weight.data):  # as PyTorch: one device
+        refuse_mixed_devices("embedding", (input, "input"), (weight, "weight"))
     idx = _indices(input, rows, "embedding")
     padding_idx = _padding_index(padding_idx, rows)
     if max_norm is not None:

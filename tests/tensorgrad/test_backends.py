@@ -98,6 +98,13 @@ def test_cuda_seeding_makes_gpu_draws_repeat():
     assert tg.equal(first, tg.randn(4, device="cuda")) and tg.cuda.initial_seed() == 5
 
 
+@pytest.mark.parametrize(("spec", "index"), [(2, 2), ("cuda:1", 1), (tg.device("cuda", 3), 3)])
+def test_cuda_queries_read_the_index_of_each_spelling_of_a_device(spec, index):
+    from tensorgrad.cuda import _device_index
+
+    assert _device_index(spec) == index  # "cuda:1" once read str.index, a method, as the index
+
+
 @GPU
 def test_cuda_queries_report_the_gpu():
     assert tg.cuda.current_device() == 0 and isinstance(tg.cuda.get_device_name(), str)

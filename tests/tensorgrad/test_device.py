@@ -1,7 +1,7 @@
 """Devices: `device=` on every factory, `t.device`, `t.to(...)`, `cpu()`, `cuda()`, `tg.cuda`.
 
 Without CuPy (CI, this machine) `"cuda"` is a clear error and everything stays on the CPU; the
-GPU test at the end runs only where CuPy sees a GPU and says why it skips elsewhere.
+GPU tests at the end run only where CuPy sees a GPU and say why they skip elsewhere.
 """
 
 import numpy as np
@@ -90,3 +90,49 @@ def test_a_graph_on_the_gpu_gives_the_cpus_gradients():
     assert str(ga.device).startswith("cuda")
     np.testing.assert_allclose(ga.grad.get(), a.grad)
     np.testing.assert_allclose(gb.grad.get(), b.grad)
+
+
+def _mixed_calls() -> dict:
+    """Calls that meet a tensor on the GPU with one on the CPU, by the op their error names."""
+    F = tg.nn.functional
+    gpu, cpu = tg.ones(2, 3, device="cuda"), tg.ones(2, 3)
+    return {
+        "+ (add)": lambda: gpu + cpu,
+        "matmul": lambda: gpu @ cpu.T,
+        "linear": lambda: tg.nn.Linear(3, 2).cuda()(cpu),  # the model moved, the batch not
+        "conv2d": lambda: tg.nn.Conv2d(1, 1, 3).cuda()(tg.ones(1, 1, 4, 4)),
+        "cat": lambda: tg.cat([gpu, cpu]),
+        "lerp": lambda: tg.lerp(gpu, cpu, 0.5),
+        "sub_": lambda: gpu.clone().sub_(cpu),
+        "mse_loss": lambda: F.mse_loss(gpu, cpu),
+        "binary_cross_entropy": lambda: F.binary_cross_entropy(gpu.sigmoid(), cpu),
+        "cross_entropy": lambda: F.cross_entropy(cpu, tg.tensor([0, 1], device="cuda")),
+        "nll_loss": lambda: F.nll_loss(gpu, tg.tensor([0, 1])),
+        "embedding": lambda: F.embedding(tg.tensor([0, 1], device="cuda"), cpu),
+        "layer_norm": lambda: F.layer_norm(gpu, (3,), cpu[0], cpu[0]),
+    }
+
+
+@pytest.mark.skipif(not tg.cuda.is_available(), reason="needs CuPy and an NVIDIA GPU")
+@pytest.mark.parametrize("op", ["+ (add)", "matmul", "linear", "conv2d", "cat", "lerp", "sub_", "mse_loss",
+                                "binary_cross_entropy", "cross_entropy", "nll_loss", "embedding",
+                                "layer_norm"])
+def test_an_op_on_cuda_and_cpu_tensors_is_pytorchs_error_naming_both(op):
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device") as error:
+        _mixed_calls()[op]()
+    message = str(error.value)
+    assert message.startswith(f"{op}: ") and "cuda:0" in message and "cpu" in message
+
+
+@pytest.mark.skipif(not tg.cuda.is_available(), reason="needs CuPy and an NVIDIA GPU")
+def test_copy_and_setitem_bring_a_value_from_the_cpu_to_cuda_as_pytorchs_do():
+    source = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    copied = tg.zeros(3, device="cuda").copy_(source)
+    (copied * tg.tensor([2.0, 3.0, 4.0], device="cuda")).sum().backward()
+    assert copied.device.type == "cuda" and copied.tolist() == [1.0, 2.0, 3.0]
+    assert type(source.grad) is np.ndarray and source.grad.tolist() == [2.0, 3.0, 4.0]
+    board = tg.zeros(2, 3, device="cuda")
+    board[1] = tg.tensor([4.0, 5.0, 6.0])
+    assert board.tolist() == [[0.0, 0.0, 0.0], [4.0, 5.0, 6.0]]
+    with pytest.raises(RuntimeError, match="indices should be either on cpu or on the same device"):
+        tg.ones(3)[tg.tensor([0, 1], device="cuda")]

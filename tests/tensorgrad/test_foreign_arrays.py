@@ -20,6 +20,7 @@ ops of the movement, indexing, reduction and matmul modules, then in-place chang
 from __future__ import annotations
 
 import copy
+import importlib
 import zlib
 
 import numpy as np
@@ -383,3 +384,35 @@ def test_deepcopy_keeps_the_array_type_of_a_tensor_and_its_view():
     copied_base, copied_view = copy.deepcopy([base, view])
     assert is_foreign(copied_base.data) and is_foreign(copied_view.data)
     np.testing.assert_array_equal(to_numpy(copied_view.data), [0.0, 1.0, 2.0])
+
+
+def _mixes(gpu: tg.Tensor, cpu: tg.Tensor) -> dict:
+    """Calls that put a tensor of each device into one op, by the op's name in the error."""
+    image = tg.from_numpy(foreign(np.ones((1, 1, 4, 4))))
+    return {
+        "+ (add)": lambda: gpu + cpu,
+        "* (multiply)": lambda: cpu * gpu,
+        "matmul": lambda: gpu @ cpu.T,
+        "linear": lambda: tg.nn.functional.linear(cpu, gpu),
+        "cat": lambda: tg.cat([gpu, cpu]),
+        "stack": lambda: tg.stack([cpu, gpu]),
+        "where": lambda: tg.where(tg.ones(2, 3, dtype=tg.bool), cpu, gpu),
+        "conv2d": lambda: tg.nn.functional.conv2d(image, tg.ones(1, 1, 3, 3, dtype=tg.float64)),
+    }
+
+
+@pytest.mark.parametrize("op", list(_mixes(tg.ones(1), tg.ones(1))))
+def test_an_op_on_tensors_of_two_devices_names_both(op, monkeypatch):
+    """A ForeignArray tensor reports "cuda:0" here: mixing it with a CPU tensor gives PyTorch's
+    RuntimeError, naming the op, each argument, its device and its shape, not the array
+    library's TypeError."""
+    device_module = importlib.import_module("tensorgrad.device")  # (tg.device is the class)
+    host = device_module.device_of
+    monkeypatch.setattr(device_module, "device_of",
+                        lambda array: tg.device("cuda", 0) if is_foreign(array) else host(array))
+    gpu = tg.from_numpy(foreign(np.ones((2, 3))))
+    cpu = tg.ones(2, 3, dtype=tg.float64)
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device") as error:
+        _mixes(gpu, cpu)[op]()
+    message = str(error.value)
+    assert message.startswith(f"{op}: ") and "cuda:0" in message and " on cpu with shape (" in message
