@@ -51,6 +51,7 @@ GOAL = 1.5  # tensorgrad / PyTorch at the largest MLP batch
 CONV_SHAPE, CONV_FILTERS = (64, 16, 32, 32), 32
 CNN_BATCH = 1024
 TOLERANCES = {"cnn": 1e-3, "mlp_amp": 1e-2}  # losses' agreement; float16's steps are 1e-3 apart
+STEPS_PER_ROUND = 25  # in a row, as a training loop runs them (see the README's "On a GPU")
 
 
 def torch_cuda() -> bool:
@@ -227,6 +228,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run: batch 1024, 3 rounds")
     parser.add_argument("--batches", default="1024,8192", help="MLP batch sizes, comma-separated")
     parser.add_argument("--repeats", type=int, default=None, help="timed rounds (default 10, 3 with --quick)")
+    parser.add_argument("--steps-per-round", type=int, default=STEPS_PER_ROUND,
+                        help=f"steps timed in a row in each round (default {STEPS_PER_ROUND})")
+    parser.add_argument("--cases", default="mlp,conv,cnn,mlp_amp", help="which steps, comma-separated")
     parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it sees the GPU")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -253,10 +257,11 @@ def main(argv: list[str] | None = None) -> None:
         cases.append(("cnn", CNN_BATCH, f"digits_cnn SGD step, batch {CNN_BATCH}"))
         cases.append(("mlp_amp", max(batches), f"MLP step in mixed precision (autocast float16, GradScaler), "
                                                f"batch {max(batches)}"))
+    cases = [case for case in cases if case[0] in args.cases.split(",")]
     rows, checked = [], []
     for kind, batch, label in cases:
         checked.append(f"{label}: {check(kind, batch, libraries)}")
-        result = timed(kind, batch, libraries, repeats, number=5)
+        result = timed(kind, batch, libraries, repeats, number=args.steps_per_round)
         ms = {name: r["seconds"] * 1e3 for name, r in result.items()}
         to_torch = paired_ratio(result, "tensorgrad", "torch")
         goal = "-" if kind != "mlp" or batch != max(batches) or to_torch is None else \
@@ -265,7 +270,8 @@ def main(argv: list[str] | None = None) -> None:
                      " / ".join(f"{r['spread']:.0%}" for r in result.values())])
     print_table("Training steps on the GPU, float32 unless said (ms per step, median)",
                 ["step", "tensorgrad", "torch", "tensorgrad / torch", f"<= {GOAL}x", "spread"], rows,
-                notes=[f"Median of {repeats} interleaved rounds of 5 steps, each step synchronised; the "
+                notes=[f"Median of {repeats} interleaved rounds of {args.steps_per_round} steps, each step "
+                       "synchronised; the "
                        "ratio is the median of the per-round ratios. Goal: tensorgrad within "
                        f"{GOAL}x of PyTorch at MLP batch {max(batches)}. spread: interquartile range of "
                        "the rounds over the median, " + " / ".join(libraries) + ".",
