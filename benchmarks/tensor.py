@@ -42,11 +42,22 @@ from _common import Worker, interleaved, paired_ratio, print_table, ratio
 
 import tensorgrad as tg
 
-try:
-    import torch
-    import torch.nn.functional as F  # noqa: N812 - PyTorch's own spelling
-except ImportError:
-    torch = None
+# PyTorch, imported by `_import_torch` unless `--no-torch` says it is left out: importing it takes
+# 1.8 s, and each variant runs in a process of its own (a smoke run's five spent 9 s there). With
+# PyTorch in the run, every process imports it, as when the README's figures were measured.
+torch = F = None
+
+
+def _import_torch() -> bool:
+    """Import PyTorch (and its `nn.functional` as `F`) into this module; False if not installed."""
+    global torch, F
+    try:
+        import torch as module
+        import torch.nn.functional as functional
+    except ImportError:
+        return False
+    torch, F = module, functional
+    return True
 
 VARIANTS = ("numpy", "tensorgrad", "tensorgrad-ops", "torch")
 TABLES = ("mlp", "op", "matmul", "memory")
@@ -239,12 +250,18 @@ def timed_in_workers(specs: dict[str, str], repeats: int, number: int, threads: 
     workers = {}
     try:
         for name, spec in specs.items():
-            command = [__file__, "--worker", spec]
-            workers[name] = Worker(command + (["--threads", str(threads)] if threads is not None else []))
+            workers[name] = Worker([__file__, "--worker", spec, *_child_options(threads)])
         return interleaved(workers, repeats=repeats, number=number, warmup=3, pause=pause)
     finally:
         for worker in workers.values():
             worker.close()
+
+
+def _child_options(threads: int | None) -> list[str]:
+    """The options a worker or memory process gets from this one: its BLAS threads, and
+    `--no-torch` where PyTorch is left out here (so that the child does not import it either)."""
+    options = ["--threads", str(threads)] if threads is not None else []
+    return options + (["--no-torch"] if torch is None else [])
 
 
 def make_candidate(spec: str) -> Callable[[], object]:
@@ -382,9 +399,7 @@ def rss_child(variant: str, batch: int, steps: int) -> None:
 def rss_in_subprocess(variant: str, batch: int, steps: int, threads: int | None) -> int | None:
     """Run `rss_child` for one variant in a fresh interpreter and return what it measured."""
     command = [sys.executable, __file__, "--rss-child", variant, "--batches", str(batch),
-               "--memory-steps", str(steps)]
-    if threads is not None:
-        command += ["--threads", str(threads)]
+               "--memory-steps", str(steps), *_child_options(threads)]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -447,7 +462,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
-    use_torch = torch is not None and not args.no_torch
+    use_torch = not args.no_torch and _import_torch()
     threads = _common.use_threads(args.threads, torch if use_torch else None)
     variants = ("numpy", "tensorgrad", "tensorgrad-ops") + (("torch",) if use_torch else ())
     batches = [int(b) for b in args.batches.split(",")]
@@ -465,7 +480,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"# tensorgrad benchmarks: {_common.cpu_summary()}, numpy {np.__version__} "
           f"(BLAS threads: {threads if threads is not None else 'unknown'}), "
           + (f"torch {torch.__version__} (threads: {torch.get_num_threads()})" if use_torch
-             else "torch not installed" if torch is None else "torch left out")
+             else "torch left out" if args.no_torch else "torch not installed")
           + f", Python {sys.version.split()[0]}")
     tables = args.tables.split(",")
     if unknown := set(tables) - set(TABLES):
