@@ -566,14 +566,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     rows = math.prod(x_data.shape[:-1])  # (not -1 in the reshapes: a size-0 dimension is allowed)
     try:
         out = _rows_product(x_data, w_data.T, rows)  # a transposed view: BLAS reads it as it is
-        if bias is not None:
-            out += bias.data  # out is fresh, so adding in place saves an array of the output's size
     except ValueError:
-        _check_linear(x, weight, bias)
-        raise
-    except TypeError:
-        refuse_mixed_devices("linear", (x, "input"), (weight, "weight"), (bias, "bias"))
-        raise
+        _check_linear(x, weight, None)
+    if bias is not None:
+        out += bias.data  # out is fresh, so adding in place saves an array of the output's size
 
     def vjp_weight(grad: np.ndarray) -> np.ndarray:
         if x_data.ndim == 1:

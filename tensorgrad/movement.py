@@ -22,16 +22,7 @@ from tensorgrad import autograd, checks
 from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, not_a_tensor
-from tensorgrad.device import (
-    array_like,
-    data_address,
-    is_array,
-    namespace,
-    refuse_mixed_devices,
-    strided_view,
-    to_numpy,
-    ufunc_at,
-)
+from tensorgrad.device import array_like, data_address, is_array, namespace, strided_view, to_numpy, ufunc_at
 from tensorgrad.dtypes import float_dtype, promote_types
 from tensorgrad.higher_order import linear_graph
 from tensorgrad.tensor import Tensor, _one_shape, _one_split, new_leaf
@@ -309,9 +300,6 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     try:
         data = np.concatenate([t.data if t.dtype == dtype else t.data.astype(dtype) for t in joined],
                               axis=dim)
-    except TypeError:
-        refuse_mixed_devices("cat", *((t, f"tensors[{i}]") for i, t in enumerate(tensors)))
-        raise
     except ValueError:
         shapes = ", ".join(str(t.shape) for t in tensors)
         raise ShapeError(f"cat: shapes {shapes} must match except in dimension {dim}") from None
@@ -415,11 +403,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     shapes = {t.shape for t in tensors}
     if len(shapes) > 1:
         raise ShapeError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
-    try:
-        data = np.stack([t.data for t in tensors], axis=dim)
-    except TypeError:
-        refuse_mixed_devices("stack", *((t, f"tensors[{i}]") for i, t in enumerate(tensors)))
-        raise
+    data = np.stack([t.data for t in tensors], axis=dim)
     vjps = [_part_of(dim, i) for i in range(len(tensors))]
     return record(data, "stack", tensors, *vjps, saved=(), graph_vjp=partial(_stack_graph, dim))
 

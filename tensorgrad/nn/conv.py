@@ -42,7 +42,7 @@ from tensorgrad import creation, dtypes
 from tensorgrad.autocasting import autocast_op
 from tensorgrad.autograd import record, summed
 from tensorgrad.checks import ShapeError, UnsupportedDtypeError, user_stacklevel
-from tensorgrad.device import array_like, namespace, refuse_mixed_devices, strided_view, ufunc_at
+from tensorgrad.device import array_like, namespace, strided_view, ufunc_at
 from tensorgrad.elementwise import where
 from tensorgrad.higher_order import linear_graph
 from tensorgrad.matmul import matmul, matmul_arrays
@@ -325,16 +325,12 @@ def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Size, p
     pads = _conv_padding(padding, wd.shape[2:], stride2, dilation2, dims, op)
     xp = _pad_array(xd, pads)
     _check_kernel_fits(xp.shape[2:], wd.shape[2:], dilation2, op)
-    try:
-        out, cols = _conv_forward(xp, wd, stride2, dilation2, groups)
-        if bias is not None:
-            out += bias.data.reshape(-1, *(1,) * (out.ndim - 2))
-    except TypeError:
-        refuse_mixed_devices(op, (x, "input"), (weight, "weight"), (bias, "bias"))
-        raise
+    out, cols = _conv_forward(xp, wd, stride2, dilation2, groups)
     if not weight.requires_grad:
         cols = None  # only the weight's gradient reads the im2col matrix: let it go now
     spatial_axes = tuple(range(2, out.ndim))
+    if bias is not None:
+        out += bias.data.reshape(-1, *(1,) * len(spatial_axes))
     out_shape = _restore(out.shape, x.ndim, dims)
 
     def vjp_input(grad: np.ndarray) -> np.ndarray:
