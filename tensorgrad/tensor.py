@@ -3068,8 +3068,9 @@ def ensure_tensor(x: Any, like: Tensor) -> Tensor:
         return new_leaf(value)
     # An array of a tensor's kind (numpy's, or CuPy's beside a tensor on the GPU) is a constant
     # operand, as a numpy array is in PyTorch; an op refuses it beside a tensor on another device.
-    if device_module.is_array(x) or isinstance(x, np.generic | list | tuple):
-        leaf = new_leaf(x if device_module.is_array(x) else to_array(x))
+    array = device_module.is_array(x)
+    if array or isinstance(x, np.generic | list | tuple):
+        leaf = new_leaf(x if array else to_array(x))
         autograd.note_dtype(leaf._data.dtype)
         return leaf
     if isinstance(x, complex):
