@@ -69,7 +69,17 @@ SETTINGS = [
                                cooldown=2, min_lr=[0.01, 0.02]), "SGD"),
     ("ReduceLROnPlateau", dict(factor=0.5, patience=0, cooldown=1, min_lr=0.004), "Adam"),
 ]
-IDS = [f"{name}-{kwargs}-{opt}" for name, kwargs, opt in SETTINGS]
+
+
+def _readable(value):
+    """A setting's value as its id shows it: a function by its name, not by its address (which
+    differs from process to process, so that pytest-xdist's workers would not agree)."""
+    if isinstance(value, list):
+        return [_readable(v) for v in value]
+    return value.__name__ if callable(value) else value
+
+
+IDS = [f"{name}-{ {k: _readable(v) for k, v in kwargs.items()} }-{opt}" for name, kwargs, opt in SETTINGS]
 
 
 @pytest.mark.parametrize(("name", "kwargs", "optimizer"), SETTINGS, ids=IDS)
